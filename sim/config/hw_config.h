@@ -1,0 +1,94 @@
+#pragma once
+// The resolved hardware configuration of one NeuronCore. Every timing
+// constant of the model lives here and comes from a file under configs/
+// (see config/params.cc for the one table that declares each key, its unit,
+// its description and its limits). Values are stored in base units: Hz,
+// bytes, picoseconds, bytes per nanosecond, cycles of the engine named.
+#include <cstdint>
+#include <string>
+
+#include "sim/base/time.h"
+
+namespace nsim {
+
+// Fields shared by the four compute engines and the Sync sequencer.
+struct EngineParams {
+  double freq_hz = 0;               // clock of this engine
+  int64_t min_ii_cycles = 0;        // MIN_II: shortest initiation interval of a data-path instruction
+  int64_t pipeline_latency_cycles = 0;  // issue-to-commit latency beyond the II (L_pipe)
+  int64_t dispatch_cycles = 0;      // sequencer cost of a control instruction (DMA trigger, wait)
+};
+
+struct TensorEngineParams : EngineParams {
+  int64_t rows = 0, cols = 0;              // PE array (stationary K x M limit)
+  int64_t moving_free_max = 0;             // largest moving free size per matmul
+  int64_t mm_init_latency_cycles = 0;      // MM_INIT_LATENCY: floor of the matmul II
+  double load_stationary_speedup = 0;      // LS runs this many times faster than MM of the same free size
+  double fp32_factor = 0;                  // cost multiplier for fp32 operands
+};
+
+struct VectorEngineParams : EngineParams {
+  double two_input_factor = 0;       // tensor_tensor cost per element when not on the fast path (2N)
+  double reduce_fast_factor = 0;     // tensor_reduce per element for bf16 add/max (N/2)
+  double reciprocal_factor = 0;      // divide / reciprocal cost per element (8N)
+  double perf_mode_copy = 0;         // speed-up of tensor_copy/tensor_scalar/memset, SBUF, 16-bit, contiguous
+  double perf_mode_copy_partial = 0; // same, when non-contiguous or one side in PSUM
+  double perf_mode_tensor_tensor = 0;// speed-up of tensor_tensor with both inputs in SBUF and 16-bit
+  int64_t stride_penalty_bytes = 0;  // innermost stride above this halves the access bandwidth
+};
+
+struct ScalarEngineParams : EngineParams {
+  int64_t accumulate_cycles = 0;     // extra cost of activation with accumulate (ActReadAccumulator)
+  double perf_mode_16bit = 0;        // speed-up for 16-bit identity/copy-type activations (v4: 2)
+  Picos table_load_ps = 0;           // activation-table switch when a function needs another table set
+  int64_t stride_penalty_bytes = 0;
+};
+
+struct GpSimdEngineParams : EngineParams {
+  int64_t start_cycles = 0;              // GPSIMD_START
+  double iota_cycles_per_elem = 0;       // per free element
+  double partition_reduce_cycles_per_elem = 0;  // per free element of a cross-partition reduce
+};
+
+struct DmaParams {
+  int64_t engines = 0;                 // DMA engines per core
+  int64_t queues_per_engine = 0;
+  int64_t partitions_per_engine = 0;   // default split: one engine per this many SBUF partitions
+  double bytes_per_ns = 0;             // achievable bandwidth of one engine
+  Picos start_latency_ps = 0;          // trigger to first byte
+  Picos descriptor_ps = 0;             // per descriptor (contiguous run) processed
+  int64_t max_descriptor_bytes = 0;    // a longer contiguous run is split
+  double hbm_bytes_per_ns = 0;         // this core's share of HBM bandwidth, shared by all engines
+  Picos trigger_ps = 0;                // busy time of the issuing sequencer per DMA trigger
+};
+
+struct MemoryParams {
+  int64_t partitions = 0;
+  int64_t sbuf_bytes_per_partition = 0;
+  int64_t psum_banks = 0;
+  int64_t psum_bank_bytes = 0;         // per partition
+  int64_t hbm_bytes = 0;               // device memory visible to this core
+};
+
+struct KernelParams {
+  Picos launch_ps = 0;                 // NEFF start-up before the first instruction
+  Picos teardown_ps = 0;               // after the last completion
+  Picos semaphore_latency_ps = 0;      // signal on one engine to wake-up of another
+  int64_t semaphores = 0;
+};
+
+struct HardwareConfig {
+  std::string name;        // e.g. "trn2"
+  std::string source;      // file it was read from
+  std::string generation;  // e.g. "NeuronCore-v3"
+  TensorEngineParams tensor;
+  VectorEngineParams vector;
+  ScalarEngineParams scalar;
+  GpSimdEngineParams gpsimd;
+  EngineParams sync;
+  DmaParams dma;
+  MemoryParams memory;
+  KernelParams kernel;
+};
+
+}  // namespace nsim

@@ -1,0 +1,145 @@
+#pragma once
+// The kernel (our NEFF): declared tensors, semaphores and one in-order
+// instruction stream per engine. Built by the text loader (kernel/parser.h)
+// or programmatically by the backend; printed back by kernel/printer.h.
+// Documented in docs/kernel-format.md.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/base/dtype.h"
+
+namespace nsim {
+
+enum class MemSpace : uint8_t { kHbm, kSbuf, kPsum };
+const char* MemSpaceName(MemSpace s);  // "hbm", "sbuf", "psum"
+
+// Instruction sequencers of a NeuronCore. DMA engines are not here: DMA
+// transfers are triggered from any of these streams and run on the DMA model.
+enum class EngineId : uint8_t { kTensor, kVector, kScalar, kGpSimd, kSync };
+constexpr int kNumEngines = 5;
+const char* EngineName(EngineId e);     // "tensor", "vector", "scalar", "gpsimd", "sync"
+const char* EngineLaneName(EngineId e); // "TensorE", "VectorE", "ScalarE", "GpSimd", "Sync"
+bool ParseEngine(const std::string& s, EngineId* out);
+
+enum class Opcode : uint8_t {
+  kDmaCopy,         // any engine: trigger a DMA transfer (asynchronous to the engine)
+  kMatmul,          // tensor: psum[M,N] (+)= stationary[K,M]^T @ moving[K,N]
+  kTranspose,       // tensor: psum[F,P] = in[P,F]
+  kTensorTensor,    // vector: dst = src0 <alu0> src1
+  kTensorScalar,    // vector: dst = (src0 <alu0> scalar0) <alu1> scalar1
+  kTensorReduce,    // vector: dst[P, ...] = reduce over the innermost free dim of src0
+  kTensorCopy,      // vector: dst = src0 (with cast)
+  kMemset,          // vector: dst = scalar0
+  kActivation,      // scalar: dst = func(src0 * scale + bias); optional accumulate into acc
+  kIota,            // gpsimd: dst[p, i] = base + p * partition_step + i * free_step
+  kPartitionReduce, // gpsimd: dst[0 or every partition, F] = reduce over partitions of src0
+  kWait,            // any engine: wait for semaphores only (EVENT_SEMAPHORE)
+};
+constexpr int kNumOpcodes = 12;
+
+enum class AluOp : uint8_t { kNone, kAdd, kSub, kMul, kMax, kMin, kDivide, kPow, kBypass };
+enum class ReduceOp : uint8_t { kSum, kMax, kMin, kMean };
+enum class ActFunc : uint8_t {
+  kIdentity, kExp, kRsqrt, kSqrt, kReciprocal, kSilu, kGelu, kTanh, kSigmoid, kSquare, kRelu, kLog,
+};
+const char* AluOpName(AluOp o);
+const char* ReduceOpName(ReduceOp o);
+const char* ActFuncName(ActFunc f);
+bool ParseAluOp(const std::string& s, AluOp* out);
+bool ParseReduceOp(const std::string& s, ReduceOp* out);
+bool ParseActFunc(const std::string& s, ActFunc* out);
+
+// How a standalone kernel initialises an HBM tensor that no caller binds.
+struct TensorInit {
+  enum Kind : uint8_t { kNone, kZeros, kOnes, kConst, kIota, kRandn, kRand } kind = kNone;
+  double value = 0;   // kConst
+  uint64_t seed = 0;  // kRandn / kRand
+};
+
+struct TensorDecl {
+  std::string name;
+  MemSpace space = MemSpace::kSbuf;
+  DType dtype = DType::kF32;
+  // HBM: any shape, row-major. SBUF/PSUM: shape[0] is the partition dim,
+  // the rest are free dims, row-major within a partition.
+  std::vector<int64_t> shape;
+  TensorInit init;
+  int line = 0;  // where declared (0 if built in code)
+  // Placement, filled by LayoutKernel (kernel/layout.h): byte offset within
+  // every partition for SBUF/PSUM; unused for HBM (the device binds addresses).
+  int64_t partition_offset = -1;
+
+  int64_t FreeElements() const;   // product of shape[1:] (on-chip) or of shape (HBM)
+  int64_t NumElements() const;
+};
+
+// An affine access pattern over one tensor. For SBUF/PSUM tensors dims[0] is
+// the partition dim (stride 1 partition, starting at partition_start) and the
+// rest walk the free dims in elements from `offset`. For HBM tensors every
+// dim walks the flat row-major element index from `offset`
+// (partition_start is 0). dims are outermost first.
+struct ApDim {
+  int64_t stride = 0;
+  int64_t size = 0;
+};
+struct AccessPattern {
+  int tensor = -1;  // index into Kernel::tensors; -1 = absent
+  int64_t partition_start = 0;
+  int64_t offset = 0;
+  std::vector<ApDim> dims;
+
+  bool present() const { return tensor >= 0; }
+  int64_t Partitions() const;     // on-chip: dims[0].size
+  int64_t FreeElements() const;   // on-chip: product of dims[1:] sizes
+  int64_t NumElements() const;    // product of all sizes
+};
+
+struct Scalar {  // an immediate or a per-partition [P,1] column
+  bool is_ap = false;
+  double imm = 0;
+  AccessPattern ap;
+};
+
+struct SemWait {
+  int sem = -1;
+  int64_t value = 0;  // proceed once semaphore >= value
+};
+struct SemSignal {
+  int sem = -1;
+  int64_t delta = 1;  // added when the instruction completes
+};
+
+struct Instruction {
+  EngineId engine = EngineId::kSync;
+  Opcode opcode = Opcode::kWait;
+  int line = 0;
+  AccessPattern dst;
+  AccessPattern src0;
+  AccessPattern src1;
+  AccessPattern acc;        // activation accumulate target [P,1]
+  Scalar scalar0, scalar1;  // tensor_scalar operands; activation scale (0) and bias (1); memset value (0)
+  AluOp alu0 = AluOp::kNone, alu1 = AluOp::kNone;
+  ReduceOp reduce = ReduceOp::kSum;
+  ActFunc func = ActFunc::kIdentity;
+  bool accumulate = false;  // matmul: add into PSUM instead of overwriting
+  bool broadcast = false;   // partition_reduce: write the result to every dst partition
+  double base = 0, partition_step = 0, free_step = 0;  // iota
+  int queue = 0;            // dma_copy: DMA queue id
+  std::vector<SemWait> waits;
+  std::vector<SemSignal> signals;
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<TensorDecl> tensors;
+  std::vector<std::string> semaphores;
+  std::array<std::vector<Instruction>, kNumEngines> streams;
+
+  int FindTensor(const std::string& name) const;     // -1 if absent
+  int FindSemaphore(const std::string& name) const;  // -1 if absent
+  size_t NumInstructions() const;
+};
+
+}  // namespace nsim

@@ -1,0 +1,48 @@
+#pragma once
+// A simulated NeuronCore: a hardware config, its device memory (HBM) and the
+// SystemC model that executes kernels on it. Any number of devices with any
+// configs may exist in one process; their executions are serialised onto the
+// process's single SystemC kernel (see model/sim_host.h).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "sim/config/hw_config.h"
+#include "sim/kernel/kernel.h"
+#include "sim/model/execution_result.h"
+#include "sim/model/hbm.h"
+
+namespace nsim {
+
+class LoadedKernel;  // validated, laid out and costed for one config
+
+class Device {
+ public:
+  explicit Device(HardwareConfig config);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const HardwareConfig& config() const { return config_; }
+  HbmMemory& hbm() { return *hbm_; }
+
+  // Validates the kernel against this config (operands, shapes, dtypes,
+  // bounds, SBUF/PSUM capacity) and precomputes its timing. Throws SimError.
+  std::shared_ptr<const LoadedKernel> Load(const Kernel& kernel) const;
+
+  // Runs a loaded kernel to completion. HBM tensors named in `bindings` live
+  // at those device addresses; the others are scratch, initialised from their
+  // `init`. Throws SimError on a deadlock (naming engines and semaphores).
+  ExecutionResult Execute(const LoadedKernel& kernel,
+                          const std::map<std::string, uint64_t>& bindings = {});
+  ExecutionResult Execute(const Kernel& kernel,
+                          const std::map<std::string, uint64_t>& bindings = {});
+
+ private:
+  HardwareConfig config_;
+  std::unique_ptr<HbmMemory> hbm_;
+  std::unique_ptr<class OnChipMemory> onchip_;
+};
+
+}  // namespace nsim

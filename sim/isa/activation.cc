@@ -1,0 +1,98 @@
+// ScalarE activation: dst = func(src * scale + bias), with an optional
+// add-reduction along the free dims into a [P,1] accumulator (S1, S11).
+#include <cmath>
+
+#include "sim/isa/common.h"
+
+namespace nsim {
+namespace isa {
+namespace {
+
+// Activation-table sets (S13 Activation.json names). Functions in set 0 are
+// available in every table and never force a reload.
+int TableSet(ActFunc f) {
+  switch (f) {
+    case ActFunc::kIdentity: case ActFunc::kSquare: case ActFunc::kRelu: return 0;
+    case ActFunc::kExp: case ActFunc::kLog: return 1;            // natural_log_exp_and_others
+    case ActFunc::kRsqrt: case ActFunc::kSqrt: return 2;         // reciprocal_sqrt_and_small
+    case ActFunc::kReciprocal: return 3;                         // reciprocal_and_small
+    case ActFunc::kSilu: case ActFunc::kGelu: case ActFunc::kTanh: case ActFunc::kSigmoid: return 4;  // gelu_and_others
+  }
+  return 0;
+}
+
+float Activate(ActFunc f, float x) {
+  switch (f) {
+    case ActFunc::kIdentity: return x;
+    case ActFunc::kExp: return std::exp(x);
+    case ActFunc::kRsqrt: return 1.0f / std::sqrt(x);
+    case ActFunc::kSqrt: return std::sqrt(x);
+    case ActFunc::kReciprocal: return 1.0f / x;
+    case ActFunc::kSilu: return x / (1.0f + std::exp(-x));
+    case ActFunc::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case ActFunc::kTanh: return std::tanh(x);
+    case ActFunc::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case ActFunc::kSquare: return x * x;
+    case ActFunc::kRelu: return x > 0 ? x : 0.0f;
+    case ActFunc::kLog: return std::log(x);
+  }
+  return x;
+}
+
+void ValidateActivation(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src");
+  RequireSameShape(k, in, in.dst, "dst", in.src0, "src");
+  RequireColumn(k, in, in.scalar0, "scale", in.src0);
+  RequireColumn(k, in, in.scalar1, "bias", in.src0);
+  if (in.acc.present()) {
+    RequireOnChip(k, in, in.acc, "acc");
+    Scalar as_scalar;
+    as_scalar.is_ap = true;
+    as_scalar.ap = in.acc;
+    RequireColumn(k, in, as_scalar, "acc", in.src0);
+  }
+}
+
+InstrCost CostActivation(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  const ScalarEngineParams& s = c.scalar;
+  const bool copy_like = TableSet(in.func) == 0 && in.func != ActFunc::kSquare;
+  const bool sixteen = IsFloat16Bit(TypeOf(k, in.src0)) && IsFloat16Bit(TypeOf(k, in.dst));
+  const double perf = (copy_like && sixteen) ? s.perf_mode_16bit : 1.0;  // S3: v4 2x for 16-bit copies
+  double work = static_cast<double>(in.src0.FreeElements()) / perf;
+  if (StridePenalty(k, in.src0, s.stride_penalty_bytes) || StridePenalty(k, in.dst, s.stride_penalty_bytes)) work *= 2;
+  // S11 activation_reduce: max(MIN_II, N) + MIN_II; S1 ActReadAccumulator ~64 cycles.
+  const double extra = in.acc.present() ? static_cast<double>(s.accumulate_cycles) : 0.0;
+  InstrCost cost = EngineCost(s, work + extra);
+  cost.table_set = TableSet(in.func);
+  cost.perf_mode = perf > 1.0;
+  return cost;
+}
+
+void ExecActivation(ExecContext& ctx, const Instruction& in) {
+  std::vector<float>& x = ctx.Read(in.src0, 0);
+  const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
+  std::vector<float> scale, bias;
+  ScalarValues(ctx, in.scalar0, parts, 1, &scale);
+  ScalarValues(ctx, in.scalar1, parts, 2, &bias);
+  std::vector<float> sums(static_cast<size_t>(parts), 0.0f);
+  for (int64_t p = 0; p < parts; ++p) {
+    float* row = &x[p * per];
+    float acc = 0.0f;
+    for (int64_t i = 0; i < per; ++i) {
+      row[i] = Activate(in.func, row[i] * scale[p] + bias[p]);
+      acc += row[i];
+    }
+    sums[p] = acc;
+  }
+  ctx.Write(in.dst, x);
+  if (in.acc.present()) ctx.Write(in.acc, sums);
+}
+
+SIM_REGISTER_OPCODE(activation, {Opcode::kActivation, "activation", "ACTIVATE", EngineBit(EngineId::kScalar),
+                                 ValidateActivation, CostActivation, ExecActivation,
+                                 [](const Kernel&, const Instruction& in) { return 2 * in.dst.NumElements(); }});
+
+}  // namespace
+}  // namespace isa
+}  // namespace nsim

@@ -1,0 +1,117 @@
+#include "sim/isa/common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "sim/base/error.h"
+
+namespace nsim {
+namespace isa {
+
+void Fail(const Kernel& k, const Instruction& in, const std::string& msg) {
+  std::ostringstream os;
+  os << "kernel '" << k.name << "'";
+  if (in.line > 0) os << " line " << in.line;
+  os << " (" << EngineName(in.engine) << " " << Spec(in.opcode).name << "): " << msg;
+  throw SimError(os.str());
+}
+
+const TensorDecl& TensorOf(const Kernel& k, const AccessPattern& ap) { return k.tensors[ap.tensor]; }
+std::string OperandName(const Kernel& k, const AccessPattern& ap) { return "'" + TensorOf(k, ap).name + "'"; }
+bool InSpace(const Kernel& k, const AccessPattern& ap, MemSpace s) { return TensorOf(k, ap).space == s; }
+bool OnChip(const Kernel& k, const AccessPattern& ap) { return !InSpace(k, ap, MemSpace::kHbm); }
+DType TypeOf(const Kernel& k, const AccessPattern& ap) { return TensorOf(k, ap).dtype; }
+
+void RequireOnChip(const Kernel& k, const Instruction& in, const AccessPattern& ap, const char* role) {
+  if (!ap.present()) Fail(k, in, std::string("missing operand ") + role);
+  if (!OnChip(k, ap)) {
+    Fail(k, in, std::string(role) + " " + OperandName(k, ap) + " is in HBM; " + EngineName(in.engine) +
+                    " engines only access SBUF and PSUM (move it with dma_copy)");
+  }
+  if (in.engine == EngineId::kGpSimd && InSpace(k, ap, MemSpace::kPsum)) {
+    Fail(k, in, std::string(role) + " " + OperandName(k, ap) + " is in PSUM, which GpSimd cannot access");
+  }
+  if (in.engine == EngineId::kTensor && InSpace(k, ap, MemSpace::kSbuf) && std::string(role) == "dst") {
+    Fail(k, in, "dst " + OperandName(k, ap) + " is in SBUF; TensorE writes only to PSUM");
+  }
+}
+
+void RequireSameShape(const Kernel& k, const Instruction& in, const AccessPattern& a, const char* an,
+                      const AccessPattern& b, const char* bn) {
+  if (a.Partitions() != b.Partitions()) {
+    std::ostringstream os;
+    os << bn << " " << OperandName(k, b) << " spans " << b.Partitions() << " partitions but " << an << " "
+       << OperandName(k, a) << " spans " << a.Partitions();
+    Fail(k, in, os.str());
+  }
+  if (a.FreeElements() != b.FreeElements()) {
+    std::ostringstream os;
+    os << bn << " " << OperandName(k, b) << " has " << b.FreeElements() << " elements per partition but "
+       << an << " " << OperandName(k, a) << " has " << a.FreeElements();
+    Fail(k, in, os.str());
+  }
+}
+
+void RequireColumn(const Kernel& k, const Instruction& in, const Scalar& s, const char* role,
+                   const AccessPattern& like) {
+  if (!s.is_ap) return;
+  RequireOnChip(k, in, s.ap, role);
+  if (s.ap.Partitions() != like.Partitions() || s.ap.FreeElements() != 1) {
+    std::ostringstream os;
+    os << role << " " << OperandName(k, s.ap) << " must be a [" << like.Partitions()
+       << ", 1] per-partition column, got [" << s.ap.Partitions() << ", " << s.ap.FreeElements() << "]";
+    Fail(k, in, os.str());
+  }
+}
+
+int64_t InnerStrideBytes(const Kernel& k, const AccessPattern& ap) {
+  const size_t first_free = OnChip(k, ap) ? 1 : 0;
+  int64_t stride = 1;
+  for (size_t d = ap.dims.size(); d-- > first_free;) {
+    if (ap.dims[d].size > 1) { stride = ap.dims[d].stride; break; }
+  }
+  return std::abs(stride) * DTypeSize(TypeOf(k, ap));
+}
+
+bool Contiguous(const Kernel& k, const AccessPattern& ap) {
+  return InnerStrideBytes(k, ap) == DTypeSize(TypeOf(k, ap));
+}
+
+bool StridePenalty(const Kernel& k, const AccessPattern& ap, int64_t threshold_bytes) {
+  return ap.present() && InnerStrideBytes(k, ap) > threshold_bytes;
+}
+
+InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_latency_cycles) {
+  const double ii = std::max<double>(static_cast<double>(e.min_ii_cycles), std::ceil(work_cycles));
+  InstrCost c;
+  c.ii = CyclesToPicos(ii, e.freq_hz);
+  c.latency = CyclesToPicos(ii + static_cast<double>(e.pipeline_latency_cycles) + extra_latency_cycles, e.freq_hz);
+  return c;
+}
+
+void ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot, std::vector<float>* out) {
+  if (s.is_ap) {
+    *out = ctx.Read(s.ap, slot);
+  } else {
+    out->assign(static_cast<size_t>(partitions), static_cast<float>(s.imm));
+  }
+}
+
+float ApplyAlu(AluOp op, float a, float b) {
+  switch (op) {
+    case AluOp::kAdd: return a + b;
+    case AluOp::kSub: return a - b;
+    case AluOp::kMul: return a * b;
+    case AluOp::kMax: return std::max(a, b);
+    case AluOp::kMin: return std::min(a, b);
+    case AluOp::kDivide: return a / b;
+    case AluOp::kPow: return std::pow(a, b);
+    case AluOp::kBypass: return a;
+    case AluOp::kNone: return a;
+  }
+  return a;
+}
+
+}  // namespace isa
+}  // namespace nsim

@@ -1,0 +1,41 @@
+#pragma once
+// Helpers shared by the instruction families: operand checks that produce
+// errors naming the instruction, and the quantities cost formulas use.
+#include <string>
+
+#include "sim/isa/opcode_spec.h"
+
+namespace nsim {
+namespace isa {
+
+[[noreturn]] void Fail(const Kernel& k, const Instruction& in, const std::string& msg);
+std::string OperandName(const Kernel& k, const AccessPattern& ap);  // tensor name
+
+const TensorDecl& TensorOf(const Kernel& k, const AccessPattern& ap);
+bool OnChip(const Kernel& k, const AccessPattern& ap);
+bool InSpace(const Kernel& k, const AccessPattern& ap, MemSpace s);
+DType TypeOf(const Kernel& k, const AccessPattern& ap);
+
+// Requires an on-chip operand, readable/writable by the instruction's engine.
+void RequireOnChip(const Kernel& k, const Instruction& in, const AccessPattern& ap, const char* role);
+// Requires `a` and `b` to have the same partitions and free element count.
+void RequireSameShape(const Kernel& k, const Instruction& in, const AccessPattern& a, const char* an,
+                      const AccessPattern& b, const char* bn);
+// A Scalar operand that is an AP must be a [P,1] column matching `like`.
+void RequireColumn(const Kernel& k, const Instruction& in, const Scalar& s, const char* role,
+                   const AccessPattern& like);
+
+int64_t InnerStrideBytes(const Kernel& k, const AccessPattern& ap);  // innermost free stride
+bool Contiguous(const Kernel& k, const AccessPattern& ap);           // innermost stride 1
+bool StridePenalty(const Kernel& k, const AccessPattern& ap, int64_t threshold_bytes);
+
+// Cost from engine cycles: II = max(min_ii, work); latency = II + pipeline latency + extra.
+InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_latency_cycles = 0);
+
+// Per-partition scalar values (immediate broadcast or a column read).
+void ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot, std::vector<float>* out);
+
+float ApplyAlu(AluOp op, float a, float b);
+
+}  // namespace isa
+}  // namespace nsim

@@ -1,0 +1,75 @@
+// Instructions any sequencer runs: dma_copy (a trigger; the transfer itself
+// runs on the DMA model, see model/dma.h) and wait (EVENT_SEMAPHORE).
+#include <cstring>
+
+#include "sim/isa/common.h"
+
+namespace nsim {
+namespace isa {
+namespace {
+
+const EngineParams& ParamsOf(const HardwareConfig& c, EngineId e) {
+  switch (e) {
+    case EngineId::kTensor: return c.tensor;
+    case EngineId::kVector: return c.vector;
+    case EngineId::kScalar: return c.scalar;
+    case EngineId::kGpSimd: return c.gpsimd;
+    case EngineId::kSync: return c.sync;
+  }
+  return c.sync;
+}
+
+InstrCost DispatchCost(const HardwareConfig& c, EngineId e) {
+  const EngineParams& p = ParamsOf(c, e);
+  InstrCost cost;
+  cost.ii = cost.latency = CyclesToPicos(static_cast<double>(p.dispatch_cycles), p.freq_hz);
+  return cost;
+}
+
+void ValidateDma(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  if (!in.dst.present() || !in.src0.present()) Fail(k, in, "needs dst and src");
+  if (in.dst.NumElements() != in.src0.NumElements()) {
+    Fail(k, in, "dst " + OperandName(k, in.dst) + " has " + std::to_string(in.dst.NumElements()) + " elements but src " +
+                    OperandName(k, in.src0) + " has " + std::to_string(in.src0.NumElements()));
+  }
+  if (in.queue < 0 || in.queue >= c.dma.queues_per_engine) {
+    Fail(k, in, "queue " + std::to_string(in.queue) + " out of range [0, " + std::to_string(c.dma.queues_per_engine) + ")");
+  }
+}
+
+InstrCost CostDma(const Kernel&, const Instruction& in, const HardwareConfig& c) {
+  // The issuing sequencer writes a queue entry; descriptors were prebuilt by
+  // the compiler (S9 mode 'none'), so only the trigger occupies it.
+  InstrCost cost = DispatchCost(c, in.engine);
+  cost.ii = cost.latency = cost.ii + c.dma.trigger_ps;
+  return cost;
+}
+
+void ExecDma(ExecContext& ctx, const Instruction& in) {
+  const BoundAccess dst = ctx.Bind(in.dst), src = ctx.Bind(in.src0);
+  if (dst.dtype == src.dtype) {
+    std::vector<uint8_t> raw(static_cast<size_t>(src.count * DTypeSize(src.dtype)));
+    ReadRaw(src, ctx.mem, ctx.hbm, raw.data());
+    WriteRaw(dst, ctx.mem, ctx.hbm, raw.data());
+  } else {  // DMA casts through fp32 (S8)
+    ctx.Write(in.dst, ctx.Read(in.src0, 0));
+  }
+}
+
+SIM_REGISTER_OPCODE(dma_copy, {Opcode::kDmaCopy, "dma_copy", "DMA_DIRECT2D", kAllEngines, ValidateDma, CostDma,
+                               ExecDma, [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+
+void ValidateWait(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  if (in.waits.empty() && in.signals.empty()) Fail(k, in, "wait without wait= or signal= does nothing");
+}
+
+SIM_REGISTER_OPCODE(wait, {Opcode::kWait, "wait", "EVENT_SEMAPHORE", kAllEngines, ValidateWait,
+                           [](const Kernel&, const Instruction& in, const HardwareConfig& c) {
+                             return DispatchCost(c, in.engine);
+                           },
+                           [](ExecContext&, const Instruction&) {},
+                           [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+
+}  // namespace
+}  // namespace isa
+}  // namespace nsim

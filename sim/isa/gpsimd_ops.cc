@@ -1,0 +1,83 @@
+// GpSimd instructions: iota and the cross-partition reduce. Costs follow S11:
+// GPSIMD_START plus per-element cycles from the config.
+#include <algorithm>
+
+#include "sim/isa/common.h"
+
+namespace nsim {
+namespace isa {
+namespace {
+
+void ValidateIota(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+}
+
+InstrCost CostIota(const Kernel&, const Instruction& in, const HardwareConfig& c) {
+  const double n = static_cast<double>(in.dst.FreeElements());
+  return EngineCost(c.gpsimd, static_cast<double>(c.gpsimd.start_cycles) + c.gpsimd.iota_cycles_per_elem * n);
+}
+
+void ExecIota(ExecContext& ctx, const Instruction& in) {
+  const int64_t parts = in.dst.Partitions(), per = in.dst.FreeElements();
+  std::vector<float>& v = ctx.buf[0];
+  v.resize(static_cast<size_t>(parts * per));
+  for (int64_t p = 0; p < parts; ++p) {
+    for (int64_t i = 0; i < per; ++i) {
+      v[p * per + i] = static_cast<float>(in.base + static_cast<double>(p) * in.partition_step +
+                                          static_cast<double>(i) * in.free_step);
+    }
+  }
+  ctx.Write(in.dst, v);
+}
+
+SIM_REGISTER_OPCODE(iota, {Opcode::kIota, "iota", "IOTA", EngineBit(EngineId::kGpSimd), ValidateIota, CostIota,
+                           ExecIota, [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+
+void ValidatePartitionReduce(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src");
+  if (in.dst.FreeElements() != in.src0.FreeElements()) {
+    Fail(k, in, "dst has " + std::to_string(in.dst.FreeElements()) + " elements per partition, src has " +
+                    std::to_string(in.src0.FreeElements()));
+  }
+  const int64_t want = in.broadcast ? in.src0.Partitions() : 1;
+  if (in.dst.Partitions() != want) {
+    Fail(k, in, "dst must span " + std::to_string(want) + " partition(s)" +
+                    (in.broadcast ? " (broadcast=true writes every source partition)" : "") + ", got " +
+                    std::to_string(in.dst.Partitions()));
+  }
+  if (in.reduce == ReduceOp::kMean) Fail(k, in, "op=mean is not supported across partitions (use sum)");
+}
+
+InstrCost CostPartitionReduce(const Kernel&, const Instruction& in, const HardwareConfig& c) {
+  const double n = static_cast<double>(in.src0.FreeElements());
+  return EngineCost(c.gpsimd, static_cast<double>(c.gpsimd.start_cycles) + c.gpsimd.partition_reduce_cycles_per_elem * n);
+}
+
+void ExecPartitionReduce(ExecContext& ctx, const Instruction& in) {
+  const std::vector<float>& x = ctx.Read(in.src0, 0);
+  const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
+  std::vector<float>& out = ctx.buf[1];
+  out.assign(x.begin(), x.begin() + per);
+  for (int64_t p = 1; p < parts; ++p) {
+    for (int64_t i = 0; i < per; ++i) {
+      const float v = x[p * per + i];
+      float& o = out[i];
+      o = in.reduce == ReduceOp::kMax ? std::max(o, v) : in.reduce == ReduceOp::kMin ? std::min(o, v) : o + v;
+    }
+  }
+  if (in.broadcast) {
+    out.resize(static_cast<size_t>(parts * per));
+    for (int64_t p = 1; p < parts; ++p) std::copy(out.begin(), out.begin() + per, out.begin() + p * per);
+  }
+  ctx.Write(in.dst, out);
+}
+
+SIM_REGISTER_OPCODE(partition_reduce, {Opcode::kPartitionReduce, "partition_reduce", "PARTITION_REDUCE",
+                                       EngineBit(EngineId::kGpSimd), ValidatePartitionReduce, CostPartitionReduce,
+                                       ExecPartitionReduce,
+                                       [](const Kernel&, const Instruction& in) { return in.src0.NumElements(); }});
+
+}  // namespace
+}  // namespace isa
+}  // namespace nsim

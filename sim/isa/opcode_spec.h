@@ -1,0 +1,63 @@
+#pragma once
+// What each opcode means to the model: which engines may run it, how its
+// operands are checked against a config, what it costs, and what it computes.
+// One file per instruction family registers its specs (SIM_REGISTER_OPCODE);
+// the engine model looks them up by Opcode, never by if-ladder.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/base/time.h"
+#include "sim/config/hw_config.h"
+#include "sim/kernel/kernel.h"
+#include "sim/model/access.h"
+
+namespace nsim {
+
+// Timing of one instruction on its engine, precomputed at load time.
+struct InstrCost {
+  Picos ii = 0;       // the engine may issue its next instruction this long after this one
+  Picos latency = 0;  // issue to outputs committed (semaphores signal then)
+  int table_set = -1; // ScalarE activation table the instruction needs (-1: none)
+  bool perf_mode = false;  // ran in a VectorE performance mode
+};
+
+// Where the operands of a running kernel live.
+struct ExecContext {
+  const Kernel& kernel;
+  OnChipMemory& mem;
+  HbmMemory& hbm;
+  const std::vector<uint64_t>& hbm_address;  // per tensor; HBM tensors only
+  std::vector<float> buf[4];                 // reused scratch
+
+  BoundAccess Bind(const AccessPattern& ap) const {
+    return nsim::Bind(kernel, ap, ap.present() ? hbm_address[ap.tensor] : 0);
+  }
+  // Reads an access into buf[slot] as fp32 and returns it.
+  std::vector<float>& Read(const AccessPattern& ap, int slot);
+  void Write(const AccessPattern& ap, const std::vector<float>& values);
+};
+
+struct OpcodeSpec {
+  Opcode opcode;
+  const char* name;          // text form, e.g. "tensor_tensor"
+  const char* hw_name;       // profiler opcode as Neuron tools show it, e.g. "TENSOR_TENSOR"
+  uint32_t engines;          // bit per EngineId allowed to run it
+  void (*validate)(const Kernel&, const Instruction&, const HardwareConfig&);  // throws SimError
+  InstrCost (*cost)(const Kernel&, const Instruction&, const HardwareConfig&);
+  void (*execute)(ExecContext&, const Instruction&);
+  int64_t (*flops)(const Kernel&, const Instruction&);  // arithmetic work, for the profiler
+};
+
+const OpcodeSpec& Spec(Opcode op);
+
+namespace isa_internal {
+bool RegisterOpcode(const OpcodeSpec& spec);
+}
+#define SIM_REGISTER_OPCODE(var, ...) \
+  static const bool var##_registered = ::nsim::isa_internal::RegisterOpcode(__VA_ARGS__)
+
+constexpr uint32_t EngineBit(EngineId e) { return 1u << static_cast<int>(e); }
+constexpr uint32_t kAllEngines = (1u << kNumEngines) - 1;
+
+}  // namespace nsim

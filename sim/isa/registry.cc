@@ -1,0 +1,54 @@
+#include <array>
+#include <sstream>
+
+#include "sim/base/error.h"
+#include "sim/isa/opcode_spec.h"
+
+namespace nsim {
+namespace {
+
+struct Slot {
+  bool registered = false;
+  OpcodeSpec spec{};
+};
+
+std::array<Slot, kNumOpcodes>& Table() {
+  static std::array<Slot, kNumOpcodes> table{};
+  return table;
+}
+
+}  // namespace
+
+namespace isa_internal {
+bool RegisterOpcode(const OpcodeSpec& spec) {
+  Slot& slot = Table()[static_cast<int>(spec.opcode)];
+  if (slot.registered) throw SimError(std::string("opcode registered twice: ") + spec.name);
+  slot.spec = spec;
+  slot.registered = true;
+  return true;
+}
+}  // namespace isa_internal
+
+const OpcodeSpec& Spec(Opcode op) {
+  const Slot& s = Table()[static_cast<int>(op)];
+  if (!s.registered) {
+    std::ostringstream os;
+    os << "no model registered for opcode #" << static_cast<int>(op)
+       << " (is //sim/isa linked with alwayslink?)";
+    throw SimError(os.str());
+  }
+  return s.spec;
+}
+
+std::vector<float>& ExecContext::Read(const AccessPattern& ap, int slot) {
+  const BoundAccess a = Bind(ap);
+  buf[slot].resize(static_cast<size_t>(a.count));
+  ReadFloats(a, mem, hbm, buf[slot].data());
+  return buf[slot];
+}
+
+void ExecContext::Write(const AccessPattern& ap, const std::vector<float>& values) {
+  WriteFloats(Bind(ap), mem, hbm, values.data());
+}
+
+}  // namespace nsim

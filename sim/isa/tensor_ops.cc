@@ -1,0 +1,124 @@
+// TensorE instructions. matmul is one LoadStationary + MultiplyMoving pair
+// (S1): psum[M,N] (+)= stationary[K,M]^T @ moving[K,N], accumulated in fp32.
+// transpose runs through the PE array against an identity (S11 nc_transpose).
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+
+#include "sim/isa/common.h"
+
+namespace nsim {
+namespace isa {
+namespace {
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+double DtypeFactor(const Kernel& k, const Instruction& in, const TensorEngineParams& t) {
+  const bool fp32 = TypeOf(k, in.src0) == DType::kF32 || (in.src1.present() && TypeOf(k, in.src1) == DType::kF32);
+  return fp32 ? t.fp32_factor : 1.0;
+}
+
+void RequirePsumDst(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  RequireOnChip(k, in, in.dst, "dst");
+  if (!InSpace(k, in.dst, MemSpace::kPsum)) Fail(k, in, "dst " + OperandName(k, in.dst) + " must be in PSUM");
+  if (TypeOf(k, in.dst) != DType::kF32) Fail(k, in, "dst must be f32: PSUM accumulates in FP32 (S1)");
+  const TensorDecl& t = TensorOf(k, in.dst);
+  const int64_t first = t.partition_offset + in.dst.offset * 4;
+  const int64_t last = first + (in.dst.FreeElements() - 1) * 4;
+  if (first / c.memory.psum_bank_bytes != last / c.memory.psum_bank_bytes) {
+    Fail(k, in, "dst " + OperandName(k, in.dst) + " crosses a PSUM bank boundary (" +
+                    std::to_string(c.memory.psum_bank_bytes) + " B per partition per bank); a matmul output must fit one bank");
+  }
+}
+
+void ValidateMatmul(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  RequirePsumDst(k, in, c);
+  RequireOnChip(k, in, in.src0, "stationary");
+  RequireOnChip(k, in, in.src1, "moving");
+  for (const AccessPattern* ap : {&in.src0, &in.src1}) {
+    if (!InSpace(k, *ap, MemSpace::kSbuf)) Fail(k, in, "matmul operands are read from SBUF; " + OperandName(k, *ap) + " is not");
+  }
+  const int64_t kk = in.src0.Partitions(), m = in.src0.FreeElements(), n = in.src1.FreeElements();
+  auto fail_shape = [&](const std::string& what) {
+    Fail(k, in, what + " (stationary [" + std::to_string(kk) + ", " + std::to_string(m) + "], moving [" +
+                    std::to_string(in.src1.Partitions()) + ", " + std::to_string(n) + "], dst [" +
+                    std::to_string(in.dst.Partitions()) + ", " + std::to_string(in.dst.FreeElements()) + "])");
+  };
+  if (in.src1.Partitions() != kk) fail_shape("stationary and moving must share the contraction (partition) dim");
+  if (kk > c.tensor.rows) fail_shape("contraction dim exceeds the " + std::to_string(c.tensor.rows) + " PE rows");
+  if (m > c.tensor.cols) fail_shape("stationary free size exceeds the " + std::to_string(c.tensor.cols) + " PE columns");
+  if (n > c.tensor.moving_free_max) fail_shape("moving free size exceeds " + std::to_string(c.tensor.moving_free_max));
+  if (in.dst.Partitions() != m || in.dst.FreeElements() != n) fail_shape("dst must be [M, N]");
+}
+
+InstrCost CostMatmul(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  const TensorEngineParams& t = c.tensor;
+  const double f = DtypeFactor(k, in, t);
+  const double m = static_cast<double>(in.src0.FreeElements()), n = static_cast<double>(in.src1.FreeElements());
+  const double ls = std::ceil(m / t.load_stationary_speedup) * f;                       // fast LoadStationary (S1, S6)
+  const double mm = std::max(static_cast<double>(t.mm_init_latency_cycles), n) * f;     // max(N, MM_INIT_LATENCY) (S1)
+  // The next LoadStationary overlaps this MultiplyMoving (background load, S1),
+  // so back-to-back pairs issue every max(LS, MM); one pair alone takes LS+MM.
+  InstrCost cost;
+  cost.ii = CyclesToPicos(std::max(ls, mm), t.freq_hz);
+  cost.latency = CyclesToPicos(ls + mm + static_cast<double>(t.pipeline_latency_cycles), t.freq_hz);
+  return cost;
+}
+
+void ExecMatmul(ExecContext& ctx, const Instruction& in) {
+  const int64_t kk = in.src0.Partitions(), m = in.src0.FreeElements(), n = in.src1.FreeElements();
+  const std::vector<float>& s = ctx.Read(in.src0, 0);
+  const std::vector<float>& mv = ctx.Read(in.src1, 1);
+  Eigen::Map<const RowMajor> stat(s.data(), kk, m), mov(mv.data(), kk, n);
+  RowMajor out(m, n);
+  out.noalias() = stat.transpose() * mov;
+  std::vector<float>& acc = ctx.buf[2];
+  if (in.accumulate) {
+    ctx.Read(in.dst, 2);
+    for (int64_t i = 0; i < m * n; ++i) acc[i] += out.data()[i];
+  } else {
+    acc.assign(out.data(), out.data() + m * n);
+  }
+  ctx.Write(in.dst, acc);
+}
+
+SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, "matmul", "MATMUL", EngineBit(EngineId::kTensor), ValidateMatmul,
+                             CostMatmul, ExecMatmul, [](const Kernel&, const Instruction& in) {
+                               return 2 * in.src0.Partitions() * in.src0.FreeElements() * in.src1.FreeElements();
+                             }});
+
+void ValidateTranspose(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  RequirePsumDst(k, in, c);
+  RequireOnChip(k, in, in.src0, "src");
+  const int64_t p = in.src0.Partitions(), f = in.src0.FreeElements();
+  if (f > c.tensor.cols) Fail(k, in, "src free size " + std::to_string(f) + " exceeds " + std::to_string(c.tensor.cols) + " (it becomes the partition dim)");
+  if (in.dst.Partitions() != f || in.dst.FreeElements() != p) {
+    Fail(k, in, "dst must be [" + std::to_string(f) + ", " + std::to_string(p) + "] for src [" + std::to_string(p) +
+                    ", " + std::to_string(f) + "]");
+  }
+}
+
+InstrCost CostTranspose(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  const double p = static_cast<double>(in.src0.Partitions()), f = static_cast<double>(in.src0.FreeElements());
+  const double work = std::max(p, std::min(static_cast<double>(c.tensor.mm_init_latency_cycles), f)) *
+                      DtypeFactor(k, in, c.tensor);  // S11 nc_transpose: max(P, min(64, F))
+  return EngineCost(c.tensor, work);
+}
+
+void ExecTranspose(ExecContext& ctx, const Instruction& in) {
+  const int64_t p = in.src0.Partitions(), f = in.src0.FreeElements();
+  const std::vector<float>& x = ctx.Read(in.src0, 0);
+  std::vector<float>& out = ctx.buf[1];
+  out.resize(static_cast<size_t>(p * f));
+  for (int64_t i = 0; i < p; ++i)
+    for (int64_t j = 0; j < f; ++j) out[j * p + i] = x[i * f + j];
+  ctx.Write(in.dst, out);
+}
+
+SIM_REGISTER_OPCODE(transpose, {Opcode::kTranspose, "transpose", "TRANSPOSE", EngineBit(EngineId::kTensor),
+                                ValidateTranspose, CostTranspose, ExecTranspose,
+                                [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+
+}  // namespace
+}  // namespace isa
+}  // namespace nsim

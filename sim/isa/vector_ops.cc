@@ -1,0 +1,235 @@
+// VectorE instructions: tensor_tensor, tensor_scalar, tensor_reduce,
+// tensor_copy, memset. Costs follow S11 (NC-v2 formulas) with the NC-v3
+// performance modes of S2, every factor taken from the config.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/isa/common.h"
+
+namespace nsim {
+namespace isa {
+namespace {
+
+bool AllSixteenBit(const Kernel& k, std::initializer_list<const AccessPattern*> aps) {
+  for (const AccessPattern* ap : aps) {
+    if (ap->present() && !IsFloat16Bit(TypeOf(k, *ap))) return false;
+  }
+  return true;
+}
+
+bool AnyStridePenalty(const Kernel& k, int64_t threshold, std::initializer_list<const AccessPattern*> aps) {
+  for (const AccessPattern* ap : aps) {
+    if (StridePenalty(k, *ap, threshold)) return true;
+  }
+  return false;
+}
+
+// S2: tensor_copy / tensor_scalar (and memset) run 4x faster with SBUF-only,
+// 16-bit, contiguous operands; 2x when non-contiguous or one side in PSUM.
+double CopyPerfMode(const Kernel& k, const Instruction& in, const VectorEngineParams& v) {
+  const AccessPattern* src = in.src0.present() ? &in.src0 : &in.dst;
+  if (!AllSixteenBit(k, {&in.dst, src})) return 1.0;
+  const bool sbuf = InSpace(k, in.dst, MemSpace::kSbuf) && InSpace(k, *src, MemSpace::kSbuf);
+  const bool contiguous = Contiguous(k, in.dst) && Contiguous(k, *src);
+  if (sbuf && contiguous) return v.perf_mode_copy;
+  return v.perf_mode_copy_partial;
+}
+
+// Cost of a one-input elementwise instruction on whichever engine runs it.
+InstrCost UnaryCost(const Kernel& k, const Instruction& in, const HardwareConfig& c, double per_elem) {
+  const AccessPattern& main = in.src0.present() ? in.src0 : in.dst;
+  const double n = static_cast<double>(main.FreeElements());
+  switch (in.engine) {
+    case EngineId::kGpSimd:
+      return EngineCost(c.gpsimd, static_cast<double>(c.gpsimd.start_cycles) + n * per_elem);
+    case EngineId::kScalar:
+      return EngineCost(c.scalar, n * per_elem);
+    default: {
+      const double perf = CopyPerfMode(k, in, c.vector);
+      double work = n * per_elem / perf;
+      if (AnyStridePenalty(k, c.vector.stride_penalty_bytes, {&in.dst, &in.src0})) work *= 2;
+      InstrCost cost = EngineCost(c.vector, work);
+      cost.perf_mode = perf > 1.0;
+      return cost;
+    }
+  }
+}
+
+double AluFactor(AluOp op, const VectorEngineParams& v) {
+  return (op == AluOp::kDivide || op == AluOp::kPow) ? v.reciprocal_factor : 1.0;
+}
+
+// ---- tensor_tensor ----
+void ValidateTensorTensor(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src0");
+  RequireOnChip(k, in, in.src1, "src1");
+  RequireSameShape(k, in, in.dst, "dst", in.src0, "src0");
+  RequireSameShape(k, in, in.dst, "dst", in.src1, "src1");
+  if (in.alu0 == AluOp::kNone || in.alu0 == AluOp::kBypass) Fail(k, in, "needs op=add|subtract|multiply|max|min|divide|pow");
+}
+
+InstrCost CostTensorTensor(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  const VectorEngineParams& v = c.vector;
+  const bool psum0 = InSpace(k, in.src0, MemSpace::kPsum), psum1 = InSpace(k, in.src1, MemSpace::kPsum);
+  const bool both_sbuf = !psum0 && !psum1;
+  const bool simple_op = in.alu0 == AluOp::kAdd || in.alu0 == AluOp::kSub || in.alu0 == AluOp::kMul;
+  const bool sixteen = AllSixteenBit(k, {&in.dst, &in.src0, &in.src1});
+  // S11: N when one input is in PSUM and the other in SBUF, or both in SBUF,
+  // all BF16, op in {add, multiply, subtract} with unit stride; else 2N.
+  const bool fast = (psum0 != psum1) ||
+                    (both_sbuf && sixteen && simple_op && Contiguous(k, in.src0) && Contiguous(k, in.src1));
+  double per_elem = fast ? 1.0 : v.two_input_factor;
+  per_elem *= AluFactor(in.alu0, v);
+  const double perf = (both_sbuf && sixteen) ? v.perf_mode_tensor_tensor : 1.0;
+  double work = static_cast<double>(in.src0.FreeElements()) * per_elem / perf;
+  if (AnyStridePenalty(k, v.stride_penalty_bytes, {&in.dst, &in.src0, &in.src1})) work *= 2;
+  InstrCost cost = EngineCost(v, work);
+  cost.perf_mode = perf > 1.0;
+  return cost;
+}
+
+void ExecTensorTensor(ExecContext& ctx, const Instruction& in) {
+  std::vector<float>& a = ctx.Read(in.src0, 0);
+  const std::vector<float>& b = ctx.Read(in.src1, 1);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = ApplyAlu(in.alu0, a[i], b[i]);
+  ctx.Write(in.dst, a);
+}
+
+int64_t ElementFlops(const Kernel&, const Instruction& in) { return in.dst.NumElements(); }
+
+SIM_REGISTER_OPCODE(tensor_tensor, {Opcode::kTensorTensor, "tensor_tensor", "TENSOR_TENSOR",
+                                    EngineBit(EngineId::kVector), ValidateTensorTensor, CostTensorTensor,
+                                    ExecTensorTensor, ElementFlops});
+
+// ---- tensor_scalar ----
+void ValidateTensorScalar(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src");
+  RequireSameShape(k, in, in.dst, "dst", in.src0, "src");
+  if (in.alu0 == AluOp::kNone) Fail(k, in, "needs op0=...");
+  RequireColumn(k, in, in.scalar0, "scalar0", in.src0);
+  RequireColumn(k, in, in.scalar1, "scalar1", in.src0);
+}
+
+InstrCost CostTensorScalar(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  // S11: performing one operator costs the same as performing two.
+  const double factor = std::max(AluFactor(in.alu0, c.vector), AluFactor(in.alu1, c.vector));
+  return UnaryCost(k, in, c, factor);
+}
+
+void ExecTensorScalar(ExecContext& ctx, const Instruction& in) {
+  std::vector<float>& x = ctx.Read(in.src0, 0);
+  const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
+  std::vector<float> s0, s1;
+  ScalarValues(ctx, in.scalar0, parts, 1, &s0);
+  if (in.alu1 != AluOp::kNone) ScalarValues(ctx, in.scalar1, parts, 2, &s1);
+  for (int64_t p = 0; p < parts; ++p) {
+    float* row = &x[p * per];
+    for (int64_t i = 0; i < per; ++i) {
+      float v = ApplyAlu(in.alu0, row[i], s0[p]);
+      if (in.alu1 != AluOp::kNone) v = ApplyAlu(in.alu1, v, s1[p]);
+      row[i] = v;
+    }
+  }
+  ctx.Write(in.dst, x);
+}
+
+SIM_REGISTER_OPCODE(tensor_scalar, {Opcode::kTensorScalar, "tensor_scalar", "TENSOR_SCALAR_PTR",
+                                    EngineBit(EngineId::kVector) | EngineBit(EngineId::kGpSimd),
+                                    ValidateTensorScalar, CostTensorScalar, ExecTensorScalar, ElementFlops});
+
+// ---- tensor_reduce (innermost free dim) ----
+int64_t InnerSize(const AccessPattern& ap) { return ap.dims.size() > 1 ? ap.dims.back().size : 1; }
+
+void ValidateTensorReduce(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src");
+  if (in.dst.Partitions() != in.src0.Partitions() ||
+      in.dst.FreeElements() * InnerSize(in.src0) != in.src0.FreeElements()) {
+    Fail(k, in, "dst must have src's shape without its innermost free dim: src [" +
+                    std::to_string(in.src0.Partitions()) + ", " + std::to_string(in.src0.FreeElements()) +
+                    "] reduced over " + std::to_string(InnerSize(in.src0)) + " gives " +
+                    std::to_string(in.src0.FreeElements() / std::max<int64_t>(1, InnerSize(in.src0))) +
+                    " per partition, dst has " + std::to_string(in.dst.FreeElements()));
+  }
+}
+
+InstrCost CostTensorReduce(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  // S11: N/2 with bf16 in and out and op add or max; else N.
+  const bool fast = TypeOf(k, in.src0) == DType::kBF16 && TypeOf(k, in.dst) == DType::kBF16 &&
+                    in.reduce != ReduceOp::kMin;
+  double work = static_cast<double>(in.src0.FreeElements()) * (fast ? c.vector.reduce_fast_factor : 1.0);
+  if (AnyStridePenalty(k, c.vector.stride_penalty_bytes, {&in.src0})) work *= 2;
+  return EngineCost(c.vector, work);
+}
+
+void ExecTensorReduce(ExecContext& ctx, const Instruction& in) {
+  const std::vector<float>& x = ctx.Read(in.src0, 0);
+  const int64_t inner = InnerSize(in.src0);
+  std::vector<float>& out = ctx.buf[1];
+  out.assign(x.size() / static_cast<size_t>(inner), 0.0f);
+  for (size_t o = 0; o < out.size(); ++o) {
+    const float* row = &x[o * inner];
+    float acc = row[0];
+    for (int64_t i = 1; i < inner; ++i) {
+      switch (in.reduce) {
+        case ReduceOp::kMax: acc = std::max(acc, row[i]); break;
+        case ReduceOp::kMin: acc = std::min(acc, row[i]); break;
+        default: acc += row[i]; break;
+      }
+    }
+    out[o] = in.reduce == ReduceOp::kMean ? acc / static_cast<float>(inner) : acc;
+  }
+  ctx.Write(in.dst, out);
+}
+
+SIM_REGISTER_OPCODE(tensor_reduce, {Opcode::kTensorReduce, "tensor_reduce", "REDUCE",
+                                    EngineBit(EngineId::kVector), ValidateTensorReduce, CostTensorReduce,
+                                    ExecTensorReduce, [](const Kernel&, const Instruction& in) {
+                                      return in.src0.NumElements();
+                                    }});
+
+// ---- tensor_copy ----
+void ValidateTensorCopy(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src");
+  RequireSameShape(k, in, in.dst, "dst", in.src0, "src");
+}
+
+InstrCost CostTensorCopy(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  return UnaryCost(k, in, c, 1.0);
+}
+
+void ExecTensorCopy(ExecContext& ctx, const Instruction& in) { ctx.Write(in.dst, ctx.Read(in.src0, 0)); }
+
+SIM_REGISTER_OPCODE(tensor_copy, {Opcode::kTensorCopy, "tensor_copy", "TENSOR_COPY",
+                                  EngineBit(EngineId::kVector) | EngineBit(EngineId::kGpSimd) |
+                                      EngineBit(EngineId::kScalar),
+                                  ValidateTensorCopy, CostTensorCopy, ExecTensorCopy,
+                                  [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+
+// ---- memset ----
+void ValidateMemset(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  if (in.scalar0.is_ap) Fail(k, in, "value must be an immediate");
+}
+
+InstrCost CostMemset(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  return UnaryCost(k, in, c, 1.0);
+}
+
+void ExecMemset(ExecContext& ctx, const Instruction& in) {
+  std::vector<float>& v = ctx.buf[0];
+  v.assign(static_cast<size_t>(in.dst.NumElements()), static_cast<float>(in.scalar0.imm));
+  ctx.Write(in.dst, v);
+}
+
+SIM_REGISTER_OPCODE(memset, {Opcode::kMemset, "memset", "MEMSET",
+                             EngineBit(EngineId::kVector) | EngineBit(EngineId::kGpSimd), ValidateMemset,
+                             CostMemset, ExecMemset,
+                             [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+
+}  // namespace
+}  // namespace isa
+}  // namespace nsim

@@ -1,0 +1,71 @@
+#pragma once
+// Moving the elements an access pattern names between device memory and a
+// packed buffer, in the pattern's element order (partitions outermost for
+// on-chip tensors). Compute works on packed fp32 copies, as the engines'
+// data paths compute in fp32 with zero-overhead casting at the ports.
+#include <cstdint>
+#include <vector>
+
+#include "sim/base/dtype.h"
+#include "sim/kernel/kernel.h"
+#include "sim/model/hbm.h"
+#include "sim/model/onchip_memory.h"
+
+namespace nsim {
+
+// An access pattern bound to memory: where its tensor lives on this device.
+struct BoundAccess {
+  MemSpace space = MemSpace::kSbuf;
+  DType dtype = DType::kF32;
+  int64_t partition_start = 0;  // on-chip only
+  int64_t partitions = 1;       // on-chip: dims[0].size; HBM: 1
+  uint64_t base = 0;            // HBM: byte address of element `offset`; on-chip: byte offset in the partition
+  std::vector<ApDim> dims;      // free dims (on-chip) or all dims (HBM), element strides
+  int64_t count = 0;            // total elements
+
+  int64_t FreeCount() const { return count / partitions; }
+};
+
+BoundAccess Bind(const Kernel& k, const AccessPattern& ap, uint64_t hbm_address_of_tensor);
+
+// Calls f(element_offset_from_base, run_length) for each maximal run of
+// consecutive elements, in pattern order.
+template <class F>
+void ForEachRun(const std::vector<ApDim>& dims, F&& f);
+
+// Packed element bytes (dtype of the access) in pattern order.
+void ReadRaw(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, uint8_t* out);
+void WriteRaw(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const uint8_t* in);
+
+// The same, converting to/from fp32 (stores round to the access's dtype).
+void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out);
+void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const float* in);
+
+// ---- implementation of the template ----
+template <class F>
+void ForEachRun(const std::vector<ApDim>& dims, F&& f) {
+  const int nd = static_cast<int>(dims.size());
+  if (nd == 0) { f(int64_t{0}, int64_t{1}); return; }
+  for (const ApDim& d : dims) if (d.size == 0) return;
+  const ApDim inner = dims[nd - 1];
+  const bool contiguous = inner.stride == 1;
+  std::vector<int64_t> idx(nd - 1, 0);
+  int64_t off = 0;
+  while (true) {
+    if (contiguous) {
+      f(off, inner.size);
+    } else {
+      for (int64_t i = 0; i < inner.size; ++i) f(off + i * inner.stride, int64_t{1});
+    }
+    int d = nd - 2;
+    for (; d >= 0; --d) {
+      off += dims[d].stride;
+      if (++idx[d] < dims[d].size) break;
+      off -= dims[d].stride * dims[d].size;
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+}  // namespace nsim

@@ -1,0 +1,127 @@
+#include "sim/model/dma_module.h"
+
+#include <algorithm>
+#include <string>
+
+namespace nsim {
+
+class DmaModule::Engine : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Engine);
+  Engine(sc_core::sc_module_name name, int index, DmaModule& owner)
+      : sc_core::sc_module(name), index_(index), owner_(owner) {
+    SC_THREAD(Main);
+  }
+  void Reset() {
+    for (auto& q : queues_) q.clear();
+    round_robin_ = 0;
+  }
+  void Push(int queue, const Piece& p) {
+    queues_[queue].push_back(p);
+    arrival_.notify(sc_core::SC_ZERO_TIME);
+  }
+  bool idle() const {
+    return std::all_of(std::begin(queues_), std::end(queues_), [](const std::deque<Piece>& q) { return q.empty(); });
+  }
+
+ private:
+  void Main() {
+    while (true) {
+      int q = PickReady();
+      if (q < 0) {
+        const Picos next = EarliestReady();
+        if (next < 0) sc_core::wait(arrival_);
+        else sc_core::wait(Ps(next - Now()), arrival_);
+        continue;
+      }
+      const Piece p = queues_[q].front();
+      queues_[q].pop_front();
+      Serve(p, q);
+    }
+  }
+  // Round-robin among the queues whose head is ready (S8, v2/v3).
+  int PickReady() {
+    const int n = kMaxQueues;
+    for (int i = 0; i < n; ++i) {
+      const int q = (round_robin_ + i) % n;
+      if (!queues_[q].empty() && queues_[q].front().ready <= Now()) {
+        round_robin_ = (q + 1) % n;
+        return q;
+      }
+    }
+    return -1;
+  }
+  Picos EarliestReady() const {
+    Picos t = -1;
+    for (const auto& q : queues_) {
+      if (!q.empty() && (t < 0 || q.front().ready < t)) t = q.front().ready;
+    }
+    return t;
+  }
+  void Serve(const Piece& p, int queue) {
+    RunState& run = *owner_.run_;
+    if (run.aborted) return;
+    const DmaParams& d = run.config->dma;
+    const Picos start = Now();
+    sc_core::wait(Ps(d.descriptor_ps * p.piece->descriptors));
+    const double bytes = static_cast<double>(p.piece->bytes);
+    if (p.transfer->li->dma_touches_hbm) {
+      owner_.arbiter_.Transfer(bytes);
+    } else {
+      sc_core::wait(Ps(static_cast<Picos>(std::ceil(bytes / d.bytes_per_ns * 1000.0))));
+    }
+    const Instruction& in = *p.transfer->li->in;
+    run.result->dma.push_back({index_, queue, in.engine, p.transfer->li->index, p.piece->bytes,
+                               p.piece->descriptors, start - run.t0, Now() - run.t0,
+                               p.transfer->li->dma_touches_hbm});
+    run.NoteEnd(Now());
+    owner_.PieceDone(*p.transfer);
+  }
+
+  int index_;
+  DmaModule& owner_;
+  std::deque<Piece> queues_[kMaxQueues];
+  int round_robin_ = 0;
+  sc_core::sc_event arrival_;
+};
+
+DmaModule::DmaModule(sc_core::sc_module_name name, SemaphoreBoard& sems)
+    : sc_core::sc_module(name), sems_(sems), arbiter_("hbm") {
+  for (int i = 0; i < kMaxEngines; ++i) {
+    engines_.push_back(std::make_unique<Engine>(("engine" + std::to_string(i)).c_str(), i, *this));
+  }
+}
+
+DmaModule::~DmaModule() = default;
+
+void DmaModule::Reset(RunState* run) {
+  run_ = run;
+  transfers_.clear();
+  for (auto& e : engines_) e->Reset();
+  arbiter_.Configure(run->config->dma.hbm_bytes_per_ns, run->config->dma.bytes_per_ns);
+}
+
+void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger_end) {
+  transfers_.push_back({&li, static_cast<int>(li.dma.size())});
+  Transfer& t = transfers_.back();
+  const Picos ready = trigger_end + run.config->dma.start_latency_ps;
+  for (const DmaPiece& p : li.dma) engines_[p.dma_engine]->Push(li.in->queue, {&t, &p, ready});
+}
+
+void DmaModule::PieceDone(Transfer& t) {
+  if (--t.remaining > 0) return;
+  RunState& run = *run_;
+  try {
+    Spec(Opcode::kDmaCopy).execute(*run.ctx, *t.li->in);
+  } catch (...) {
+    run.Fail(std::current_exception());
+    return;
+  }
+  sems_.Signal(Now() + run.config->kernel.semaphore_latency_ps, t.li->in->signals);
+}
+
+bool DmaModule::idle() const {
+  return std::all_of(engines_.begin(), engines_.end(), [](const std::unique_ptr<Engine>& e) { return e->idle(); });
+}
+
+}  // namespace nsim

@@ -1,0 +1,95 @@
+#include "sim/model/engine_module.h"
+
+#include <algorithm>
+
+#include "sim/model/dma_module.h"
+
+namespace nsim {
+
+EngineModule::EngineModule(sc_core::sc_module_name name, EngineId id, SemaphoreBoard& sems, DmaModule& dma)
+    : sc_core::sc_module(name), id_(id), sems_(sems), dma_(dma) {
+  SC_THREAD(Main);
+}
+
+void EngineModule::Start(RunState* run) {
+  run_ = run;
+  done_ = run->kernel->stream(id_).empty();
+  position_ = 0;
+  table_set_ = -1;  // every execution starts with no activation table loaded
+  in_flight_.fill({});
+  if (!done_) start_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void EngineModule::Main() {
+  while (true) {
+    sc_core::wait(start_event_);
+    try {
+      RunStream();
+    } catch (...) {
+      run_->Fail(std::current_exception());
+    }
+    done_ = true;
+  }
+}
+
+void EngineModule::RunStream() {
+  const auto& stream = run_->kernel->stream(id_);
+  next_issue_ = run_->t0 + run_->result->launch;
+  for (position_ = 0; position_ < static_cast<int>(stream.size()); ++position_) {
+    const LoadedInstruction& li = stream[position_];
+    const Picos ready = Now();
+    if (!WaitForSemaphores(li)) return;
+    const Picos waited = Now() - ready;
+    const Picos start = std::max({Now(), next_issue_, HazardFree(li)});
+    if (start > Now()) sc_core::wait(Ps(start - Now()));
+    if (run_->aborted) return;
+    Issue(li, start, waited);
+  }
+}
+
+bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
+  while (!sems_.Satisfied(li.in->waits)) {
+    sc_core::wait(sems_.changed() | run_->abort_event);
+    if (run_->aborted) return false;
+  }
+  return !run_->aborted;
+}
+
+Picos EngineModule::HazardFree(const LoadedInstruction& li) const {
+  Picos t = 0;
+  for (const InFlight& f : in_flight_) {
+    if (f.li == nullptr || f.end <= Now()) continue;
+    for (const Region& w : f.li->writes) {
+      for (const Region& r : li.reads) {
+        if (w.Overlaps(r)) t = std::max(t, f.end);
+      }
+    }
+  }
+  return t;
+}
+
+// S8/14.4: switching ScalarE to another activation-table set costs a load.
+Picos EngineModule::TableLoad(const LoadedInstruction& li) {
+  const int set = li.cost.table_set;
+  if (set <= 0 || set == table_set_) return 0;
+  table_set_ = set;
+  return run_->config->scalar.table_load_ps;
+}
+
+void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited) {
+  const Picos extra = TableLoad(li);
+  const Picos end = start + extra + li.cost.latency;
+  next_issue_ = start + extra + li.cost.ii;
+  if (li.in->opcode == Opcode::kDmaCopy) {
+    dma_.Submit(*run_, li, end);  // the transfer signals its semaphores when it completes
+  } else {
+    Spec(li.in->opcode).execute(*run_->ctx, *li.in);
+    sems_.Signal(end + run_->config->kernel.semaphore_latency_ps, li.in->signals);
+    in_flight_[in_flight_next_] = {&li, end};
+    in_flight_next_ = (in_flight_next_ + 1) % kWindow;
+  }
+  run_->result->instructions.push_back({id_, li.index, start - run_->t0, end - run_->t0, waited});
+  run_->NoteEnd(end);
+}
+
+}  // namespace nsim

@@ -1,0 +1,53 @@
+#pragma once
+// One instruction sequencer with its engine (TensorE, VectorE, ScalarE,
+// GpSimd or Sync): runs its stream in order; an instruction issues once its
+// semaphore waits hold, the previous instruction's initiation interval has
+// passed and no in-flight instruction of this engine still writes what it
+// reads (the RAW rule of S6); its outputs commit `latency` after issue.
+#include <array>
+
+#include <systemc>
+
+#include "sim/model/run_state.h"
+#include "sim/model/semaphore_board.h"
+
+namespace nsim {
+
+class DmaModule;
+
+class EngineModule : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(EngineModule);
+  EngineModule(sc_core::sc_module_name name, EngineId id, SemaphoreBoard& sems, DmaModule& dma);
+
+  void Start(RunState* run);
+  bool done() const { return done_; }
+  int position() const { return position_; }  // instruction it is at (for deadlock reports)
+
+ private:
+  struct InFlight {
+    const LoadedInstruction* li = nullptr;
+    Picos end = 0;
+  };
+  void Main();
+  void RunStream();
+  bool WaitForSemaphores(const LoadedInstruction& li);  // false if the run was aborted
+  Picos HazardFree(const LoadedInstruction& li) const;  // earliest start honouring RAW
+  Picos TableLoad(const LoadedInstruction& li);
+  void Issue(const LoadedInstruction& li, Picos start, Picos waited);
+
+  EngineId id_;
+  SemaphoreBoard& sems_;
+  DmaModule& dma_;
+  RunState* run_ = nullptr;
+  sc_core::sc_event start_event_;
+  bool done_ = true;
+  int position_ = 0;
+  Picos next_issue_ = 0;
+  int table_set_ = -1;
+  static constexpr int kWindow = 8;  // outstanding instructions tracked for hazards
+  std::array<InFlight, kWindow> in_flight_{};
+  int in_flight_next_ = 0;
+};
+
+}  // namespace nsim

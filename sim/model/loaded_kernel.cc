@@ -1,0 +1,203 @@
+#include "sim/model/loaded_kernel.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "sim/base/error.h"
+#include "sim/kernel/hash.h"
+
+namespace nsim {
+
+bool Region::Overlaps(const Region& o) const {
+  if (tensor < 0 || o.tensor < 0 || space != o.space) return false;
+  if (space == MemSpace::kHbm && tensor != o.tensor) return false;
+  if (space != MemSpace::kHbm && (p1 <= o.p0 || o.p1 <= p0)) return false;
+  return lo < o.hi && o.lo < hi;
+}
+
+namespace {
+
+constexpr int64_t kSbufAlignment = 64;  // bytes; keeps tensors on port-friendly boundaries
+
+int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+std::string KernelWhere(const Kernel& k) { return "kernel '" + k.name + "'"; }
+
+// Smallest and largest element offset an affine walk reaches.
+void Extent(const std::vector<ApDim>& dims, size_t first, int64_t* lo, int64_t* hi) {
+  *lo = *hi = 0;
+  for (size_t d = first; d < dims.size(); ++d) {
+    const int64_t span = dims[d].stride * (dims[d].size - 1);
+    if (span < 0) *lo += span; else *hi += span;
+  }
+}
+
+Region RegionOf(const Kernel& k, const AccessPattern& ap) {
+  Region r;
+  if (!ap.present()) return r;
+  const TensorDecl& t = k.tensors[ap.tensor];
+  r.space = t.space;
+  r.tensor = ap.tensor;
+  int64_t lo, hi;
+  if (t.space == MemSpace::kHbm) {
+    Extent(ap.dims, 0, &lo, &hi);
+    r.lo = ap.offset + lo;
+    r.hi = ap.offset + hi + 1;
+    return r;
+  }
+  Extent(ap.dims, 1, &lo, &hi);
+  const int64_t es = DTypeSize(t.dtype);
+  r.p0 = ap.partition_start;
+  r.p1 = ap.partition_start + ap.Partitions();
+  r.lo = t.partition_offset + (ap.offset + lo) * es;
+  r.hi = t.partition_offset + (ap.offset + hi + 1) * es;
+  return r;
+}
+
+// Contiguous runs of a walk: `count` runs of `elems` elements each.
+struct Runs {
+  int64_t count = 1, elems = 1;
+};
+Runs RunsOf(const std::vector<ApDim>& dims, size_t first) {
+  Runs r;
+  int64_t total = 1;
+  for (size_t d = first; d < dims.size(); ++d) total *= dims[d].size;
+  int64_t block = 1;
+  for (size_t d = dims.size(); d-- > first;) {
+    if (dims[d].size == 1) continue;
+    if (dims[d].stride != block) break;
+    block *= dims[d].size;
+  }
+  r.elems = block;
+  r.count = total / std::max<int64_t>(block, 1);
+  return r;
+}
+
+int64_t Descriptors(const Runs& r, int64_t esize, int64_t max_desc_bytes) {
+  const int64_t run_bytes = r.elems * esize;
+  return r.count * std::max<int64_t>(1, (run_bytes + max_desc_bytes - 1) / max_desc_bytes);
+}
+
+// S8: a dma_copy is spread over up to `engines` DMA engines, each moving
+// `partitions_per_engine` partitions of the on-chip side.
+void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
+  const Instruction& in = *li->in;
+  const TensorDecl& dt = k.tensors[in.dst.tensor];
+  const TensorDecl& st = k.tensors[in.src0.tensor];
+  const bool dst_onchip = dt.space != MemSpace::kHbm, src_onchip = st.space != MemSpace::kHbm;
+  const AccessPattern& side = dst_onchip ? in.dst : in.src0;
+  const bool onchip = dst_onchip || src_onchip;
+  const int64_t rows = onchip ? side.Partitions() : (side.dims.empty() ? 1 : side.dims[0].size);
+  const int64_t total = in.dst.NumElements();
+  const int64_t esize = std::max(DTypeSize(dt.dtype), DTypeSize(st.dtype));
+  const int64_t ppe = c.dma.partitions_per_engine;
+  const int64_t engines = std::max<int64_t>(1, std::min(c.dma.engines, (rows + ppe - 1) / ppe));
+  const int64_t chunk = (rows + engines - 1) / engines;
+  const int64_t first_engine = onchip ? side.partition_start / ppe : 0;
+
+  auto side_desc = [&](const AccessPattern& ap, const TensorDecl& t, int64_t piece_elems) {
+    const bool on = t.space != MemSpace::kHbm;
+    const Runs r = RunsOf(ap.dims, on ? 1 : 0);
+    const int64_t all = Descriptors(r, DTypeSize(t.dtype), c.dma.max_descriptor_bytes) * (on ? ap.Partitions() : 1);
+    return (all * piece_elems + total - 1) / total;  // this piece's share, rounded up
+  };
+  li->dma_touches_hbm = !dst_onchip || !src_onchip;
+  for (int64_t e = 0, row = 0; row < rows; ++e, row += chunk) {
+    const int64_t piece_rows = std::min(chunk, rows - row);
+    const int64_t elems = total / rows * piece_rows;
+    DmaPiece p;
+    p.dma_engine = static_cast<int>((first_engine + e) % c.dma.engines);
+    p.bytes = elems * esize;
+    p.descriptors = std::max(side_desc(in.dst, dt, elems), side_desc(in.src0, st, elems));
+    li->dma.push_back(p);
+    li->dma_bytes += p.bytes;
+  }
+}
+
+}  // namespace
+
+LoadedKernel::LoadedKernel(const Kernel& kernel, const HardwareConfig& config)
+    : kernel_(kernel), config_name_(config.name) {
+  Layout(config);
+  Prepare(config);
+  hash_ = KernelHash(kernel_);
+}
+
+void LoadedKernel::Layout(const HardwareConfig& c) {
+  const int64_t bank = c.memory.psum_bank_bytes;
+  const int64_t psum_cap = c.memory.psum_banks * bank;
+  for (TensorDecl& t : kernel_.tensors) {
+    if (t.space == MemSpace::kHbm) continue;
+    if (t.shape.empty() || t.shape[0] > c.memory.partitions) {
+      std::ostringstream os;
+      os << KernelWhere(kernel_) << " line " << t.line << ": tensor '" << t.name << "' spans "
+         << (t.shape.empty() ? 0 : t.shape[0]) << " partitions; " << c.name << " has " << c.memory.partitions;
+      throw SimError(os.str());
+    }
+    const int64_t bytes = t.FreeElements() * DTypeSize(t.dtype);
+    if (t.space == MemSpace::kSbuf) {
+      t.partition_offset = sbuf_used_;
+      sbuf_used_ = AlignUp(sbuf_used_ + bytes, kSbufAlignment);
+    } else {
+      // A tensor that fits a bank never straddles two (matmul writes one bank).
+      int64_t at = psum_used_;
+      if (bytes <= bank && at / bank != (at + bytes - 1) / bank) at = AlignUp(at, bank);
+      if (bytes > bank) at = AlignUp(at, bank);
+      t.partition_offset = at;
+      psum_used_ = AlignUp(at + bytes, 4);
+    }
+  }
+  auto over = [&](MemSpace s, int64_t used, int64_t cap) {
+    std::ostringstream os;
+    os << KernelWhere(kernel_) << ": " << (s == MemSpace::kSbuf ? "SBUF" : "PSUM") << " over capacity: tensors need "
+       << used << " bytes per partition, " << c.name << " has " << cap << ". Largest:";
+    std::vector<const TensorDecl*> ts;
+    for (const TensorDecl& t : kernel_.tensors) if (t.space == s) ts.push_back(&t);
+    std::sort(ts.begin(), ts.end(), [](const TensorDecl* a, const TensorDecl* b) {
+      return a->FreeElements() * DTypeSize(a->dtype) > b->FreeElements() * DTypeSize(b->dtype);
+    });
+    for (size_t i = 0; i < ts.size() && i < 3; ++i)
+      os << " '" << ts[i]->name << "' " << ts[i]->FreeElements() * DTypeSize(ts[i]->dtype) << " B";
+    throw SimError(os.str());
+  };
+  if (sbuf_used_ > c.memory.sbuf_bytes_per_partition) over(MemSpace::kSbuf, sbuf_used_, c.memory.sbuf_bytes_per_partition);
+  if (psum_used_ > psum_cap) over(MemSpace::kPsum, psum_used_, psum_cap);
+}
+
+void LoadedKernel::Prepare(const HardwareConfig& c) {
+  if (static_cast<int64_t>(kernel_.semaphores.size()) > c.kernel.semaphores) {
+    throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
+                   " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
+  }
+  for (int e = 0; e < kNumEngines; ++e) {
+    const auto& src = kernel_.streams[e];
+    auto& dst = streams_[e];
+    dst.resize(src.size());
+    for (size_t i = 0; i < src.size(); ++i) {
+      const Instruction& in = src[i];
+      const OpcodeSpec& spec = Spec(in.opcode);
+      if (!(spec.engines & EngineBit(in.engine)) || static_cast<int>(in.engine) != e) {
+        std::ostringstream os;
+        os << KernelWhere(kernel_) << " line " << in.line << ": " << spec.name << " cannot run on the "
+           << EngineName(static_cast<EngineId>(e)) << " engine";
+        throw SimError(os.str());
+      }
+      spec.validate(kernel_, in, c);
+      LoadedInstruction& li = dst[i];
+      li.in = &in;
+      li.index = static_cast<int>(i);
+      li.cost = spec.cost(kernel_, in, c);
+      if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
+        li.writes.push_back(RegionOf(kernel_, in.dst));
+        if (in.acc.present()) li.writes.push_back(RegionOf(kernel_, in.acc));
+      }
+      for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) {
+        if (ap->present()) li.reads.push_back(RegionOf(kernel_, *ap));
+      }
+      if (in.accumulate) li.reads.push_back(RegionOf(kernel_, in.dst));
+      if (in.opcode == Opcode::kDmaCopy) PlanDma(kernel_, c, &li);
+    }
+  }
+}
+
+}  // namespace nsim

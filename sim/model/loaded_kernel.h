@@ -1,0 +1,65 @@
+#pragma once
+// A kernel checked against one config and prepared for the hot loop: tensors
+// placed in SBUF/PSUM, every instruction validated and costed, every DMA
+// split into per-engine pieces, and the memory regions each instruction reads
+// and writes resolved for same-engine hazard checks.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/config/hw_config.h"
+#include "sim/isa/opcode_spec.h"
+#include "sim/kernel/kernel.h"
+
+namespace nsim {
+
+// A box of memory an instruction touches: partitions [p0, p1) x bytes
+// [lo, hi) within each partition (on-chip), or elements [lo, hi) of an HBM
+// tensor (p0 = p1 = 0; compared by tensor since addresses are bound later).
+struct Region {
+  MemSpace space = MemSpace::kSbuf;
+  int tensor = -1;
+  int64_t p0 = 0, p1 = 0, lo = 0, hi = 0;
+  bool Overlaps(const Region& o) const;
+};
+
+// One DMA engine's share of a dma_copy (S8: one engine per 8 partitions).
+struct DmaPiece {
+  int dma_engine = 0;
+  int64_t bytes = 0;
+  int64_t descriptors = 0;
+};
+
+struct LoadedInstruction {
+  const Instruction* in = nullptr;
+  int index = 0;
+  InstrCost cost;
+  std::vector<Region> reads;
+  std::vector<Region> writes;
+  std::vector<DmaPiece> dma;  // dma_copy only
+  bool dma_touches_hbm = false;
+  int64_t dma_bytes = 0;
+};
+
+class LoadedKernel {
+ public:
+  LoadedKernel(const Kernel& kernel, const HardwareConfig& config);
+  const Kernel& kernel() const { return kernel_; }
+  uint64_t hash() const { return hash_; }
+  const std::string& config_name() const { return config_name_; }
+  const std::vector<LoadedInstruction>& stream(EngineId e) const { return streams_[static_cast<int>(e)]; }
+  int64_t sbuf_bytes_per_partition() const { return sbuf_used_; }
+  int64_t psum_bytes_per_partition() const { return psum_used_; }
+
+ private:
+  void Layout(const HardwareConfig& c);
+  void Prepare(const HardwareConfig& c);
+
+  Kernel kernel_;
+  uint64_t hash_ = 0;
+  std::string config_name_;
+  std::array<std::vector<LoadedInstruction>, kNumEngines> streams_;
+  int64_t sbuf_used_ = 0, psum_used_ = 0;
+};
+
+}  // namespace nsim

@@ -1,0 +1,44 @@
+#pragma once
+// The core's semaphores. Signals are applied at their time (an instruction's
+// completion plus the propagation latency); waiting engines wake on `changed`.
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include <systemc>
+
+#include "sim/base/time.h"
+#include "sim/kernel/kernel.h"
+
+namespace nsim {
+
+class SemaphoreBoard : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(SemaphoreBoard);
+  explicit SemaphoreBoard(sc_core::sc_module_name name);
+
+  void Reset(size_t count);
+  bool Satisfied(const std::vector<SemWait>& waits) const;
+  // Applies every signal's delta at absolute time `at` (>= now).
+  void Signal(Picos at, const std::vector<SemSignal>& signals);
+  int64_t value(int sem) const { return values_[sem]; }
+  const sc_core::sc_event& changed() const { return changed_; }
+  bool idle() const { return pending_.empty(); }
+
+ private:
+  struct Pending {
+    Picos at;
+    uint64_t seq;
+    int sem;
+    int64_t delta;
+    bool operator>(const Pending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  void Apply();
+
+  std::vector<int64_t> values_;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
+  uint64_t seq_ = 0;
+  sc_core::sc_event wake_, changed_;
+};
+
+}  // namespace nsim

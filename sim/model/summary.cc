@@ -1,0 +1,73 @@
+#include "sim/model/summary.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace nsim {
+namespace {
+
+// Total length of the union of [start, end) intervals.
+Picos UnionLength(std::vector<std::pair<Picos, Picos>> iv) {
+  std::sort(iv.begin(), iv.end());
+  Picos total = 0, cur_start = 0, cur_end = -1;
+  for (const auto& [s, e] : iv) {
+    if (s > cur_end) {
+      if (cur_end > cur_start) total += cur_end - cur_start;
+      cur_start = s;
+      cur_end = e;
+    } else {
+      cur_end = std::max(cur_end, e);
+    }
+  }
+  if (cur_end > cur_start) total += cur_end - cur_start;
+  return total;
+}
+
+}  // namespace
+
+void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
+  std::sort(r->instructions.begin(), r->instructions.end(), [](const InstructionRecord& a, const InstructionRecord& b) {
+    return a.start != b.start ? a.start < b.start : a.engine != b.engine ? a.engine < b.engine : a.index < b.index;
+  });
+  std::sort(r->dma.begin(), r->dma.end(), [](const DmaRecord& a, const DmaRecord& b) {
+    return a.start != b.start ? a.start < b.start : a.dma_engine < b.dma_engine;
+  });
+  std::vector<std::pair<Picos, Picos>> per_engine[kNumEngines];
+  for (const InstructionRecord& rec : r->instructions) {
+    const int e = static_cast<int>(rec.engine);
+    per_engine[e].push_back({rec.start, rec.end});
+    r->engines[e].instructions++;
+    r->engines[e].by_opcode[static_cast<int>(kernel.stream(rec.engine)[rec.index].in->opcode)]++;
+  }
+  for (int e = 0; e < kNumEngines; ++e) r->engines[e].busy = UnionLength(std::move(per_engine[e]));
+
+  r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
+  std::vector<std::vector<std::pair<Picos, Picos>>> engine_iv(config.dma.engines);
+  std::map<int, std::vector<std::pair<Picos, Picos>>> queue_iv;
+  for (const DmaRecord& d : r->dma) {
+    DmaEngineSummary& s = r->dma_engines[d.dma_engine];
+    s.bytes += d.bytes;
+    s.transfers++;
+    s.descriptors += d.descriptors;
+    engine_iv[d.dma_engine].push_back({d.start, d.end});
+    queue_iv[d.queue].push_back({d.start, d.end});
+    r->dma_queues[d.queue].bytes += d.bytes;
+  }
+  for (int e = 0; e < config.dma.engines; ++e) r->dma_engines[e].busy = UnionLength(std::move(engine_iv[e]));
+  for (auto& [q, iv] : queue_iv) r->dma_queues[q].busy = UnionLength(std::move(iv));
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const LoadedInstruction& li : kernel.stream(static_cast<EngineId>(e))) {
+      if (li.in->opcode != Opcode::kDmaCopy) continue;
+      r->dma_queues[li.in->queue].transfers++;
+      const Kernel& k = kernel.kernel();
+      if (k.tensors[li.in->src0.tensor].space == MemSpace::kHbm)
+        r->hbm_bytes_read += li.in->src0.NumElements() * DTypeSize(k.tensors[li.in->src0.tensor].dtype);
+      if (k.tensors[li.in->dst.tensor].space == MemSpace::kHbm)
+        r->hbm_bytes_written += li.in->dst.NumElements() * DTypeSize(k.tensors[li.in->dst.tensor].dtype);
+    }
+  }
+}
+
+}  // namespace nsim

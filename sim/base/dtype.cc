@@ -41,22 +41,6 @@ bool ParseDType(const std::string& s, DType* out) {
 
 bool IsFloat16Bit(DType t) { return t == DType::kBF16 || t == DType::kF16; }
 
-uint16_t FloatToBF16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet NaN
-  const uint32_t lsb = (bits >> 16) & 1u;
-  bits += 0x7fffu + lsb;  // round to nearest, ties to even
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-float BF16ToFloat(uint16_t h) {
-  const uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 uint16_t FloatToF16(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);

@@ -2,6 +2,7 @@
 // Element types of the device and their conversions. bf16 and fp16 round to
 // nearest even, as the engines' output casting does.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace nsim {
@@ -13,8 +14,20 @@ const char* DTypeName(DType t);                 // "f32", "bf16", "f16", "i32"
 bool ParseDType(const std::string& s, DType* out);  // accepts the names above and fp32/float32/bfloat16/fp16/float16/int32
 bool IsFloat16Bit(DType t);                     // bf16 or f16
 
-uint16_t FloatToBF16(float f);   // round to nearest even; NaN stays NaN
-float BF16ToFloat(uint16_t h);
+// Inline: they sit on the simulator's per-element path.
+inline uint16_t FloatToBF16(float f) {  // round to nearest even; NaN stays NaN
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);  // ties to even
+  return static_cast<uint16_t>(bits >> 16);
+}
+inline float BF16ToFloat(uint16_t h) {
+  const uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 uint16_t FloatToF16(float f);    // IEEE half, round to nearest even, overflow to inf
 float F16ToFloat(uint16_t h);
 

@@ -5,6 +5,7 @@
 // its description and its limits). Values are stored in base units: Hz,
 // bytes, picoseconds, bytes per nanosecond, cycles of the engine named.
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "sim/base/time.h"
@@ -89,6 +90,10 @@ struct HardwareConfig {
   DmaParams dma;
   MemoryParams memory;
   KernelParams kernel;
+  // Where each key got its value: dotted key -> "file:line", or
+  // "override 'key=value'". Added so that a resolved config can
+  // be printed with the provenance of every number (FormatHardwareConfig).
+  std::map<std::string, std::string> origin;
 };
 
 }  // namespace nsim

@@ -1,0 +1,307 @@
+#include "sim/config/params.h"
+
+#include <limits>
+
+#include "sim/base/error.h"
+
+namespace nsim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Upper limits. They only catch typos (an extra "000", ps for ns); any
+// plausible hardware, including what-if parts, is well inside them.
+constexpr double kMaxFreqHz = 100e9;
+constexpr double kMaxCycles = 1e6;
+constexpr double kMaxTimePs = 1e12;           // 1 s
+constexpr double kMaxBytesPerNs = 1e5;        // 100 TB/s
+constexpr double kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kTiB = kGiB * 1024;
+
+Limits Positive(double max) { return {0, max, true}; }
+Limits Between(double min, double max) { return {min, max, false}; }
+
+#define NSIM_FIELD(member) [](HardwareConfig& c) -> FieldRef { return &c.member; }
+
+using EngineOf = EngineParams& (*)(HardwareConfig&);
+
+// The keys every engine sequencer has. The compute engines occupy their data
+// path for at least one cycle per instruction (min_ii >= 1); the Sync engine
+// has no data path, so 0 is allowed there.
+void AddEngineKeys(const std::string& engine, const std::string& who, double min_ii_floor,
+                   EngineOf get, std::vector<ParamSpec>* table) {
+  auto field = [get](int64_t EngineParams::*m) {
+    return [get, m](HardwareConfig& c) -> FieldRef { return &(get(c).*m); };
+  };
+  table->push_back({engine + ".freq", UnitKind::kFrequency, Positive(kMaxFreqHz), who + " clock",
+                    [get](HardwareConfig& c) -> FieldRef { return &get(c).freq_hz; }});
+  table->push_back({engine + ".min_ii", UnitKind::kCycles, Between(min_ii_floor, kMaxCycles),
+                    "MIN_II: shortest initiation interval of a data-path instruction, in " + who +
+                        " cycles",
+                    field(&EngineParams::min_ii_cycles)});
+  table->push_back({engine + ".pipeline_latency", UnitKind::kCycles, Between(0, kMaxCycles),
+                    "issue-to-commit latency beyond the II (L_pipe), in " + who + " cycles",
+                    field(&EngineParams::pipeline_latency_cycles)});
+  table->push_back({engine + ".dispatch", UnitKind::kCycles, Between(0, kMaxCycles),
+                    "sequencer cost of a control instruction (DMA trigger, wait), in " + who +
+                        " cycles",
+                    field(&EngineParams::dispatch_cycles)});
+}
+
+std::vector<ParamSpec> BuildTable() {
+  std::vector<ParamSpec> t;
+  auto add = [&t](ParamSpec p) { t.push_back(std::move(p)); };
+  add({"generation", UnitKind::kText, {}, "NeuronCore generation, e.g. NeuronCore-v2",
+       NSIM_FIELD(generation)});
+
+  AddEngineKeys("tensor", "TensorE", 1, [](HardwareConfig& c) -> EngineParams& { return c.tensor; },
+                &t);
+  add({"tensor.rows", UnitKind::kCount, Between(1, 1024),
+       "PE array rows (contraction size K of the stationary tile)", NSIM_FIELD(tensor.rows)});
+  add({"tensor.cols", UnitKind::kCount, Between(1, 1024),
+       "PE array columns (free size M of the stationary tile)", NSIM_FIELD(tensor.cols)});
+  add({"tensor.moving_free_max", UnitKind::kCount, Between(1, 65536),
+       "largest moving free size of one matmul, in elements", NSIM_FIELD(tensor.moving_free_max)});
+  add({"tensor.mm_init_latency", UnitKind::kCycles, Between(0, kMaxCycles),
+       "MM_INIT_LATENCY: floor of the matmul II, in TensorE cycles",
+       NSIM_FIELD(tensor.mm_init_latency_cycles)});
+  add({"tensor.load_stationary_speedup", UnitKind::kRatio, Between(1, 128),
+       "LoadStationary runs this many times faster than a matmul of the same free size",
+       NSIM_FIELD(tensor.load_stationary_speedup)});
+  add({"tensor.fp32_factor", UnitKind::kRatio, Between(1, 64),
+       "matmul cost multiplier for fp32 operands", NSIM_FIELD(tensor.fp32_factor)});
+
+  AddEngineKeys("vector", "VectorE", 1, [](HardwareConfig& c) -> EngineParams& { return c.vector; },
+                &t);
+  add({"vector.two_input_factor", UnitKind::kRatio, Positive(64),
+       "tensor_tensor cycles per element off the fast path (2N)",
+       NSIM_FIELD(vector.two_input_factor)});
+  add({"vector.reduce_fast_factor", UnitKind::kRatio, Positive(64),
+       "tensor_reduce cycles per element for bf16 add/max (N/2)",
+       NSIM_FIELD(vector.reduce_fast_factor)});
+  add({"vector.reciprocal_factor", UnitKind::kRatio, Positive(1024),
+       "divide / reciprocal cycles per element (8N)", NSIM_FIELD(vector.reciprocal_factor)});
+  add({"vector.perf_mode_copy", UnitKind::kRatio, Between(1, 64),
+       "speed-up of tensor_copy/tensor_scalar/memset, SBUF only, 16-bit, contiguous (1 = none)",
+       NSIM_FIELD(vector.perf_mode_copy)});
+  add({"vector.perf_mode_copy_partial", UnitKind::kRatio, Between(1, 64),
+       "the same speed-up when non-contiguous or one side in PSUM (1 = none)",
+       NSIM_FIELD(vector.perf_mode_copy_partial)});
+  add({"vector.perf_mode_tensor_tensor", UnitKind::kRatio, Between(1, 64),
+       "speed-up of tensor_tensor with both inputs in SBUF and 16-bit (1 = none)",
+       NSIM_FIELD(vector.perf_mode_tensor_tensor)});
+  add({"vector.stride_penalty", UnitKind::kSize, Between(1, 64 * kKiB),
+       "an innermost stride above this halves the VectorE access bandwidth",
+       NSIM_FIELD(vector.stride_penalty_bytes)});
+
+  AddEngineKeys("scalar", "ScalarE", 1, [](HardwareConfig& c) -> EngineParams& { return c.scalar; },
+                &t);
+  add({"scalar.accumulate", UnitKind::kCycles, Between(0, kMaxCycles),
+       "extra cost of an activation with accumulate (ActReadAccumulator), in ScalarE cycles",
+       NSIM_FIELD(scalar.accumulate_cycles)});
+  add({"scalar.perf_mode_16bit", UnitKind::kRatio, Between(1, 64),
+       "speed-up of 16-bit identity/copy-type activations (1 = none)",
+       NSIM_FIELD(scalar.perf_mode_16bit)});
+  add({"scalar.table_load", UnitKind::kTime, Between(0, kMaxTimePs),
+       "activation-table switch when a function needs another table set",
+       NSIM_FIELD(scalar.table_load_ps)});
+  add({"scalar.stride_penalty", UnitKind::kSize, Between(1, 64 * kKiB),
+       "an innermost stride above this halves the ScalarE access bandwidth",
+       NSIM_FIELD(scalar.stride_penalty_bytes)});
+
+  AddEngineKeys("gpsimd", "GpSimdE", 1, [](HardwareConfig& c) -> EngineParams& { return c.gpsimd; },
+                &t);
+  add({"gpsimd.start", UnitKind::kCycles, Between(0, kMaxCycles),
+       "GPSIMD_START: start-up overhead of an instruction, in GpSimdE cycles",
+       NSIM_FIELD(gpsimd.start_cycles)});
+  add({"gpsimd.iota_per_elem", UnitKind::kRatio, Positive(1024),
+       "iota / affine_select GpSimdE cycles per free element",
+       NSIM_FIELD(gpsimd.iota_cycles_per_elem)});
+  add({"gpsimd.partition_reduce_per_elem", UnitKind::kRatio, Positive(1024),
+       "cross-partition reduce GpSimdE cycles per free element",
+       NSIM_FIELD(gpsimd.partition_reduce_cycles_per_elem)});
+
+  AddEngineKeys("sync", "Sync engine", 0, [](HardwareConfig& c) -> EngineParams& { return c.sync; },
+                &t);
+
+  // 16 is the per-core count of every generation and the semaphore increment
+  // a transfer waits for (S8); more engines would need a new completion rule.
+  add({"dma.engines", UnitKind::kCount, Between(1, 16), "DMA engines per core",
+       NSIM_FIELD(dma.engines)});
+  add({"dma.queues_per_engine", UnitKind::kCount, Between(1, 64), "DMA queues per engine",
+       NSIM_FIELD(dma.queues_per_engine)});
+  add({"dma.partitions_per_engine", UnitKind::kCount, Between(1, 128),
+       "default split of a transfer: one engine per this many SBUF partitions",
+       NSIM_FIELD(dma.partitions_per_engine)});
+  add({"dma.bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+       "achievable bandwidth of one DMA engine", NSIM_FIELD(dma.bytes_per_ns)});
+  add({"dma.start_latency", UnitKind::kTime, Between(0, kMaxTimePs),
+       "DMA trigger to first byte", NSIM_FIELD(dma.start_latency_ps)});
+  add({"dma.descriptor", UnitKind::kTime, Between(0, kMaxTimePs),
+       "processing time per descriptor (contiguous run)", NSIM_FIELD(dma.descriptor_ps)});
+  add({"dma.max_descriptor", UnitKind::kSize, Between(1, 4 * kGiB),
+       "longest contiguous run of one descriptor; longer runs are split",
+       NSIM_FIELD(dma.max_descriptor_bytes)});
+  add({"dma.hbm_bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+       "this core's share of HBM bandwidth, shared by all its DMA engines",
+       NSIM_FIELD(dma.hbm_bytes_per_ns)});
+  add({"dma.trigger", UnitKind::kTime, Between(0, kMaxTimePs),
+       "busy time of the issuing sequencer per DMA trigger", NSIM_FIELD(dma.trigger_ps)});
+
+  add({"memory.partitions", UnitKind::kCount, Between(1, 128), "SBUF and PSUM partitions",
+       NSIM_FIELD(memory.partitions)});
+  add({"memory.sbuf_per_partition", UnitKind::kSize, Between(1, 64 * kMiB),
+       "SBUF capacity of one partition", NSIM_FIELD(memory.sbuf_bytes_per_partition)});
+  add({"memory.psum_banks", UnitKind::kCount, Between(1, 64), "PSUM banks per partition",
+       NSIM_FIELD(memory.psum_banks)});
+  add({"memory.psum_bank_bytes", UnitKind::kSize, Between(4, 1 * kMiB),
+       "PSUM bank capacity per partition", NSIM_FIELD(memory.psum_bank_bytes)});
+  add({"memory.hbm", UnitKind::kSize, Between(1, 16 * kTiB),
+       "device memory (HBM) visible to this core", NSIM_FIELD(memory.hbm_bytes)});
+
+  add({"kernel.launch", UnitKind::kTime, Between(0, kMaxTimePs),
+       "NEFF start-up before the first instruction", NSIM_FIELD(kernel.launch_ps)});
+  add({"kernel.teardown", UnitKind::kTime, Between(0, kMaxTimePs),
+       "NEFF tear-down after the last completion", NSIM_FIELD(kernel.teardown_ps)});
+  add({"kernel.semaphore_latency", UnitKind::kTime, Between(0, kMaxTimePs),
+       "semaphore signal on one engine to wake-up of another",
+       NSIM_FIELD(kernel.semaphore_latency_ps)});
+  add({"kernel.semaphores", UnitKind::kCount, Between(1, 65536), "hardware semaphores per core",
+       NSIM_FIELD(kernel.semaphores)});
+  return t;
+}
+
+#undef NSIM_FIELD
+
+void CheckLimits(const ParamSpec& spec, double value) {
+  const Limits& l = spec.limits;
+  const bool above_min = l.min_exclusive ? value > l.min : value >= l.min;
+  if (above_min && value <= l.max) return;
+  throw SimError("impossible value " + FormatQuantity(spec.kind, value) + ": must be " +
+                 FormatLimits(spec));
+}
+
+// A rule between keys: `holds` must be true for the resolved config.
+struct Rule {
+  std::vector<std::string> keys;  // the keys involved, printed with their values and origins
+  const char* statement;
+  const char* why;
+  bool (*holds)(const HardwareConfig&);
+};
+
+const std::vector<Rule>& Rules() {
+  static const std::vector<Rule> rules = {
+      {{"tensor.rows", "memory.partitions"}, "tensor.rows <= memory.partitions",
+       "the contraction dimension of the stationary tile lies along the partitions",
+       [](const HardwareConfig& c) { return c.tensor.rows <= c.memory.partitions; }},
+      {{"tensor.cols", "memory.partitions"}, "tensor.cols <= memory.partitions",
+       "each PE column writes one PSUM partition",
+       [](const HardwareConfig& c) { return c.tensor.cols <= c.memory.partitions; }},
+      {{"dma.partitions_per_engine", "memory.partitions"},
+       "dma.partitions_per_engine <= memory.partitions", "an engine cannot own more partitions",
+       [](const HardwareConfig& c) { return c.dma.partitions_per_engine <= c.memory.partitions; }},
+      {{"tensor.moving_free_max", "memory.psum_banks", "memory.psum_bank_bytes"},
+       "4 B * tensor.moving_free_max <= memory.psum_banks * memory.psum_bank_bytes",
+       "the fp32 output of the largest matmul must fit in PSUM",
+       [](const HardwareConfig& c) {
+         return 4 * c.tensor.moving_free_max <= c.memory.psum_banks * c.memory.psum_bank_bytes;
+       }},
+  };
+  return rules;
+}
+
+std::string OriginOf(const HardwareConfig& config, const std::string& key) {
+  auto it = config.origin.find(key);
+  return it == config.origin.end() ? "unset" : "set at " + it->second;
+}
+
+}  // namespace
+
+const std::vector<ParamSpec>& AllParams() {
+  static const std::vector<ParamSpec> table = BuildTable();
+  return table;
+}
+
+const ParamSpec* FindParam(const std::string& key) {
+  for (const ParamSpec& p : AllParams()) {
+    if (p.key == key) return &p;
+  }
+  return nullptr;
+}
+
+bool IsParamGroup(const std::string& key) {
+  for (const ParamSpec& p : AllParams()) {
+    if (p.key.compare(0, key.size() + 1, key + ".") == 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> ParamNamesIn(const std::string& group) {
+  const std::string prefix = group.empty() ? "" : group + ".";
+  std::vector<std::string> names;
+  for (const ParamSpec& p : AllParams()) {
+    if (p.key.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = p.key.substr(prefix.size());
+    const std::string name = rest.substr(0, rest.find('.'));
+    if (names.empty() || names.back() != name) names.push_back(name);
+  }
+  return names;
+}
+
+void SetParam(const ParamSpec& spec, const std::string& text, HardwareConfig* config) {
+  const FieldRef ref = spec.field(*config);
+  if (auto* s = std::get_if<std::string*>(&ref)) {
+    if (text.find_first_not_of(" \t") == std::string::npos) {
+      throw SimError("empty value; expected " + UnitHint(spec.kind));
+    }
+    **s = text;
+    return;
+  }
+  const double value = ParseQuantity(spec.kind, text);
+  CheckLimits(spec, value);
+  if (auto* d = std::get_if<double*>(&ref)) {
+    **d = value;
+  } else {
+    *std::get<int64_t*>(ref) = static_cast<int64_t>(value);
+  }
+}
+
+std::string FormatParam(const ParamSpec& spec, const HardwareConfig& config) {
+  // The accessor needs a mutable config only to hand out a field address;
+  // nothing is written here.
+  const FieldRef ref = spec.field(const_cast<HardwareConfig&>(config));
+  if (auto* s = std::get_if<std::string*>(&ref)) return **s;
+  if (auto* d = std::get_if<double*>(&ref)) return FormatQuantity(spec.kind, **d);
+  return FormatQuantity(spec.kind, static_cast<double>(*std::get<int64_t*>(ref)));
+}
+
+std::string FormatLimits(const ParamSpec& spec) {
+  if (spec.kind == UnitKind::kText) return "not empty";
+  const Limits& l = spec.limits;
+  std::string out = (l.min_exclusive ? "> " : ">= ") + FormatQuantity(spec.kind, l.min);
+  if (l.max != kInf) out += " and <= " + FormatQuantity(spec.kind, l.max);
+  return out;
+}
+
+void CheckConsistency(const HardwareConfig& config) {
+  for (const Rule& rule : Rules()) {
+    if (rule.holds(config)) continue;
+    std::string values;
+    for (const std::string& key : rule.keys) {
+      values += "\n  " + key + " = " + FormatParam(*FindParam(key), config) + " (" +
+                OriginOf(config, key) + ")";
+    }
+    throw SimError(config.source + ": config '" + config.name + "': impossible combination, " +
+                   rule.statement + " does not hold (" + rule.why + "):" + values);
+  }
+}
+
+std::string DescribeParams() {
+  std::string out = "| key | unit | limits | description |\n|---|---|---|---|\n";
+  for (const ParamSpec& p : AllParams()) {
+    out += "| `" + p.key + "` | " + UnitKindName(p.kind) + " | " + FormatLimits(p) + " | " +
+           p.description + " |\n";
+  }
+  return out;
+}
+
+}  // namespace nsim

@@ -1,8 +1,22 @@
 #include "sim/model/access.h"
 
 #include <cstring>
+#include <string>
+
+#include "sim/base/error.h"
 
 namespace nsim {
+
+namespace {
+void CopyDims(const std::vector<ApDim>& from, size_t first, BoundDims* to) {
+  if (from.size() - first > BoundDims::kMaxDims) {
+    throw SimError("access pattern with " + std::to_string(from.size() - first) + " dims; the model supports " +
+                   std::to_string(BoundDims::kMaxDims));
+  }
+  to->n = 0;
+  for (size_t i = first; i < from.size(); ++i) to->d[to->n++] = from[i];
+}
+}  // namespace
 
 BoundAccess Bind(const Kernel& k, const AccessPattern& ap, uint64_t hbm_address_of_tensor) {
   const TensorDecl& t = k.tensors[ap.tensor];
@@ -12,12 +26,12 @@ BoundAccess Bind(const Kernel& k, const AccessPattern& ap, uint64_t hbm_address_
   const int64_t esize = DTypeSize(t.dtype);
   if (t.space == MemSpace::kHbm) {
     a.base = hbm_address_of_tensor + static_cast<uint64_t>(ap.offset * esize);
-    a.dims = ap.dims;
+    CopyDims(ap.dims, 0, &a.dims);
   } else {
     a.partition_start = ap.partition_start;
     a.partitions = ap.dims.empty() ? 1 : ap.dims[0].size;
     a.base = static_cast<uint64_t>(t.partition_offset + ap.offset * esize);
-    a.dims.assign(ap.dims.begin() + (ap.dims.empty() ? 0 : 1), ap.dims.end());
+    CopyDims(ap.dims, ap.dims.empty() ? 0 : 1, &a.dims);
   }
   a.count = ap.NumElements();
   return a;
@@ -53,26 +67,59 @@ void WriteRaw(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const uin
       [&](uint64_t addr, int64_t n) { hbm.Write(addr, in, n); in += n; });
 }
 
-void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out) {
-  if (a.dtype == DType::kF32) {
-    ReadRaw(a, mem, hbm, reinterpret_cast<uint8_t*>(out));
-    return;
+namespace {
+
+// Converting loops with the dtype switch hoisted out of the element loop.
+void LoadRun(DType t, const uint8_t* p, int64_t n, float* out) {
+  switch (t) {
+    case DType::kF32: std::memcpy(out, p, n * 4); return;
+    case DType::kBF16:
+      for (int64_t i = 0; i < n; ++i) { uint16_t h; std::memcpy(&h, p + 2 * i, 2); out[i] = BF16ToFloat(h); }
+      return;
+    default:
+      for (int64_t i = 0; i < n; ++i) out[i] = LoadElement(t, p + i * DTypeSize(t));
   }
-  std::vector<uint8_t> raw(static_cast<size_t>(a.count * DTypeSize(a.dtype)));
-  ReadRaw(a, mem, hbm, raw.data());
+}
+
+void StoreRun(DType t, uint8_t* p, int64_t n, const float* in) {
+  switch (t) {
+    case DType::kF32: std::memcpy(p, in, n * 4); return;
+    case DType::kBF16:
+      for (int64_t i = 0; i < n; ++i) { const uint16_t h = FloatToBF16(in[i]); std::memcpy(p + 2 * i, &h, 2); }
+      return;
+    default:
+      for (int64_t i = 0; i < n; ++i) StoreElement(t, p + i * DTypeSize(t), in[i]);
+  }
+}
+
+}  // namespace
+
+void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out) {
   const int esize = DTypeSize(a.dtype);
-  for (int64_t i = 0; i < a.count; ++i) out[i] = LoadElement(a.dtype, &raw[i * esize]);
+  std::vector<uint8_t> staging;
+  VisitRuns(
+      a, mem,
+      [&](const uint8_t* p, int64_t n) { LoadRun(a.dtype, p, n / esize, out); out += n / esize; },
+      [&](uint64_t addr, int64_t n) {
+        staging.resize(static_cast<size_t>(n));
+        hbm.Read(addr, staging.data(), n);
+        LoadRun(a.dtype, staging.data(), n / esize, out);
+        out += n / esize;
+      });
 }
 
 void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const float* in) {
-  if (a.dtype == DType::kF32) {
-    WriteRaw(a, mem, hbm, reinterpret_cast<const uint8_t*>(in));
-    return;
-  }
   const int esize = DTypeSize(a.dtype);
-  std::vector<uint8_t> raw(static_cast<size_t>(a.count * esize));
-  for (int64_t i = 0; i < a.count; ++i) StoreElement(a.dtype, &raw[i * esize], in[i]);
-  WriteRaw(a, mem, hbm, raw.data());
+  std::vector<uint8_t> staging;
+  VisitRuns(
+      a, mem,
+      [&](uint8_t* p, int64_t n) { StoreRun(a.dtype, p, n / esize, in); in += n / esize; },
+      [&](uint64_t addr, int64_t n) {
+        staging.resize(static_cast<size_t>(n));
+        StoreRun(a.dtype, staging.data(), n / esize, in);
+        hbm.Write(addr, staging.data(), n);
+        in += n / esize;
+      });
 }
 
 }  // namespace nsim

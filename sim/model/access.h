@@ -13,6 +13,18 @@
 
 namespace nsim {
 
+// Up to kMaxDims dims inline: binding sits on the per-instruction path and
+// must not allocate.
+struct BoundDims {
+  static constexpr int kMaxDims = 8;
+  ApDim d[kMaxDims];
+  int n = 0;
+  size_t size() const { return static_cast<size_t>(n); }
+  const ApDim& operator[](size_t i) const { return d[i]; }
+  const ApDim* begin() const { return d; }
+  const ApDim* end() const { return d + n; }
+};
+
 // An access pattern bound to memory: where its tensor lives on this device.
 struct BoundAccess {
   MemSpace space = MemSpace::kSbuf;
@@ -20,7 +32,7 @@ struct BoundAccess {
   int64_t partition_start = 0;  // on-chip only
   int64_t partitions = 1;       // on-chip: dims[0].size; HBM: 1
   uint64_t base = 0;            // HBM: byte address of element `offset`; on-chip: byte offset in the partition
-  std::vector<ApDim> dims;      // free dims (on-chip) or all dims (HBM), element strides
+  BoundDims dims;               // free dims (on-chip) or all dims (HBM), element strides
   int64_t count = 0;            // total elements
 
   int64_t FreeCount() const { return count / partitions; }
@@ -30,8 +42,8 @@ BoundAccess Bind(const Kernel& k, const AccessPattern& ap, uint64_t hbm_address_
 
 // Calls f(element_offset_from_base, run_length) for each maximal run of
 // consecutive elements, in pattern order.
-template <class F>
-void ForEachRun(const std::vector<ApDim>& dims, F&& f);
+template <class Dims, class F>
+void ForEachRun(const Dims& dims, F&& f);
 
 // Packed element bytes (dtype of the access) in pattern order.
 void ReadRaw(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, uint8_t* out);
@@ -42,14 +54,14 @@ void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, f
 void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const float* in);
 
 // ---- implementation of the template ----
-template <class F>
-void ForEachRun(const std::vector<ApDim>& dims, F&& f) {
+template <class Dims, class F>
+void ForEachRun(const Dims& dims, F&& f) {
   const int nd = static_cast<int>(dims.size());
   if (nd == 0) { f(int64_t{0}, int64_t{1}); return; }
   for (const ApDim& d : dims) if (d.size == 0) return;
   const ApDim inner = dims[nd - 1];
   const bool contiguous = inner.stride == 1;
-  std::vector<int64_t> idx(nd - 1, 0);
+  int64_t idx[BoundDims::kMaxDims] = {};
   int64_t off = 0;
   while (true) {
     if (contiguous) {

@@ -12,9 +12,10 @@ class DmaModule::Engine : public sc_core::sc_module {
       : sc_core::sc_module(name), index_(index), owner_(owner) {
     SC_THREAD(Main);
   }
-  void Reset() {
+  void Reset(int queues) {
     for (auto& q : queues_) q.clear();
     round_robin_ = 0;
+    queues_in_use_ = queues;
   }
   void Push(int queue, const Piece& p) {
     queues_[queue].push_back(p);
@@ -41,7 +42,7 @@ class DmaModule::Engine : public sc_core::sc_module {
   }
   // Round-robin among the queues whose head is ready (S8, v2/v3).
   int PickReady() {
-    const int n = kMaxQueues;
+    const int n = queues_in_use_;
     for (int i = 0; i < n; ++i) {
       const int q = (round_robin_ + i) % n;
       if (!queues_[q].empty() && queues_[q].front().ready <= Now()) {
@@ -82,6 +83,7 @@ class DmaModule::Engine : public sc_core::sc_module {
   DmaModule& owner_;
   std::deque<Piece> queues_[kMaxQueues];
   int round_robin_ = 0;
+  int queues_in_use_ = 0;
   sc_core::sc_event arrival_;
 };
 
@@ -97,7 +99,7 @@ DmaModule::~DmaModule() = default;
 void DmaModule::Reset(RunState* run) {
   run_ = run;
   transfers_.clear();
-  for (auto& e : engines_) e->Reset();
+  for (auto& e : engines_) e->Reset(static_cast<int>(run->config->dma.queues_per_engine));
   arbiter_.Configure(run->config->dma.hbm_bytes_per_ns, run->config->dma.bytes_per_ns);
 }
 

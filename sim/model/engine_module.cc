@@ -49,7 +49,7 @@ void EngineModule::RunStream() {
 
 bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
   while (!sems_.Satisfied(li.in->waits)) {
-    sc_core::wait(sems_.changed() | run_->abort_event);
+    sc_core::wait(sems_.changed());  // also notified when the run aborts
     if (run_->aborted) return false;
   }
   return !run_->aborted;

@@ -26,15 +26,18 @@ struct RunState {
   Picos last_end = 0;       // latest completion so far (absolute)
   bool aborted = false;     // an error or a deadlock ends the run early
   std::exception_ptr error; // first error raised inside a process
-  sc_core::sc_event abort_event;
+  sc_core::sc_event* wake_all = nullptr;  // wakes every blocked engine (the semaphore event)
 
   void NoteEnd(Picos abs_end) {
     if (abs_end > last_end) last_end = abs_end;
   }
   void Fail(std::exception_ptr e) {
     if (!error) error = e;
+    Abort();
+  }
+  void Abort() {
     aborted = true;
-    abort_event.notify(sc_core::SC_ZERO_TIME);
+    wake_all->notify(sc_core::SC_ZERO_TIME);
   }
 };
 

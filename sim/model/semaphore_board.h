@@ -22,7 +22,7 @@ class SemaphoreBoard : public sc_core::sc_module {
   // Applies every signal's delta at absolute time `at` (>= now).
   void Signal(Picos at, const std::vector<SemSignal>& signals);
   int64_t value(int sem) const { return values_[sem]; }
-  const sc_core::sc_event& changed() const { return changed_; }
+  sc_core::sc_event& changed() { return changed_; }
   bool idle() const { return pending_.empty(); }
 
  private:

@@ -82,6 +82,7 @@ ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& k
   run.result = &result;
   run.t0 = Now();
   run.last_end = run.t0 + result.launch;
+  run.wake_all = &m.sems.changed();
   m.sems.Reset(kernel.kernel().semaphores.size());
   m.dma.Reset(&run);
   for (auto& e : m.engines) e->Start(&run);
@@ -90,8 +91,7 @@ ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& k
   std::string deadlock;
   if (stuck && !run.error) deadlock = DeadlockReport(kernel, m.engines, m.sems);
   if (stuck || run.error) {  // release the stuck processes so the next run starts clean
-    run.aborted = true;
-    run.abort_event.notify(sc_core::SC_ZERO_TIME);
+    run.Abort();
     sc_core::sc_start();
   }
   if (run.error) std::rethrow_exception(run.error);

@@ -1,0 +1,92 @@
+// Simulator speed: simulated instructions per wall-clock second on a long
+// mixed stream (DMA in, VectorE / ScalarE / TensorE / GpSimd work chained by
+// semaphores, DMA out), per tile size. Run with
+//   bazel run -c opt //benchmarks:sim_speed
+// The counter `instr/s` is the figure to watch (aim: >= 5 M/s).
+#include <benchmark/benchmark.h>
+
+#include "sim/config/loader.h"
+#include "sim/kernel/builder.h"
+#include "sim/model/device.h"
+
+namespace nsim {
+namespace {
+
+// `steps` rounds of: load a tile, square it on ScalarE, add on VectorE, reduce
+// on VectorE, a matmul on TensorE, an iota on GpSimd, store. Semaphores pass
+// each round's data along; engines overlap across rounds.
+Kernel MixedStream(int steps, int64_t parts, int64_t free) {
+  Kernel k;
+  k.name = "mixed";
+  const int x = AddTensor(k, "x", MemSpace::kHbm, DType::kBF16, {parts, free}, {TensorInit::kRandn, 0, 1});
+  const int y = AddTensor(k, "y", MemSpace::kHbm, DType::kBF16, {parts, free});
+  const int xs = AddTensor(k, "xs", MemSpace::kSbuf, DType::kBF16, {parts, free});
+  const int sq = AddTensor(k, "sq", MemSpace::kSbuf, DType::kBF16, {parts, free});
+  const int sm = AddTensor(k, "sm", MemSpace::kSbuf, DType::kBF16, {parts, free});
+  const int red = AddTensor(k, "red", MemSpace::kSbuf, DType::kF32, {parts, 1});
+  const int w = AddTensor(k, "w", MemSpace::kSbuf, DType::kBF16, {parts, parts});
+  const int ps = AddTensor(k, "ps", MemSpace::kPsum, DType::kF32, {parts, free});
+  const int io = AddTensor(k, "io", MemSpace::kSbuf, DType::kF32, {parts, free});
+  const int loaded = AddSemaphore(k, "loaded"), squared = AddSemaphore(k, "squared");
+  const int added = AddSemaphore(k, "added"), stored = AddSemaphore(k, "stored");
+  for (int i = 0; i < steps; ++i) {
+    Instruction& ld = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    ld.dst = Full(k, xs);
+    ld.src0 = Full(k, x);
+    ld.waits = {{stored, i}};
+    ld.signals = {{loaded, 1}};
+    Instruction& act = Emit(k, EngineId::kScalar, Opcode::kActivation);
+    act.func = ActFunc::kSquare;
+    act.dst = Full(k, sq);
+    act.src0 = Full(k, xs);
+    act.waits = {{loaded, i + 1}};
+    act.signals = {{squared, 1}};
+    Instruction& add = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+    add.alu0 = AluOp::kAdd;
+    add.dst = Full(k, sm);
+    add.src0 = Full(k, sq);
+    add.src1 = Full(k, xs);
+    add.waits = {{squared, i + 1}};
+    Instruction& rd = Emit(k, EngineId::kVector, Opcode::kTensorReduce);
+    rd.dst = Full(k, red);
+    rd.src0 = Full(k, sm);
+    rd.signals = {{added, 1}};
+    Instruction& mm = Emit(k, EngineId::kTensor, Opcode::kMatmul);
+    mm.dst = Full(k, ps);
+    mm.src0 = Full(k, w);
+    mm.src1 = Full(k, sm);
+    mm.waits = {{added, i + 1}};
+    Instruction& iota = Emit(k, EngineId::kGpSimd, Opcode::kIota);
+    iota.dst = Full(k, io);
+    iota.free_step = 1;
+    Instruction& st = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    st.dst = Full(k, y);
+    st.src0 = Full(k, sm);
+    st.waits = {{added, i + 1}};
+    st.signals = {{stored, 1}};
+  }
+  return k;
+}
+
+void BM_MixedStream(benchmark::State& state) {
+  const int64_t parts = state.range(0), free = state.range(1);
+  Device device(LoadHardwareConfig("trn2"));
+  const Kernel k = MixedStream(2000, parts, free);
+  const auto loaded = device.Load(k);
+  int64_t instructions = 0;
+  Picos device_time = 0;
+  for (auto _ : state) {
+    const ExecutionResult r = device.Execute(*loaded);
+    instructions += static_cast<int64_t>(k.NumInstructions());
+    device_time = r.device_time;
+  }
+  state.counters["instr/s"] = benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
+  state.counters["device_us"] = PicosToMicros(device_time);
+}
+BENCHMARK(BM_MixedStream)
+    ->ArgsProduct({{1, 128}, {1, 64, 512}})
+    ->ArgNames({"partitions", "free"})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace nsim

@@ -68,10 +68,42 @@ Kernel MixedStream(int steps, int64_t parts, int64_t free) {
   return k;
 }
 
-void BM_MixedStream(benchmark::State& state) {
-  const int64_t parts = state.range(0), free = state.range(1);
+// Compute only: VectorE, ScalarE, GpSimd and TensorE each run `steps` small
+// instructions; every 16th one hands a semaphore to the next engine.
+Kernel ComputeStream(int steps) {
+  Kernel k;
+  k.name = "compute";
+  const int a = AddTensor(k, "a", MemSpace::kSbuf, DType::kBF16, {1, 8});
+  const int b = AddTensor(k, "b", MemSpace::kSbuf, DType::kBF16, {1, 8});
+  const int c = AddTensor(k, "c", MemSpace::kSbuf, DType::kBF16, {1, 8});
+  const int d = AddTensor(k, "d", MemSpace::kSbuf, DType::kF32, {1, 8});
+  const int p = AddTensor(k, "p", MemSpace::kPsum, DType::kF32, {8, 8});
+  const int w = AddTensor(k, "w", MemSpace::kSbuf, DType::kBF16, {1, 8});
+  const int sem = AddSemaphore(k, "step");
+  for (int i = 0; i < steps; ++i) {
+    const bool sync = i % 16 == 15;
+    Instruction& v = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+    v.alu0 = AluOp::kAdd;
+    v.dst = Full(k, b);
+    v.src0 = v.src1 = Full(k, a);
+    if (sync) v.signals = {{sem, 1}};
+    Instruction& s = Emit(k, EngineId::kScalar, Opcode::kActivation);
+    s.func = ActFunc::kIdentity;
+    s.dst = Full(k, c);
+    s.src0 = Full(k, a);
+    if (sync) s.waits = {{sem, (i + 1) / 16}};
+    Instruction& g = Emit(k, EngineId::kGpSimd, Opcode::kIota);
+    g.dst = Full(k, d);
+    Instruction& t = Emit(k, EngineId::kTensor, Opcode::kMatmul);
+    t.dst = Full(k, p);
+    t.src0 = Full(k, w);
+    t.src1 = Full(k, w);
+  }
+  return k;
+}
+
+void RunStream(benchmark::State& state, const Kernel& k) {
   Device device(LoadHardwareConfig("trn2"));
-  const Kernel k = MixedStream(2000, parts, free);
   const auto loaded = device.Load(k);
   int64_t instructions = 0;
   Picos device_time = 0;
@@ -82,6 +114,13 @@ void BM_MixedStream(benchmark::State& state) {
   }
   state.counters["instr/s"] = benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
   state.counters["device_us"] = PicosToMicros(device_time);
+}
+
+void BM_ComputeStream(benchmark::State& state) { RunStream(state, ComputeStream(5000)); }
+BENCHMARK(BM_ComputeStream)->Unit(benchmark::kMillisecond);
+
+void BM_MixedStream(benchmark::State& state) {
+  RunStream(state, MixedStream(2000, state.range(0), state.range(1)));
 }
 BENCHMARK(BM_MixedStream)
     ->ArgsProduct({{1, 128}, {1, 64, 512}})

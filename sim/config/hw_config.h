@@ -78,6 +78,20 @@ struct KernelParams {
   int64_t semaphores = 0;
 };
 
+// Host-side costs around the device: the framework and the runtime place
+// device work on the simulated clock the host and the device share
+// (runtime/clock.h). They are not part of the NeuronCore model; they live here
+// so that every modelled time has one home, a unit and a source.
+struct HostParams {
+  Picos framework_dispatch_ps = 0;    // per ATen op the framework dispatches to the device
+  Picos runtime_submit_ps = 0;        // host cost of one nrta_execute_schedule call
+  Picos kernel_load_ps = 0;           // first load of a kernel into the runtime's cache
+  Picos copy_setup_ps = 0;            // host-side set-up of a host<->device copy
+  double pcie_bytes_per_ns = 0;       // host<->device bandwidth
+  Picos copy_device_latency_ps = 0;   // device-side fixed latency of a host<->device DMA
+  Picos alloc_ps = 0;                 // host cost of one device-memory allocation
+};
+
 struct HardwareConfig {
   std::string name;        // e.g. "trn2"
   std::string source;      // file it was read from
@@ -90,6 +104,7 @@ struct HardwareConfig {
   DmaParams dma;
   MemoryParams memory;
   KernelParams kernel;
+  HostParams host;
   // Where each key got its value: dotted key -> "file:line", or
   // "override 'key=value'". Added so that a resolved config can
   // be printed with the provenance of every number (FormatHardwareConfig).

@@ -167,6 +167,25 @@ std::vector<ParamSpec> BuildTable() {
        NSIM_FIELD(kernel.semaphore_latency_ps)});
   add({"kernel.semaphores", UnitKind::kCount, Between(1, 65536), "hardware semaphores per core",
        NSIM_FIELD(kernel.semaphores)});
+
+  add({"host.framework_dispatch", UnitKind::kTime, Between(0, kMaxTimePs),
+       "host cost of the framework dispatching one ATen op to the device",
+       NSIM_FIELD(host.framework_dispatch_ps)});
+  add({"host.runtime_submit", UnitKind::kTime, Between(0, kMaxTimePs),
+       "host cost of one nrta_execute_schedule call (queueing a kernel execution)",
+       NSIM_FIELD(host.runtime_submit_ps)});
+  add({"host.kernel_load", UnitKind::kTime, Between(0, kMaxTimePs),
+       "host cost of the first load of a kernel into the runtime's cache",
+       NSIM_FIELD(host.kernel_load_ps)});
+  add({"host.copy_setup", UnitKind::kTime, Between(0, kMaxTimePs),
+       "host cost of setting up one host<->device copy", NSIM_FIELD(host.copy_setup_ps)});
+  add({"host.pcie_bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+       "host<->device copy bandwidth", NSIM_FIELD(host.pcie_bytes_per_ns)});
+  add({"host.copy_device_latency", UnitKind::kTime, Between(0, kMaxTimePs),
+       "device-side fixed latency of one host<->device copy",
+       NSIM_FIELD(host.copy_device_latency_ps)});
+  add({"host.alloc", UnitKind::kTime, Between(0, kMaxTimePs),
+       "host cost of one device-memory allocation", NSIM_FIELD(host.alloc_ps)});
   return t;
 }
 

@@ -103,6 +103,7 @@ TEST(ParamsTest, TableCoversEveryHardwareConfigField) {
   ExpectNoZeroWord(config.dma, "dma");
   ExpectNoZeroWord(config.memory, "memory");
   ExpectNoZeroWord(config.kernel, "kernel");
+  ExpectNoZeroWord(config.host, "host");
   EXPECT_EQ(config.generation, "x");
   // A new member of HardwareConfig itself (not of a part) changes its size:
   // give it params, then list it here.
@@ -110,7 +111,7 @@ TEST(ParamsTest, TableCoversEveryHardwareConfigField) {
             3 * sizeof(std::string) + sizeof(config.origin) + sizeof(config.tensor) +
                 sizeof(config.vector) + sizeof(config.scalar) + sizeof(config.gpsimd) +
                 sizeof(config.sync) + sizeof(config.dma) + sizeof(config.memory) +
-                sizeof(config.kernel));
+                sizeof(config.kernel) + sizeof(config.host));
 }
 
 TEST(ParamsTest, SetParamStoresInBaseUnits) {
@@ -156,7 +157,7 @@ TEST(ParamsTest, GroupsAndNames) {
   EXPECT_EQ(FindParam("vector.frq"), nullptr);
   const std::vector<std::string> top = ParamNamesIn("");
   EXPECT_EQ(top, (std::vector<std::string>{"generation", "tensor", "vector", "scalar", "gpsimd",
-                                           "sync", "dma", "memory", "kernel"}));
+                                           "sync", "dma", "memory", "kernel", "host"}));
   EXPECT_EQ(ParamNamesIn("sync"),
             (std::vector<std::string>{"freq", "min_ii", "pipeline_latency", "dispatch"}));
 }

@@ -22,6 +22,19 @@ struct InstrCost {
   bool perf_mode = false;  // ran in a VectorE performance mode
 };
 
+// On-chip operands of one instruction bound once at load time (binding is
+// on the per-instruction path; HBM operands are bound per execution).
+struct PreBound {
+  const AccessPattern* ap[6] = {};
+  BoundAccess bound[6];
+  int n = 0;
+  const BoundAccess* Find(const AccessPattern* p) const {
+    for (int i = 0; i < n; ++i) if (ap[i] == p) return &bound[i];
+    return nullptr;
+  }
+};
+PreBound PreBind(const Kernel& k, const Instruction& in);
+
 // Where the operands of a running kernel live.
 struct ExecContext {
   const Kernel& kernel;
@@ -29,8 +42,12 @@ struct ExecContext {
   HbmMemory& hbm;
   const std::vector<uint64_t>& hbm_address;  // per tensor; HBM tensors only
   std::vector<float> buf[4];                 // reused scratch
+  const PreBound* prebound = nullptr;        // of the instruction executing
 
   BoundAccess Bind(const AccessPattern& ap) const {
+    if (prebound != nullptr) {
+      if (const BoundAccess* b = prebound->Find(&ap)) return *b;
+    }
     return nsim::Bind(kernel, ap, ap.present() ? hbm_address[ap.tensor] : 0);
   }
   // Reads an access into buf[slot] as fp32 and returns it.

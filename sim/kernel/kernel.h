@@ -14,6 +14,11 @@ namespace nsim {
 
 enum class MemSpace : uint8_t { kHbm, kSbuf, kPsum };
 const char* MemSpaceName(MemSpace s);  // "hbm", "sbuf", "psum"
+constexpr int kNumMemSpaces = 3;
+bool ParseMemSpace(const std::string& s, MemSpace* out);
+
+// Upper bound of an SBUF/PSUM tensor's partition dim (shape[0]).
+constexpr int64_t kMaxPartitions = 128;
 
 // Instruction sequencers of a NeuronCore. DMA engines are not here: DMA
 // transfers are triggered from any of these streams and run on the DMA model.
@@ -38,12 +43,26 @@ enum class Opcode : uint8_t {
   kWait,            // any engine: wait for semaphores only (EVENT_SEMAPHORE)
 };
 constexpr int kNumOpcodes = 12;
+const char* OpcodeName(Opcode o);  // the text-format name, e.g. "dma_copy", "tensor_tensor"
+bool ParseOpcode(const std::string& s, Opcode* out);
+// Whether engine `e` can execute `o` (dma_copy and wait run anywhere; see
+// docs/kernel-format.md for the table).
+bool OpcodeAllowedOn(Opcode o, EngineId e);
+// Number of positional access-pattern operands of `o`; they fill dst, src0,
+// src1 in that order (e.g. matmul: 3, memset: 1, wait: 0).
+int NumApOperands(Opcode o);
 
 enum class AluOp : uint8_t { kNone, kAdd, kSub, kMul, kMax, kMin, kDivide, kPow, kBypass };
 enum class ReduceOp : uint8_t { kSum, kMax, kMin, kMean };
 enum class ActFunc : uint8_t {
   kIdentity, kExp, kRsqrt, kSqrt, kReciprocal, kSilu, kGelu, kTanh, kSigmoid, kSquare, kRelu, kLog,
 };
+constexpr int kNumAluOps = 9;  // including kNone
+constexpr int kNumReduceOps = 4;
+constexpr int kNumActFuncs = 12;
+// Names return the canonical text-format spelling ("subtract", "identity");
+// AluOpName(kNone) is "none". The parsers also accept the aliases "sub",
+// "mul" and "copy" but never "none".
 const char* AluOpName(AluOp o);
 const char* ReduceOpName(ReduceOp o);
 const char* ActFuncName(ActFunc f);
@@ -79,11 +98,15 @@ struct TensorDecl {
 // the partition dim (stride 1 partition, starting at partition_start) and the
 // rest walk the free dims in elements from `offset`. For HBM tensors every
 // dim walks the flat row-major element index from `offset`
-// (partition_start is 0). dims are outermost first.
+// (partition_start is 0). dims are outermost first. Patterns made by
+// kernel/builder.h (and so by the parser) always have at least one dim and
+// lie within their tensor.
 struct ApDim {
   int64_t stride = 0;
   int64_t size = 0;
 };
+inline bool operator==(const ApDim& a, const ApDim& b) { return a.stride == b.stride && a.size == b.size; }
+inline bool operator!=(const ApDim& a, const ApDim& b) { return !(a == b); }
 struct AccessPattern {
   int tensor = -1;  // index into Kernel::tensors; -1 = absent
   int64_t partition_start = 0;
@@ -95,12 +118,17 @@ struct AccessPattern {
   int64_t FreeElements() const;   // on-chip: product of dims[1:] sizes
   int64_t NumElements() const;    // product of all sizes
 };
+bool operator==(const AccessPattern& a, const AccessPattern& b);
+inline bool operator!=(const AccessPattern& a, const AccessPattern& b) { return !(a == b); }
 
 struct Scalar {  // an immediate or a per-partition [P,1] column
   bool is_ap = false;
   double imm = 0;
   AccessPattern ap;
 };
+// Compares the meaningful part: imm for immediates, ap for columns.
+bool operator==(const Scalar& a, const Scalar& b);
+inline bool operator!=(const Scalar& a, const Scalar& b) { return !(a == b); }
 
 struct SemWait {
   int sem = -1;

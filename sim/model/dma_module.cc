@@ -114,7 +114,9 @@ void DmaModule::PieceDone(Transfer& t) {
   if (--t.remaining > 0) return;
   RunState& run = *run_;
   try {
+    run.ctx->prebound = &t.li->operands;
     Spec(Opcode::kDmaCopy).execute(*run.ctx, *t.li->in);
+    run.ctx->prebound = nullptr;
   } catch (...) {
     run.Fail(std::current_exception());
     return;

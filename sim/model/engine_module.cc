@@ -48,8 +48,8 @@ void EngineModule::RunStream() {
 }
 
 bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
-  while (!sems_.Satisfied(li.in->waits)) {
-    sc_core::wait(sems_.changed());  // also notified when the run aborts
+  for (int sem; (sem = sems_.FirstUnsatisfied(li.in->waits)) >= 0;) {
+    sc_core::wait(sems_.changed(sem));  // also notified when the run aborts
     if (run_->aborted) return false;
   }
   return !run_->aborted;
@@ -83,7 +83,9 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
   if (li.in->opcode == Opcode::kDmaCopy) {
     dma_.Submit(*run_, li, end);  // the transfer signals its semaphores when it completes
   } else {
+    run_->ctx->prebound = &li.operands;
     Spec(li.in->opcode).execute(*run_->ctx, *li.in);
+    run_->ctx->prebound = nullptr;
     sems_.Signal(end + run_->config->kernel.semaphore_latency_ps, li.in->signals);
     in_flight_[in_flight_next_] = {&li, end};
     in_flight_next_ = (in_flight_next_ + 1) % kWindow;

@@ -187,6 +187,7 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       li.in = &in;
       li.index = static_cast<int>(i);
       li.cost = spec.cost(kernel_, in, c);
+      li.operands = PreBind(kernel_, in);
       if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
         li.writes.push_back(RegionOf(kernel_, in.dst));
         if (in.acc.present()) li.writes.push_back(RegionOf(kernel_, in.acc));

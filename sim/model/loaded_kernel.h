@@ -34,6 +34,7 @@ struct LoadedInstruction {
   const Instruction* in = nullptr;
   int index = 0;
   InstrCost cost;
+  PreBound operands;
   std::vector<Region> reads;
   std::vector<Region> writes;
   std::vector<DmaPiece> dma;  // dma_copy only

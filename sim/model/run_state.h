@@ -2,6 +2,7 @@
 // The state of the one execution in flight on the process's SystemC kernel,
 // shared by the engine, DMA and semaphore modules.
 #include <exception>
+#include <functional>
 #include <string>
 
 #include <systemc>
@@ -26,7 +27,7 @@ struct RunState {
   Picos last_end = 0;       // latest completion so far (absolute)
   bool aborted = false;     // an error or a deadlock ends the run early
   std::exception_ptr error; // first error raised inside a process
-  sc_core::sc_event* wake_all = nullptr;  // wakes every blocked engine (the semaphore event)
+  std::function<void()> wake_all;  // wakes every blocked engine
 
   void NoteEnd(Picos abs_end) {
     if (abs_end > last_end) last_end = abs_end;
@@ -37,7 +38,7 @@ struct RunState {
   }
   void Abort() {
     aborted = true;
-    wake_all->notify(sc_core::SC_ZERO_TIME);
+    wake_all();
   }
 };
 

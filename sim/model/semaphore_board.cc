@@ -12,15 +12,22 @@ SemaphoreBoard::SemaphoreBoard(sc_core::sc_module_name name) : sc_core::sc_modul
 
 void SemaphoreBoard::Reset(size_t count) {
   values_.assign(count, 0);
+  while (events_.size() < count) events_.emplace_back();
   pending_ = {};
   wake_.cancel();
 }
 
-bool SemaphoreBoard::Satisfied(const std::vector<SemWait>& waits) const {
+bool SemaphoreBoard::Satisfied(const std::vector<SemWait>& waits) const { return FirstUnsatisfied(waits) < 0; }
+
+int SemaphoreBoard::FirstUnsatisfied(const std::vector<SemWait>& waits) const {
   for (const SemWait& w : waits) {
-    if (values_[w.sem] < w.value) return false;
+    if (values_[w.sem] < w.value) return w.sem;
   }
-  return true;
+  return -1;
+}
+
+void SemaphoreBoard::WakeAll() {
+  for (size_t i = 0; i < values_.size(); ++i) events_[i].notify(sc_core::SC_ZERO_TIME);
 }
 
 void SemaphoreBoard::Signal(Picos at, const std::vector<SemSignal>& signals) {
@@ -31,13 +38,11 @@ void SemaphoreBoard::Signal(Picos at, const std::vector<SemSignal>& signals) {
 
 void SemaphoreBoard::Apply() {
   const Picos now = Now();
-  bool any = false;
   while (!pending_.empty() && pending_.top().at <= now) {
     values_[pending_.top().sem] += pending_.top().delta;
+    events_[pending_.top().sem].notify();
     pending_.pop();
-    any = true;
   }
-  if (any) changed_.notify();
   if (!pending_.empty()) wake_.notify(Ps(pending_.top().at - now));
 }
 

@@ -2,6 +2,7 @@
 // The core's semaphores. Signals are applied at their time (an instruction's
 // completion plus the propagation latency); waiting engines wake on `changed`.
 #include <cstdint>
+#include <deque>
 #include <queue>
 #include <vector>
 
@@ -19,10 +20,15 @@ class SemaphoreBoard : public sc_core::sc_module {
 
   void Reset(size_t count);
   bool Satisfied(const std::vector<SemWait>& waits) const;
+  // The first wait in `waits` that does not hold yet, or -1.
+  int FirstUnsatisfied(const std::vector<SemWait>& waits) const;
   // Applies every signal's delta at absolute time `at` (>= now).
   void Signal(Picos at, const std::vector<SemSignal>& signals);
   int64_t value(int sem) const { return values_[sem]; }
-  sc_core::sc_event& changed() { return changed_; }
+  // Notified when semaphore `sem` changes (and when the run aborts), so an
+  // engine waiting on one semaphore is not woken by every other signal.
+  sc_core::sc_event& changed(int sem) { return events_[sem]; }
+  void WakeAll();
   bool idle() const { return pending_.empty(); }
 
  private:
@@ -38,7 +44,8 @@ class SemaphoreBoard : public sc_core::sc_module {
   std::vector<int64_t> values_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   uint64_t seq_ = 0;
-  sc_core::sc_event wake_, changed_;
+  std::deque<sc_core::sc_event> events_;  // one per semaphore; grows, never shrinks
+  sc_core::sc_event wake_;
 };
 
 }  // namespace nsim

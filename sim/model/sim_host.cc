@@ -82,7 +82,7 @@ ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& k
   run.result = &result;
   run.t0 = Now();
   run.last_end = run.t0 + result.launch;
-  run.wake_all = &m.sems.changed();
+  run.wake_all = [&m] { m.sems.WakeAll(); };
   m.sems.Reset(kernel.kernel().semaphores.size());
   m.dma.Reset(&run);
   for (auto& e : m.engines) e->Start(&run);

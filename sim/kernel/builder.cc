@@ -1,0 +1,254 @@
+#include "sim/kernel/builder.h"
+
+#include <cctype>
+
+#include "sim/base/error.h"
+#include "sim/kernel/syntax.h"
+
+namespace nsim {
+namespace {
+
+[[noreturn]] void Fail(const std::string& msg) { throw SimError(msg); }
+
+std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Bounds are checked in 128-bit so that absurd strides or sizes cannot wrap
+// around into an apparently valid range.
+std::string ToString(__int128 v) {
+  if (v >= INT64_MIN && v <= INT64_MAX) return std::to_string(static_cast<int64_t>(v));
+  return v < 0 ? "-huge" : "huge";
+}
+
+bool OnChip(const TensorDecl& t) { return t.space != MemSpace::kHbm; }
+
+const TensorDecl& TensorAt(const Kernel& k, int t) {
+  if (t < 0 || t >= static_cast<int>(k.tensors.size())) {
+    Fail("no tensor with index " + std::to_string(t) + " in kernel " + Quoted(k.name));
+  }
+  return k.tensors[t];
+}
+
+void CheckNewName(const Kernel& k, const std::string& name) {
+  if (!IsIdentifier(name)) {
+    Fail("invalid name " + Quoted(name) + " (a name is [A-Za-z_][A-Za-z0-9_]* and not 'inf' or 'nan')");
+  }
+  const int t = k.FindTensor(name);
+  if (t >= 0) {
+    const int line = k.tensors[t].line;
+    Fail("duplicate name " + Quoted(name) + ": already declared as a tensor" +
+         (line > 0 ? " on line " + std::to_string(line) : ""));
+  }
+  if (k.FindSemaphore(name) >= 0) {
+    Fail("duplicate name " + Quoted(name) + ": already declared as a semaphore");
+  }
+}
+
+void CheckShape(const std::string& name, MemSpace space, const std::vector<int64_t>& shape) {
+  if (shape.empty()) Fail("tensor " + Quoted(name) + " needs at least one dim");
+  int64_t total = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] <= 0) {
+      Fail("dim " + std::to_string(i) + " of tensor " + Quoted(name) + " is " + std::to_string(shape[i]) +
+           ", must be > 0");
+    }
+    if (__builtin_mul_overflow(total, shape[i], &total)) Fail("tensor " + Quoted(name) + " is too large");
+  }
+  if (space != MemSpace::kHbm && shape[0] > kMaxPartitions) {
+    Fail("partition dim of " + std::string(MemSpaceName(space)) + " tensor " + Quoted(name) + " is " +
+         std::to_string(shape[0]) + ", must be 1.." + std::to_string(kMaxPartitions));
+  }
+}
+
+// Row-major element strides of shape[from:], indexed like shape.
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape, size_t from) {
+  std::vector<int64_t> strides(shape.size(), 0);
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > from;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+std::string DimName(const TensorDecl& t, size_t dim) {
+  const std::string which = dim == 0 && OnChip(t) ? "partition dim" : "dim " + std::to_string(dim);
+  return which + " of tensor " + Quoted(t.name) + " (size " + std::to_string(t.shape[dim]) + ")";
+}
+
+// A SliceSpec checked against one dim.
+struct Resolved {
+  int64_t start, count, step;
+  bool drop;
+};
+
+Resolved Resolve(const SliceSpec& s, const TensorDecl& t, size_t dim) {
+  const int64_t size = t.shape[dim];
+  const std::string text = FormatSliceSpec(s);
+  if (s.index) {
+    if (s.start < 0 || s.start >= size) Fail("index " + text + " out of bounds for " + DimName(t, dim));
+    return {s.start, 1, 1, true};
+  }
+  if (s.step <= 0) Fail("slice " + text + " of " + DimName(t, dim) + " needs a positive step");
+  const int64_t stop = s.stop == SliceSpec::kEnd ? size : s.stop;
+  if (s.start < 0 || s.start >= size || stop > size) {
+    Fail("slice " + text + " out of bounds for " + DimName(t, dim));
+  }
+  if (s.start >= stop) Fail("slice " + text + " of " + DimName(t, dim) + " is empty");
+  return {s.start, 1 + (stop - s.start - 1) / s.step, s.step, false};
+}
+
+}  // namespace
+
+std::string FormatSliceSpec(const SliceSpec& s) {
+  if (s.index) return std::to_string(s.start);
+  std::string out = s.start != 0 ? std::to_string(s.start) : "";
+  out += ":";
+  if (s.stop != SliceSpec::kEnd) out += std::to_string(s.stop);
+  if (s.step != 1) out += ":" + std::to_string(s.step);
+  return out;
+}
+
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || s == "inf" || s == "nan") return false;
+  if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+int AddTensor(Kernel& k, const std::string& name, MemSpace space, DType dtype, std::vector<int64_t> shape,
+              TensorInit init) {
+  CheckNewName(k, name);
+  CheckShape(name, space, shape);
+  if (init.kind != TensorInit::kNone && space != MemSpace::kHbm) {
+    Fail("init= is only valid for hbm tensors (" + Quoted(name) + " is " + MemSpaceName(space) + ")");
+  }
+  TensorDecl t;
+  t.name = name;
+  t.space = space;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.init = init;
+  k.tensors.push_back(std::move(t));
+  return static_cast<int>(k.tensors.size()) - 1;
+}
+
+int AddSemaphore(Kernel& k, const std::string& name) {
+  CheckNewName(k, name);
+  k.semaphores.push_back(name);
+  return static_cast<int>(k.semaphores.size()) - 1;
+}
+
+AccessPattern Full(const Kernel& k, int tensor) { return Slice(k, tensor, {}); }
+
+AccessPattern Slice(const Kernel& k, int tensor, const std::vector<SliceSpec>& idx) {
+  const TensorDecl& t = TensorAt(k, tensor);
+  if (idx.size() > t.shape.size()) {
+    Fail("too many indices (" + std::to_string(idx.size()) + ") for tensor " + Quoted(t.name) + " with " +
+         std::to_string(t.shape.size()) + " dims");
+  }
+  AccessPattern ap;
+  ap.tensor = tensor;
+  const size_t first_free = OnChip(t) ? 1 : 0;
+  const std::vector<int64_t> strides = RowMajorStrides(t.shape, first_free);
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    const SliceSpec spec = i < idx.size() ? idx[i] : SliceSpec::All();
+    const Resolved r = Resolve(spec, t, i);
+    if (i < first_free) {  // the partition dim: a contiguous range, never dropped
+      if (r.step != 1) {
+        Fail("partition index " + FormatSliceSpec(spec) + " of tensor " + Quoted(t.name) +
+             " must be contiguous (step 1)");
+      }
+      ap.partition_start = r.start;
+      ap.dims.push_back({1, r.count});
+      continue;
+    }
+    ap.offset += r.start * strides[i];
+    int64_t stride = 0;
+    if (__builtin_mul_overflow(strides[i], r.step, &stride)) {
+      Fail("step of " + FormatSliceSpec(spec) + " is too large for " + DimName(t, i));
+    }
+    if (!r.drop) ap.dims.push_back({stride, r.count});
+  }
+  if (ap.dims.empty()) ap.dims.push_back({1, 1});
+  return ap;
+}
+
+AccessPattern Ap(const Kernel& k, int tensor, int64_t offset, std::vector<ApDim> dims) {
+  const TensorDecl& t = TensorAt(k, tensor);
+  if (dims.empty()) Fail(".ap of tensor " + Quoted(t.name) + " needs at least one [stride, size] pair");
+  if (offset < 0)
+    Fail(".ap offset " + std::to_string(offset) + " of tensor " + Quoted(t.name) + " is negative");
+  AccessPattern ap;
+  ap.tensor = tensor;
+  ap.offset = offset;
+  ap.dims = std::move(dims);
+  if (OnChip(t)) {
+    const int64_t free = t.FreeElements();
+    if (ap.dims[0].stride != free) {
+      Fail("the first .ap pair of on-chip tensor " + Quoted(t.name) +
+           " is the partition pair: its stride must be " + std::to_string(free) + " (the free size), not " +
+           std::to_string(ap.dims[0].stride));
+    }
+    ap.partition_start = offset / free;
+    ap.offset = offset % free;
+    ap.dims[0].stride = 1;
+  }
+  CheckAccessPattern(k, ap);
+  return ap;
+}
+
+void CheckAccessPattern(const Kernel& k, const AccessPattern& ap) {
+  const TensorDecl& t = TensorAt(k, ap.tensor);
+  const std::string of = " of the access to tensor " + Quoted(t.name);
+  if (ap.dims.empty()) Fail("no dims" + of);
+  for (size_t i = 0; i < ap.dims.size(); ++i) {
+    if (ap.dims[i].size <= 0)
+      Fail("size " + std::to_string(ap.dims[i].size) + " of dim " + std::to_string(i) + of + " must be > 0");
+    if (ap.dims[i].stride < 0) Fail("negative stride " + std::to_string(ap.dims[i].stride) + of);
+  }
+  size_t first_free = 0;
+  int64_t limit = t.NumElements();
+  if (OnChip(t)) {
+    if (ap.dims[0].stride != 1) Fail("the partition dim" + of + " must have stride 1");
+    const __int128 end = static_cast<__int128>(ap.partition_start) + ap.dims[0].size;
+    if (ap.partition_start < 0 || end > t.shape[0]) {
+      Fail("partitions [" + std::to_string(ap.partition_start) + ", " + ToString(end) + ")" + of +
+           " are outside [0, " + std::to_string(t.shape[0]) + ")");
+    }
+    first_free = 1;
+    limit = t.FreeElements();
+  }
+  __int128 last = ap.offset;
+  for (size_t i = first_free; i < ap.dims.size(); ++i) {
+    last += static_cast<__int128>(ap.dims[i].size - 1) * ap.dims[i].stride;
+  }
+  if (ap.offset < 0 || last >= limit) {
+    Fail("elements [" + std::to_string(ap.offset) + ", " + ToString(last) + "]" + of + " are outside [0, " +
+         std::to_string(limit) + ")" + (first_free ? " within a partition" : ""));
+  }
+}
+
+Instruction MakeInstruction(EngineId engine, Opcode op) {
+  if (!OpcodeAllowedOn(op, engine)) {
+    std::string engines;
+    for (int e = 0; e < kNumEngines; ++e) {
+      if (!OpcodeAllowedOn(op, static_cast<EngineId>(e))) continue;
+      engines += std::string(engines.empty() ? "" : ", ") + EngineName(static_cast<EngineId>(e));
+    }
+    Fail("opcode " + Quoted(OpcodeName(op)) + " cannot run on engine " + Quoted(EngineName(engine)) +
+         " (runs on: " + engines + ")");
+  }
+  Instruction inst = kernel_syntax::OpcodeDefaults(op);
+  inst.engine = engine;
+  return inst;
+}
+
+Instruction& Emit(Kernel& k, EngineId engine, Opcode op) {
+  auto& stream = k.streams[static_cast<int>(engine)];
+  stream.push_back(MakeInstruction(engine, op));
+  return stream.back();
+}
+
+}  // namespace nsim

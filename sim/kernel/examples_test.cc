@@ -1,0 +1,55 @@
+// Every example kernel under sim/kernel/examples parses, and round-trips
+// through the printer.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "sim/base/error.h"
+#include "sim/kernel/hash.h"
+#include "sim/kernel/kernel_testing.h"
+#include "sim/kernel/parser.h"
+#include "sim/kernel/printer.h"
+
+namespace nsim {
+namespace {
+
+const char kExamplesDir[] = "sim/kernel/examples";
+
+std::vector<std::string> ExampleFiles() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(kExamplesDir)) {
+    if (entry.path().extension() == ".nk") files.push_back(entry.path().string());
+  }
+  return files;
+}
+
+TEST(Examples, AllParseAndRoundTrip) {
+  const std::vector<std::string> files = ExampleFiles();
+  EXPECT_GE(files.size(), 3u);
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
+    const Kernel k = LoadKernelFile(f);
+    EXPECT_GT(k.NumInstructions(), 0u);
+    const Kernel back = ParseKernel(FormatKernel(k), f + " (printed)");
+    EXPECT_TRUE(KernelsEqual(k, back));
+    EXPECT_EQ(KernelHash(k), KernelHash(back));
+  }
+}
+
+TEST(Examples, KnownShapes) {
+  const Kernel add = LoadKernelFile(std::string(kExamplesDir) + "/trivial_add.nk");
+  EXPECT_EQ(add.name, "trivial_add");
+  EXPECT_EQ(add.NumInstructions(), 4u);
+  const Kernel mm = LoadKernelFile(std::string(kExamplesDir) + "/matmul.nk");
+  EXPECT_EQ(mm.streams[static_cast<int>(EngineId::kTensor)].size(), 2u);
+  EXPECT_TRUE(mm.streams[static_cast<int>(EngineId::kTensor)][1].accumulate);
+  const Kernel rms = LoadKernelFile(std::string(kExamplesDir) + "/rmsnorm.nk");
+  EXPECT_EQ(rms.tensors[rms.FindTensor("x")].shape, (std::vector<int64_t>{4, 512}));
+}
+
+TEST(Examples, MissingFileIsAnError) {
+  EXPECT_THROW(LoadKernelFile("sim/kernel/examples/does_not_exist.nk"), SimError);
+}
+
+}  // namespace
+}  // namespace nsim

@@ -1,0 +1,198 @@
+#include "sim/kernel/kernel.h"
+
+#include <cmath>
+
+namespace nsim {
+namespace {
+
+// One table per enum serves both directions: the first entry for a value is
+// its canonical name, later entries are accepted aliases.
+template <typename E>
+struct NameEntry {
+  const char* name;
+  E value;
+};
+
+template <typename E, size_t N>
+const char* NameOf(const NameEntry<E> (&table)[N], E value) {
+  for (const NameEntry<E>& e : table) {
+    if (e.value == value) return e.name;
+  }
+  return "?";
+}
+
+template <typename E, size_t N>
+bool Lookup(const NameEntry<E> (&table)[N], const std::string& s, E* out) {
+  for (const NameEntry<E>& e : table) {
+    if (s == e.name) {
+      *out = e.value;
+      return true;
+    }
+  }
+  return false;
+}
+
+const NameEntry<MemSpace> kMemSpaces[] = {
+    {"hbm", MemSpace::kHbm}, {"sbuf", MemSpace::kSbuf}, {"psum", MemSpace::kPsum}};
+
+const NameEntry<EngineId> kEngines[] = {
+    {"tensor", EngineId::kTensor}, {"vector", EngineId::kVector}, {"scalar", EngineId::kScalar},
+    {"gpsimd", EngineId::kGpSimd}, {"sync", EngineId::kSync}};
+
+const NameEntry<EngineId> kEngineLanes[] = {
+    {"TensorE", EngineId::kTensor}, {"VectorE", EngineId::kVector}, {"ScalarE", EngineId::kScalar},
+    {"GpSimd", EngineId::kGpSimd},  {"Sync", EngineId::kSync}};
+
+const NameEntry<Opcode> kOpcodes[] = {
+    {"dma_copy", Opcode::kDmaCopy},
+    {"matmul", Opcode::kMatmul},
+    {"transpose", Opcode::kTranspose},
+    {"tensor_tensor", Opcode::kTensorTensor},
+    {"tensor_scalar", Opcode::kTensorScalar},
+    {"tensor_reduce", Opcode::kTensorReduce},
+    {"tensor_copy", Opcode::kTensorCopy},
+    {"memset", Opcode::kMemset},
+    {"activation", Opcode::kActivation},
+    {"iota", Opcode::kIota},
+    {"partition_reduce", Opcode::kPartitionReduce},
+    {"wait", Opcode::kWait},
+};
+
+const NameEntry<AluOp> kAluOps[] = {
+    {"none", AluOp::kNone},       {"add", AluOp::kAdd},   {"subtract", AluOp::kSub},
+    {"sub", AluOp::kSub},         {"multiply", AluOp::kMul}, {"mul", AluOp::kMul},
+    {"max", AluOp::kMax},         {"min", AluOp::kMin},   {"divide", AluOp::kDivide},
+    {"pow", AluOp::kPow},         {"bypass", AluOp::kBypass},
+};
+
+const NameEntry<ReduceOp> kReduceOps[] = {
+    {"sum", ReduceOp::kSum}, {"max", ReduceOp::kMax}, {"min", ReduceOp::kMin}, {"mean", ReduceOp::kMean}};
+
+const NameEntry<ActFunc> kActFuncs[] = {
+    {"identity", ActFunc::kIdentity}, {"copy", ActFunc::kIdentity},
+    {"exp", ActFunc::kExp},           {"rsqrt", ActFunc::kRsqrt},
+    {"sqrt", ActFunc::kSqrt},         {"reciprocal", ActFunc::kReciprocal},
+    {"silu", ActFunc::kSilu},         {"gelu", ActFunc::kGelu},
+    {"tanh", ActFunc::kTanh},         {"sigmoid", ActFunc::kSigmoid},
+    {"square", ActFunc::kSquare},     {"relu", ActFunc::kRelu},
+    {"log", ActFunc::kLog},
+};
+
+// Bit per EngineId of the engines that may issue each opcode, indexed by Opcode.
+constexpr unsigned Bit(EngineId e) { return 1u << static_cast<unsigned>(e); }
+constexpr unsigned kAnyEngine = (1u << kNumEngines) - 1;
+constexpr unsigned kOpcodeEngines[kNumOpcodes] = {
+    kAnyEngine,                                                    // dma_copy
+    Bit(EngineId::kTensor),                                        // matmul
+    Bit(EngineId::kTensor),                                        // transpose
+    Bit(EngineId::kVector),                                        // tensor_tensor
+    Bit(EngineId::kVector) | Bit(EngineId::kGpSimd),               // tensor_scalar
+    Bit(EngineId::kVector),                                        // tensor_reduce
+    Bit(EngineId::kVector) | Bit(EngineId::kGpSimd) | Bit(EngineId::kScalar),  // tensor_copy
+    Bit(EngineId::kVector) | Bit(EngineId::kGpSimd),               // memset
+    Bit(EngineId::kScalar),                                        // activation
+    Bit(EngineId::kGpSimd),                                        // iota
+    Bit(EngineId::kGpSimd),                                        // partition_reduce
+    kAnyEngine,                                                    // wait
+};
+
+constexpr int kApOperands[kNumOpcodes] = {
+    2,  // dma_copy dst, src
+    3,  // matmul dst, stationary, moving
+    2,  // transpose
+    3,  // tensor_tensor
+    2,  // tensor_scalar
+    2,  // tensor_reduce
+    2,  // tensor_copy
+    1,  // memset
+    2,  // activation
+    1,  // iota
+    2,  // partition_reduce
+    0,  // wait
+};
+
+int64_t Product(const std::vector<int64_t>& v, size_t from) {
+  int64_t p = 1;
+  for (size_t i = from; i < v.size(); ++i) p *= v[i];
+  return p;
+}
+
+bool SameNumber(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+}  // namespace
+
+const char* MemSpaceName(MemSpace s) { return NameOf(kMemSpaces, s); }
+bool ParseMemSpace(const std::string& s, MemSpace* out) { return Lookup(kMemSpaces, s, out); }
+const char* EngineName(EngineId e) { return NameOf(kEngines, e); }
+const char* EngineLaneName(EngineId e) { return NameOf(kEngineLanes, e); }
+bool ParseEngine(const std::string& s, EngineId* out) { return Lookup(kEngines, s, out); }
+const char* OpcodeName(Opcode o) { return NameOf(kOpcodes, o); }
+bool ParseOpcode(const std::string& s, Opcode* out) { return Lookup(kOpcodes, s, out); }
+const char* AluOpName(AluOp o) { return NameOf(kAluOps, o); }
+const char* ReduceOpName(ReduceOp o) { return NameOf(kReduceOps, o); }
+const char* ActFuncName(ActFunc f) { return NameOf(kActFuncs, f); }
+bool ParseReduceOp(const std::string& s, ReduceOp* out) { return Lookup(kReduceOps, s, out); }
+bool ParseActFunc(const std::string& s, ActFunc* out) { return Lookup(kActFuncs, s, out); }
+
+bool ParseAluOp(const std::string& s, AluOp* out) {
+  // "none" only marks an unused slot; it is not something a kernel can ask for.
+  return s != "none" && Lookup(kAluOps, s, out);
+}
+
+bool OpcodeAllowedOn(Opcode o, EngineId e) {
+  return (kOpcodeEngines[static_cast<int>(o)] & Bit(e)) != 0;
+}
+
+int NumApOperands(Opcode o) { return kApOperands[static_cast<int>(o)]; }
+
+int64_t TensorDecl::FreeElements() const {
+  return Product(shape, space == MemSpace::kHbm ? 0 : 1);
+}
+
+int64_t TensorDecl::NumElements() const { return Product(shape, 0); }
+
+int64_t AccessPattern::Partitions() const { return dims.empty() ? 0 : dims[0].size; }
+
+int64_t AccessPattern::FreeElements() const {
+  int64_t n = 1;
+  for (size_t i = 1; i < dims.size(); ++i) n *= dims[i].size;
+  return n;
+}
+
+int64_t AccessPattern::NumElements() const {
+  int64_t n = 1;
+  for (const ApDim& d : dims) n *= d.size;
+  return n;
+}
+
+bool operator==(const AccessPattern& a, const AccessPattern& b) {
+  return a.tensor == b.tensor && a.partition_start == b.partition_start && a.offset == b.offset &&
+         a.dims == b.dims;
+}
+
+bool operator==(const Scalar& a, const Scalar& b) {
+  if (a.is_ap != b.is_ap) return false;
+  return a.is_ap ? a.ap == b.ap : SameNumber(a.imm, b.imm);
+}
+
+int Kernel::FindTensor(const std::string& n) const {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].name == n) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Kernel::FindSemaphore(const std::string& n) const {
+  for (size_t i = 0; i < semaphores.size(); ++i) {
+    if (semaphores[i] == n) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+size_t Kernel::NumInstructions() const {
+  size_t n = 0;
+  for (const auto& s : streams) n += s.size();
+  return n;
+}
+
+}  // namespace nsim

@@ -1,0 +1,542 @@
+#include "sim/kernel/parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <variant>
+
+#include "sim/base/error.h"
+#include "sim/kernel/builder.h"
+#include "sim/kernel/syntax.h"
+
+namespace nsim {
+namespace {
+
+using kernel_syntax::AttrDef;
+
+std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+
+// How to read one enum from its name, and what to list when the name is unknown.
+template <typename E>
+struct EnumSyntax {
+  const char* what;  // "engine", "alu op", ...
+  bool (*parse)(const std::string&, E*);
+  const char* (*name)(E);
+  int first, count;     // the values listed as known
+  const char* aliases;  // accepted spellings besides the canonical names
+};
+
+constexpr int kNumDTypes = 4;  // DType has no count of its own
+constexpr EnumSyntax<MemSpace> kMemSpaceSyntax{
+    "memory space", ParseMemSpace, MemSpaceName, 0, kNumMemSpaces, ""};
+constexpr EnumSyntax<DType> kDTypeSyntax{"dtype", ParseDType, DTypeName, 0, kNumDTypes, ""};
+constexpr EnumSyntax<EngineId> kEngineSyntax{"engine", ParseEngine, EngineName, 0, kNumEngines, ""};
+constexpr EnumSyntax<Opcode> kOpcodeSyntax{"opcode", ParseOpcode, OpcodeName, 0, kNumOpcodes, ""};
+constexpr EnumSyntax<AluOp> kAluSyntax{"alu op", ParseAluOp, AluOpName, 1, kNumAluOps, ", sub, mul"};
+constexpr EnumSyntax<ReduceOp> kReduceSyntax{"reduce op", ParseReduceOp, ReduceOpName, 0, kNumReduceOps, ""};
+constexpr EnumSyntax<ActFunc> kActFuncSyntax{
+    "activation function", ParseActFunc, ActFuncName, 0, kNumActFuncs, ", copy"};
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A cursor over one line (comment already stripped) that knows where it is,
+// so every error it raises reads "FILE:LINE: ...".
+class Cursor {
+ public:
+  Cursor(const std::string& file, int line, const std::string& text)
+      : file_(file), line_(line), text_(text) {}
+
+  int line() const { return line_; }
+
+  [[noreturn]] void Fail(const std::string& msg) const {
+    throw SimError(file_ + ":" + std::to_string(line_) + ": " + msg);
+  }
+
+  // Runs a builder call, locating its error at this line.
+  template <typename F>
+  auto Located(F&& f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const SimError& e) {
+      Fail(e.what());
+    }
+  }
+
+  bool AtEnd() {
+    SkipSpace();
+    return pos_ >= text_.size();
+  }
+  void ExpectEnd() {
+    if (!AtEnd()) Fail("unexpected " + Found());
+  }
+  // The next character, right here (no space skipped): `a[...]` must be written without a gap.
+  bool ConsumeAdjacent(char c) {
+    if (pos_ < text_.size() && text_[pos_] == c) return ++pos_, true;
+    return false;
+  }
+  bool Peek(char c) {
+    SkipSpace();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  bool Consume(char c) {
+    if (!Peek(c)) return false;
+    ++pos_;
+    return true;
+  }
+  void Expect(const std::string& s, const std::string& context) {
+    SkipSpace();
+    if (text_.compare(pos_, s.size(), s) != 0) Fail("expected '" + s + "' " + context + ", found " + Found());
+    pos_ += s.size();
+  }
+
+  // What an error message calls the text at the cursor.
+  std::string Found() {
+    if (AtEnd()) return "end of line";
+    return Quoted(ScanToken(pos_));
+  }
+
+  std::string Ident(const std::string& what) {
+    SkipSpace();
+    if (pos_ >= text_.size() || !IsIdentStart(text_[pos_])) Fail("expected " + what + ", found " + Found());
+    const size_t start = pos_;
+    while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+
+  // An identifier followed by '=': the start of a key=value attribute.
+  bool NextIsAttribute() {
+    SkipSpace();
+    size_t p = pos_;
+    if (p >= text_.size() || !IsIdentStart(text_[p])) return false;
+    while (p < text_.size() && IsIdentChar(text_[p])) ++p;
+    while (p < text_.size() && std::isspace(static_cast<unsigned char>(text_[p]))) ++p;
+    return p < text_.size() && text_[p] == '=';
+  }
+
+  // Whether a scalar operand here is a number rather than an access pattern.
+  bool NextIsNumber() {
+    SkipSpace();
+    if (pos_ >= text_.size()) return false;
+    const char c = text_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.') return true;
+    const std::string word = ScanToken(pos_);
+    return word == "inf" || word == "nan";  // reserved: never names (IsIdentifier)
+  }
+
+  int64_t Integer(const std::string& what) {
+    const std::string tok = NumberToken();
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (tok.empty() || *end != '\0' || errno == ERANGE)
+      Fail("expected " + what + " (an integer), found " + Shown(tok));
+    return v;
+  }
+
+  uint64_t Unsigned(const std::string& what) {
+    const std::string tok = NumberToken();
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(tok.c_str(), &end, 10);
+    const bool signed_text = !tok.empty() && (tok[0] == '-' || tok[0] == '+');
+    if (tok.empty() || signed_text || *end != '\0' || errno == ERANGE) {
+      Fail("expected " + what + " (an unsigned 64-bit integer), found " + Shown(tok));
+    }
+    return v;
+  }
+
+  int64_t NonNegative(const std::string& what) {
+    const int64_t v = Integer(what);
+    if (v < 0) Fail(what + " must be >= 0, found '" + std::to_string(v) + "'");
+    return v;
+  }
+
+  double Number(const std::string& what) {
+    const std::string tok = NumberToken();
+    char* end = nullptr;
+    const double v = std::strtod(tok.c_str(), &end);
+    if (tok.empty() || *end != '\0') Fail("expected " + what + " (a number), found " + Shown(tok));
+    return v;
+  }
+
+ private:
+  void SkipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+
+  // A run of word characters (letters, digits, '_', '.', signs) or else one
+  // punctuation character, starting at `p`.
+  std::string ScanToken(size_t p) const {
+    auto word = [](char c) { return IsIdentChar(c) || c == '.' || c == '+' || c == '-'; };
+    size_t e = p;
+    while (e < text_.size() && word(text_[e])) ++e;
+    return text_.substr(p, std::max<size_t>(e - p, 1));
+  }
+
+  // Sign, then word characters; a sign is part of the number again only
+  // right after an exponent letter ("1e-6", "0x1p+3").
+  std::string NumberToken() {
+    SkipSpace();
+    const size_t start = pos_;
+    if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      const char prev = pos_ > start ? text_[pos_ - 1] : ' ';
+      const bool exp_sign =
+          (c == '+' || c == '-') && (prev == 'e' || prev == 'E' || prev == 'p' || prev == 'P');
+      if (!IsIdentChar(c) && c != '.' && !exp_sign) break;
+      ++pos_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
+
+  std::string Shown(const std::string& tok) { return tok.empty() ? Found() : Quoted(tok); }
+
+  const std::string& file_;
+  const int line_;
+  const std::string& text_;
+  size_t pos_ = 0;
+};
+
+template <typename E>
+E ParseEnum(const Cursor& c, const std::string& word, const EnumSyntax<E>& syntax) {
+  E value{};
+  if (syntax.parse(word, &value)) return value;
+  std::string known;
+  for (int i = syntax.first; i < syntax.count; ++i) {
+    known += std::string(i > syntax.first ? ", " : "") + syntax.name(static_cast<E>(i));
+  }
+  c.Fail("unknown " + std::string(syntax.what) + " " + Quoted(word) + " (known: " + known + syntax.aliases +
+         ")");
+}
+
+class Parser {
+ public:
+  explicit Parser(const std::string& filename) : file_(filename) {}
+
+  Kernel Parse(const std::string& text) {
+    std::istringstream in(text);
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      const size_t hash = line.find('#');
+      if (hash != std::string::npos) line.erase(hash);
+      Cursor c(file_, number, line);
+      if (!c.AtEnd()) ParseStatement(c);
+    }
+    if (!named_)
+      throw SimError(file_ + ":" + std::to_string(std::max(number, 1)) + ": no 'kernel NAME' line");
+    return std::move(k_);
+  }
+
+ private:
+  void ParseStatement(Cursor& c) {
+    const std::string word = c.Ident("'kernel', 'tensor', 'semaphore' or 'ENGINE:'");
+    if (!named_ && word != "kernel")
+      c.Fail("expected 'kernel NAME' before anything else, found " + Quoted(word));
+    if (c.Consume(':')) return ParseInstruction(c, word);
+    if (word == "kernel") return ParseKernelLine(c);
+    if (word == "tensor") return ParseTensor(c);
+    if (word == "semaphore") return ParseSemaphore(c);
+    c.Fail("unknown statement " + Quoted(word) +
+           " (expected kernel, tensor, semaphore or ENGINE: OPCODE ...)");
+  }
+
+  void ParseKernelLine(Cursor& c) {
+    if (named_) c.Fail("duplicate 'kernel' line (the kernel is already named " + Quoted(k_.name) + ")");
+    k_.name = c.Ident("a kernel name");
+    if (!IsIdentifier(k_.name)) c.Fail("invalid kernel name " + Quoted(k_.name));
+    c.ExpectEnd();
+    named_ = true;
+  }
+
+  void ParseTensor(Cursor& c) {
+    const std::string name = c.Ident("a tensor name");
+    const MemSpace space = ParseEnum(c, c.Ident("a memory space"), kMemSpaceSyntax);
+    const DType dtype = ParseEnum(c, c.Ident("a dtype"), kDTypeSyntax);
+    std::vector<int64_t> shape = ParseShape(c);
+    TensorInit init;
+    if (!c.AtEnd()) {
+      const std::string key = c.Ident("init=");
+      if (key != "init") c.Fail("unknown tensor attribute " + Quoted(key) + " (only init=)");
+      c.Expect("=", "after 'init'");
+      init = ParseInit(c);
+    }
+    c.ExpectEnd();
+    c.Located([&] { return AddTensor(k_, name, space, dtype, std::move(shape), init); });
+    k_.tensors.back().line = c.line();
+  }
+
+  std::vector<int64_t> ParseShape(Cursor& c) {
+    c.Expect("[", "to open the shape");
+    std::vector<int64_t> shape;
+    do {
+      shape.push_back(c.Integer("a dim size"));
+    } while (c.Consume(','));
+    c.Expect("]", "to close the shape");
+    return shape;
+  }
+
+  TensorInit ParseInit(Cursor& c) {
+    const std::string kind = c.Ident("an init kind");
+    TensorInit init;
+    if (kind == "zeros") {
+      init.kind = TensorInit::kZeros;
+    } else if (kind == "ones") {
+      init.kind = TensorInit::kOnes;
+    } else if (kind == "iota") {
+      init.kind = TensorInit::kIota;
+    } else if (kind == "const") {
+      init.kind = TensorInit::kConst;
+      c.Expect("(", "after 'const'");
+      init.value = c.Number("the const value");
+      c.Expect(")", "after the const value");
+    } else if (kind == "randn" || kind == "rand") {
+      init.kind = kind == "randn" ? TensorInit::kRandn : TensorInit::kRand;
+      c.Expect("(", "after " + Quoted(kind));
+      c.Expect("seed", "in " + kind + "(seed=N)");
+      c.Expect("=", "after 'seed'");
+      init.seed = c.Unsigned("the seed");
+      c.Expect(")", "after the seed");
+    } else {
+      c.Fail("unknown init " + Quoted(kind) +
+             " (known: zeros, ones, const(V), iota, randn(seed=N), rand(seed=N))");
+    }
+    return init;
+  }
+
+  void ParseSemaphore(Cursor& c) {
+    const std::string name = c.Ident("a semaphore name");
+    c.ExpectEnd();
+    c.Located([&] { return AddSemaphore(k_, name); });
+  }
+
+  // ---- instructions -----------------------------------------------------
+
+  void ParseInstruction(Cursor& c, const std::string& engine_name) {
+    const EngineId engine = ParseEnum(c, engine_name, kEngineSyntax);
+    const Opcode op = ParseEnum(c, c.Ident("an opcode"), kOpcodeSyntax);
+    Instruction inst = c.Located([&] { return MakeInstruction(engine, op); });
+    inst.line = c.line();
+    ParseOperands(c, &inst);
+    ParseAttributes(c, &inst);
+    k_.streams[static_cast<int>(engine)].push_back(std::move(inst));
+  }
+
+  void ParseOperands(Cursor& c, Instruction* inst) {
+    AccessPattern* slots[] = {&inst->dst, &inst->src0, &inst->src1};
+    const int want = NumApOperands(inst->opcode);
+    int got = 0;
+    if (!c.AtEnd() && !c.NextIsAttribute()) {
+      do {
+        AccessPattern ap = ParseAccess(c);
+        if (got < want) *slots[got] = std::move(ap);
+        ++got;
+      } while (c.Consume(','));
+    }
+    if (got != want) {
+      const char* operands = kernel_syntax::SyntaxOf(inst->opcode).operands;
+      c.Fail(Quoted(OpcodeName(inst->opcode)) + " takes " + std::to_string(want) + " operand" +
+             (want == 1 ? "" : "s") + (want ? std::string(" (") + operands + ")" : "") + ", got " +
+             std::to_string(got));
+    }
+  }
+
+  void ParseAttributes(Cursor& c, Instruction* inst) {
+    std::set<std::string> seen;
+    while (!c.AtEnd()) {
+      if (!c.NextIsAttribute()) c.Fail("expected an attribute KEY=VALUE, found " + c.Found());
+      const std::string key = c.Ident("an attribute name");
+      c.Expect("=", "after " + Quoted(key));
+      if (key == "wait") {
+        inst->waits.push_back(ParseWait(c));
+      } else if (key == "signal") {
+        inst->signals.push_back(ParseSignal(c));
+      } else {
+        const AttrDef& a = LookupAttr(c, inst->opcode, key);
+        if (!seen.insert(key).second) c.Fail("duplicate attribute " + Quoted(key));
+        std::visit([&](auto member) { ParseValue(c, key, &(inst->*member)); }, a.field);
+      }
+    }
+    CheckAttributes(c, *inst, seen);
+  }
+
+  const AttrDef& LookupAttr(Cursor& c, Opcode op, const std::string& key) {
+    const AttrDef* a = kernel_syntax::FindAttr(op, key);
+    if (a) return *a;
+    const std::string valid =
+        "(valid for " + std::string(OpcodeName(op)) + ": " + kernel_syntax::AttrNames(op) + ")";
+    if (kernel_syntax::IsKnownAttr(key))
+      c.Fail("attribute " + Quoted(key) + " is not valid for " + OpcodeName(op) + " " + valid);
+    c.Fail("unknown attribute " + Quoted(key) + " " + valid);
+  }
+
+  // The rules a single attribute cannot check on its own.
+  void CheckAttributes(Cursor& c, const Instruction& inst, const std::set<std::string>& seen) {
+    const std::string op = OpcodeName(inst.opcode);
+    for (const AttrDef& a : kernel_syntax::SyntaxOf(inst.opcode).attrs) {
+      const bool given = seen.count(a.key) > 0;
+      if (a.required && !given) c.Fail(op + " needs attribute " + Quoted(a.key));
+      if (a.partner && given && !seen.count(a.partner)) {
+        c.Fail("attribute " + Quoted(a.key) + " of " + op + " needs " + Quoted(a.partner) + " as well");
+      }
+    }
+    if (inst.opcode == Opcode::kWait) {
+      if (!inst.signals.empty()) c.Fail("'wait' only waits: signal= is not valid for it");
+      if (inst.waits.empty()) c.Fail("'wait' needs at least one wait=SEMAPHORE>=N");
+    }
+    if (inst.opcode == Opcode::kPartitionReduce && inst.reduce == ReduceOp::kMean) {
+      c.Fail("partition_reduce supports op=sum, max or min, not 'mean'");
+    }
+  }
+
+  SemWait ParseWait(Cursor& c) {
+    SemWait w;
+    w.sem = ParseSemaphoreRef(c);
+    c.Expect(">=", "in wait=SEMAPHORE>=N");
+    w.value = c.NonNegative("the wait value");
+    return w;
+  }
+
+  SemSignal ParseSignal(Cursor& c) {
+    SemSignal s;
+    s.sem = ParseSemaphoreRef(c);
+    if (c.ConsumeAdjacent('+')) {
+      s.delta = c.Integer("the signal increment");
+      if (s.delta < 1) c.Fail("the signal increment must be >= 1, found '" + std::to_string(s.delta) + "'");
+    }
+    return s;
+  }
+
+  int ParseSemaphoreRef(Cursor& c) {
+    const std::string name = c.Ident("a semaphore name");
+    const int sem = k_.FindSemaphore(name);
+    if (sem >= 0) return sem;
+    if (k_.FindTensor(name) >= 0) c.Fail(Quoted(name) + " is a tensor, not a semaphore");
+    c.Fail("unknown semaphore " + Quoted(name));
+  }
+
+  // ---- attribute values, one overload per kernel_syntax::Field type -----
+
+  void ParseValue(Cursor& c, const std::string& key, int* out) {
+    const int64_t v = c.NonNegative(Quoted(key));
+    if (v > INT32_MAX) c.Fail(Quoted(key) + " is too large, found '" + std::to_string(v) + "'");
+    *out = static_cast<int>(v);
+  }
+  void ParseValue(Cursor& c, const std::string& key, bool* out) {
+    const std::string v = c.Ident("true or false for " + Quoted(key));
+    if (v != "true" && v != "false")
+      c.Fail("expected true or false for " + Quoted(key) + ", found " + Quoted(v));
+    *out = v == "true";
+  }
+  void ParseValue(Cursor& c, const std::string& key, double* out) { *out = c.Number(Quoted(key)); }
+  void ParseValue(Cursor& c, const std::string&, AccessPattern* out) { *out = ParseAccess(c); }
+  void ParseValue(Cursor& c, const std::string& key, Scalar* out) {
+    if (c.NextIsNumber()) {
+      *out = Imm(c.Number(Quoted(key)));
+    } else {
+      *out = Column(ParseAccess(c));
+    }
+  }
+  void ParseValue(Cursor& c, const std::string&, AluOp* out) {
+    *out = ParseEnum(c, c.Ident("an alu op"), kAluSyntax);
+  }
+  void ParseValue(Cursor& c, const std::string&, ReduceOp* out) {
+    *out = ParseEnum(c, c.Ident("a reduce op"), kReduceSyntax);
+  }
+  void ParseValue(Cursor& c, const std::string&, ActFunc* out) {
+    *out = ParseEnum(c, c.Ident("an activation function"), kActFuncSyntax);
+  }
+
+  // ---- access patterns --------------------------------------------------
+
+  AccessPattern ParseAccess(Cursor& c) {
+    const std::string name = c.Ident("an access pattern (a tensor name)");
+    const int t = k_.FindTensor(name);
+    if (t < 0) {
+      if (k_.FindSemaphore(name) >= 0) c.Fail(Quoted(name) + " is a semaphore, not a tensor");
+      c.Fail("unknown tensor " + Quoted(name));
+    }
+    if (c.ConsumeAdjacent('[')) {
+      std::vector<SliceSpec> idx = ParseSliceIndices(c);
+      return c.Located([&] { return Slice(k_, t, idx); });
+    }
+    if (c.ConsumeAdjacent('.')) {
+      const std::string method = c.Ident("'ap' after '.'");
+      if (method != "ap")
+        c.Fail("unknown access method " + Quoted("." + method) +
+               " (only .ap(OFFSET, [[STRIDE, SIZE], ...]))");
+      return ParseExplicitAp(c, t);
+    }
+    return c.Located([&] { return Full(k_, t); });
+  }
+
+  // After the '[': indices up to and including the ']'.
+  std::vector<SliceSpec> ParseSliceIndices(Cursor& c) {
+    std::vector<SliceSpec> idx;
+    do {
+      idx.push_back(ParseSliceIndex(c));
+    } while (c.Consume(','));
+    c.Expect("]", "to close the index list");
+    return idx;
+  }
+
+  // numpy forms: a | a:b | a:b:s | : | a: | :b | ::s ...
+  SliceSpec ParseSliceIndex(Cursor& c) {
+    const auto bound_follows = [&c] { return !c.Peek(':') && !c.Peek(',') && !c.Peek(']'); };
+    SliceSpec s = SliceSpec::All();
+    if (!c.Peek(':')) s.start = c.Integer("an index");
+    if (!c.Consume(':')) return SliceSpec::At(s.start);
+    if (bound_follows()) s.stop = c.Integer("a slice stop");
+    if (c.Consume(':') && bound_follows()) s.step = c.Integer("a slice step");
+    return s;
+  }
+
+  // After the ".ap": (OFFSET, [[STRIDE, SIZE], ...]).
+  AccessPattern ParseExplicitAp(Cursor& c, int t) {
+    c.Expect("(", "after '.ap'");
+    const int64_t offset = c.Integer("the .ap offset");
+    c.Expect(",", "after the .ap offset");
+    c.Expect("[", "to open the [STRIDE, SIZE] list");
+    std::vector<ApDim> dims;
+    do {
+      ApDim d;
+      c.Expect("[", "to open a [STRIDE, SIZE] pair");
+      d.stride = c.Integer("a stride");
+      c.Expect(",", "between stride and size");
+      d.size = c.Integer("a size");
+      c.Expect("]", "to close a [STRIDE, SIZE] pair");
+      dims.push_back(d);
+    } while (c.Consume(','));
+    c.Expect("]", "to close the [STRIDE, SIZE] list");
+    c.Expect(")", "to close .ap(...)");
+    return c.Located([&] { return Ap(k_, t, offset, std::move(dims)); });
+  }
+
+  const std::string file_;
+  Kernel k_;
+  bool named_ = false;
+};
+
+}  // namespace
+
+Kernel ParseKernel(const std::string& text, const std::string& filename) {
+  return Parser(filename).Parse(text);
+}
+
+Kernel LoadKernelFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SimError("cannot open kernel file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseKernel(text.str(), path);
+}
+
+}  // namespace nsim

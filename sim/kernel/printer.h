@@ -1,0 +1,32 @@
+#pragma once
+// Writes kernels in the text format of docs/kernel-format.md. FormatKernel's
+// output is canonical: ParseKernel reads it back to an equal kernel, and
+// equal kernels print identically (which is what KernelHash relies on).
+#include <string>
+
+#include "sim/kernel/kernel.h"
+
+namespace nsim {
+
+// The whole kernel: `kernel` line, tensors, semaphores, then the streams
+// grouped by engine in EngineId order, names and columns aligned.
+std::string FormatKernel(const Kernel& k);
+
+// The shortest text that reads back to `ap`: the bare tensor name when the
+// access is the whole tensor, else a slice `t[...]` when one reproduces it,
+// else the explicit `t.ap(offset, [[stride, size], ...])`. "<none>" if absent.
+std::string FormatAccessPattern(const Kernel& k, const AccessPattern& ap);
+
+// Everything after the opcode except wait=/signal=: the positional access
+// patterns and the opcode's attributes (those at their default are left
+// out), e.g. "tc, ta, tb op=add".
+std::string FormatOperands(const Kernel& k, const Instruction& inst);
+
+// One instruction line: "vector: tensor_tensor tc, ta, tb op=add wait=loaded>=2 signal=added".
+// Used for instruction records and profiler arguments too.
+std::string FormatInstruction(const Kernel& k, const Instruction& inst);
+
+// Shortest decimal text that parses back to exactly `v` ("1", "0.1", "1e-06", "-inf", "nan").
+std::string FormatNumber(double v);
+
+}  // namespace nsim

@@ -1,0 +1,68 @@
+#include "sim/kernel/syntax.h"
+
+namespace nsim {
+namespace kernel_syntax {
+namespace {
+
+using I = Instruction;
+
+// Indexed by Opcode.
+const std::vector<OpcodeSyntax>& Table() {
+  static const std::vector<OpcodeSyntax> table = {
+      {"DST, SRC", {{"queue", &I::queue}}},                                  // dma_copy
+      {"DST, STATIONARY, MOVING", {{"accumulate", &I::accumulate}}},         // matmul
+      {"DST, SRC", {}},                                                      // transpose
+      {"DST, SRC0, SRC1", {{"op", &I::alu0, true}}},                         // tensor_tensor
+      {"DST, SRC",                                                           // tensor_scalar
+       {{"op0", &I::alu0, true},
+        {"scalar0", &I::scalar0, true},
+        {"op1", &I::alu1, false, "scalar1"},
+        {"scalar1", &I::scalar1, false, "op1"}}},
+      {"DST, SRC", {{"op", &I::reduce, true}}},                              // tensor_reduce
+      {"DST, SRC", {}},                                                      // tensor_copy
+      {"DST", {{"value", &I::scalar0, true}}},                               // memset
+      {"DST, SRC",                                                           // activation
+       {{"func", &I::func, true}, {"scale", &I::scalar0}, {"bias", &I::scalar1}, {"acc", &I::acc}}},
+      {"DST",                                                                // iota
+       {{"base", &I::base}, {"partition_step", &I::partition_step}, {"free_step", &I::free_step}}},
+      {"DST, SRC", {{"op", &I::reduce, true}, {"broadcast", &I::broadcast}}},  // partition_reduce
+      {"", {}},                                                              // wait
+  };
+  return table;
+}
+
+}  // namespace
+
+const OpcodeSyntax& SyntaxOf(Opcode op) { return Table()[static_cast<int>(op)]; }
+
+const AttrDef* FindAttr(Opcode op, const std::string& key) {
+  for (const AttrDef& a : SyntaxOf(op).attrs) {
+    if (key == a.key) return &a;
+  }
+  return nullptr;
+}
+
+bool IsKnownAttr(const std::string& key) {
+  if (key == "wait" || key == "signal") return true;
+  for (int op = 0; op < kNumOpcodes; ++op) {
+    if (FindAttr(static_cast<Opcode>(op), key)) return true;
+  }
+  return false;
+}
+
+std::string AttrNames(Opcode op) {
+  std::string names;
+  for (const AttrDef& a : SyntaxOf(op).attrs) names += std::string(a.key) + ", ";
+  // A wait instruction only waits (docs/kernel-format.md).
+  return names + (op == Opcode::kWait ? "wait" : "wait, signal");
+}
+
+Instruction OpcodeDefaults(Opcode op) {
+  Instruction inst;
+  inst.opcode = op;
+  if (op == Opcode::kActivation) inst.scalar0 = Scalar{false, 1.0, {}};  // scale 1; bias is the struct's 0
+  return inst;
+}
+
+}  // namespace kernel_syntax
+}  // namespace nsim

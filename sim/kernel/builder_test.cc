@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/base/error.h"
+#include "sim/kernel/printer.h"
 
 namespace nsim {
 namespace {
@@ -132,6 +133,35 @@ TEST_F(BuilderTest, EmitAppliesDefaultsAndChecksTheEngine) {
   ExpectError([&] { Emit(k, EngineId::kVector, Opcode::kMatmul); },
               "opcode 'matmul' cannot run on engine 'vector' (runs on: tensor)");
   ExpectError([&] { Emit(k, EngineId::kScalar, Opcode::kMemset); }, "(runs on: vector, gpsimd)");
+}
+
+// The example of docs/kernel-format.md ("Building kernels in code").
+TEST(BuilderDocExample, BuildsAndPrints) {
+  Kernel k;
+  k.name = "scale";
+  const int x = AddTensor(k, "x", MemSpace::kHbm, DType::kBF16, {4, 512}, TensorInit{TensorInit::kRandn, 0, 1});
+  const int xt = AddTensor(k, "xt", MemSpace::kSbuf, DType::kBF16, {4, 512});
+  const int done = AddSemaphore(k, "done");
+  Instruction& load = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+  load.dst = Slice(k, xt, {SliceSpec::All(), SliceSpec::Range(0, 256)});
+  load.src0 = Slice(k, x, {SliceSpec::All(), SliceSpec::Range(0, 256)});
+  load.signals.push_back({done, 1});
+  Instruction& mul = Emit(k, EngineId::kVector, Opcode::kTensorScalar);
+  mul.dst = mul.src0 = Full(k, xt);
+  mul.alu0 = AluOp::kMul;
+  mul.scalar0 = Imm(2);
+  mul.waits.push_back({done, 1});
+  EXPECT_EQ(FormatKernel(k), R"(kernel scale
+
+tensor x  hbm  bf16 [4, 512] init=randn(seed=1)
+tensor xt sbuf bf16 [4, 512]
+
+semaphore done
+
+vector: tensor_scalar xt, xt op0=multiply scalar0=2 wait=done>=1
+
+sync:   dma_copy xt[:, :256], x[:, :256] signal=done
+)");
 }
 
 TEST(SliceSpecText, Forms) {

@@ -86,7 +86,7 @@ struct TensorDecl {
   std::vector<int64_t> shape;
   TensorInit init;
   int line = 0;  // where declared (0 if built in code)
-  // Placement, filled by LayoutKernel (kernel/layout.h): byte offset within
+  // Placement, filled when a device loads the kernel (model/loaded_kernel.h): byte offset within
   // every partition for SBUF/PSUM; unused for HBM (the device binds addresses).
   int64_t partition_offset = -1;
 

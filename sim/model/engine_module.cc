@@ -32,18 +32,27 @@ void EngineModule::Main() {
   }
 }
 
+// The engine keeps its own clock and runs ahead of SystemC time (temporal
+// decoupling, as TLM's quantum keeper): it only synchronises, with one
+// wait(), before it must observe another engine, i.e. at a semaphore wait.
+// Everything else it does is ordered by absolute timestamps (semaphore
+// signals, DMA ready times), so running ahead changes no result.
 void EngineModule::RunStream() {
   const auto& stream = run_->kernel->stream(id_);
   next_issue_ = run_->t0 + run_->result->launch;
+  Picos local = next_issue_;
   for (position_ = 0; position_ < static_cast<int>(stream.size()); ++position_) {
     const LoadedInstruction& li = stream[position_];
-    const Picos ready = Now();
-    if (!WaitForSemaphores(li)) return;
-    const Picos waited = Now() - ready;
-    const Picos start = std::max({Now(), next_issue_, HazardFree(li)});
-    if (start > Now()) sc_core::wait(Ps(start - Now()));
+    const Picos ready = local;
+    if (!li.in->waits.empty()) {
+      if (local > Now()) sc_core::wait(Ps(local - Now()));
+      if (!WaitForSemaphores(li)) return;
+      local = std::max(local, Now());
+    }
     if (run_->aborted) return;
-    Issue(li, start, waited);
+    const Picos start = std::max({local, next_issue_, HazardFree(li, local)});
+    Issue(li, start, local - ready);
+    local = start;
   }
 }
 
@@ -55,10 +64,10 @@ bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
   return !run_->aborted;
 }
 
-Picos EngineModule::HazardFree(const LoadedInstruction& li) const {
+Picos EngineModule::HazardFree(const LoadedInstruction& li, Picos at) const {
   Picos t = 0;
   for (const InFlight& f : in_flight_) {
-    if (f.li == nullptr || f.end <= Now()) continue;
+    if (f.li == nullptr || f.end <= at) continue;
     for (const Region& w : f.li->writes) {
       for (const Region& r : li.reads) {
         if (w.Overlaps(r)) t = std::max(t, f.end);

@@ -32,7 +32,7 @@ class EngineModule : public sc_core::sc_module {
   void Main();
   void RunStream();
   bool WaitForSemaphores(const LoadedInstruction& li);  // false if the run was aborted
-  Picos HazardFree(const LoadedInstruction& li) const;  // earliest start honouring RAW
+  Picos HazardFree(const LoadedInstruction& li, Picos at) const;  // earliest start >= at honouring RAW
   Picos TableLoad(const LoadedInstruction& li);
   void Issue(const LoadedInstruction& li, Picos start, Picos waited);
 

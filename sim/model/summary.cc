@@ -28,8 +28,11 @@ Picos UnionLength(std::vector<std::pair<Picos, Picos>> iv) {
 }  // namespace
 
 void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
-  // Instruction records are appended at issue time, so they are already in
-  // start order (ties in the deterministic order SystemC ran the engines).
+  // Engines run ahead of SystemC time, so records arrive per engine in order
+  // but interleaved arbitrarily across engines: sort once for the API.
+  std::sort(r->instructions.begin(), r->instructions.end(), [](const InstructionRecord& a, const InstructionRecord& b) {
+    return a.start != b.start ? a.start < b.start : a.engine != b.engine ? a.engine < b.engine : a.index < b.index;
+  });
   std::sort(r->dma.begin(), r->dma.end(), [](const DmaRecord& a, const DmaRecord& b) {
     return a.start != b.start ? a.start < b.start : a.dma_engine < b.dma_engine;
   });

@@ -16,7 +16,7 @@ void EngineModule::Start(RunState* run) {
   done_ = run->kernel->stream(id_).empty();
   position_ = 0;
   table_set_ = -1;  // every execution starts with no activation table loaded
-  in_flight_.fill({});
+  commit_.assign(run->kernel->stream(id_).size(), 0);
   if (!done_) start_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -50,7 +50,7 @@ void EngineModule::RunStream() {
       local = std::max(local, Now());
     }
     if (run_->aborted) return;
-    const Picos start = std::max({local, next_issue_, HazardFree(li, local)});
+    const Picos start = std::max({local, next_issue_, HazardFree(li)});
     Issue(li, start, local - ready);
     local = start;
   }
@@ -64,16 +64,9 @@ bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
   return !run_->aborted;
 }
 
-Picos EngineModule::HazardFree(const LoadedInstruction& li, Picos at) const {
+Picos EngineModule::HazardFree(const LoadedInstruction& li) const {
   Picos t = 0;
-  for (const InFlight& f : in_flight_) {
-    if (f.li == nullptr || f.end <= at) continue;
-    for (const Region& w : f.li->writes) {
-      for (const Region& r : li.reads) {
-        if (w.Overlaps(r)) t = std::max(t, f.end);
-      }
-    }
-  }
+  for (int dep : li.raw_deps) t = std::max(t, commit_[dep]);
   return t;
 }
 
@@ -96,8 +89,7 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
     Spec(li.in->opcode).execute(*run_->ctx, *li.in);
     run_->ctx->prebound = nullptr;
     sems_.Signal(end + run_->config->kernel.semaphore_latency_ps, li.in->signals);
-    in_flight_[in_flight_next_] = {&li, end};
-    in_flight_next_ = (in_flight_next_ + 1) % kWindow;
+    commit_[li.index] = end;
   }
   run_->result->instructions.push_back({id_, li.index, start - run_->t0, end - run_->t0, waited});
   run_->NoteEnd(end);

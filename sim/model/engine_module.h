@@ -4,7 +4,7 @@
 // semaphore waits hold, the previous instruction's initiation interval has
 // passed and no in-flight instruction of this engine still writes what it
 // reads (the RAW rule of S6); its outputs commit `latency` after issue.
-#include <array>
+#include <vector>
 
 #include <systemc>
 
@@ -25,14 +25,10 @@ class EngineModule : public sc_core::sc_module {
   int position() const { return position_; }  // instruction it is at (for deadlock reports)
 
  private:
-  struct InFlight {
-    const LoadedInstruction* li = nullptr;
-    Picos end = 0;
-  };
   void Main();
   void RunStream();
   bool WaitForSemaphores(const LoadedInstruction& li);  // false if the run was aborted
-  Picos HazardFree(const LoadedInstruction& li, Picos at) const;  // earliest start >= at honouring RAW
+  Picos HazardFree(const LoadedInstruction& li) const;  // when its RAW producers have committed
   Picos TableLoad(const LoadedInstruction& li);
   void Issue(const LoadedInstruction& li, Picos start, Picos waited);
 
@@ -45,9 +41,7 @@ class EngineModule : public sc_core::sc_module {
   int position_ = 0;
   Picos next_issue_ = 0;
   int table_set_ = -1;
-  static constexpr int kWindow = 8;  // outstanding instructions tracked for hazards
-  std::array<InFlight, kWindow> in_flight_{};
-  int in_flight_next_ = 0;
+  std::vector<Picos> commit_;  // commit time of each issued instruction of this run
 };
 
 }  // namespace nsim

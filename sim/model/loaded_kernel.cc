@@ -197,7 +197,22 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       }
       if (in.accumulate) li.reads.push_back(RegionOf(kernel_, in.dst));
       if (in.opcode == Opcode::kDmaCopy) PlanDma(kernel_, c, &li);
+      FindRawDeps(dst, i, &li);
     }
+  }
+}
+
+// Only the last writer of each overlapping region matters, and an in-order
+// engine never has more than a few instructions in flight, so look back a
+// bounded window.
+void LoadedKernel::FindRawDeps(const std::vector<LoadedInstruction>& stream, size_t i, LoadedInstruction* li) {
+  constexpr size_t kWindow = 16;
+  for (size_t j = i; j-- > 0 && i - j <= kWindow;) {
+    const LoadedInstruction& prev = stream[j];
+    bool overlaps = false;
+    for (const Region& w : prev.writes)
+      for (const Region& r : li->reads) overlaps = overlaps || w.Overlaps(r);
+    if (overlaps) li->raw_deps.push_back(static_cast<int>(j));
   }
 }
 

@@ -37,6 +37,9 @@ struct LoadedInstruction {
   PreBound operands;
   std::vector<Region> reads;
   std::vector<Region> writes;
+  // Earlier instructions of the same stream whose outputs this one reads
+  // (RAW, resolved at load time): it may not issue before they commit.
+  std::vector<int> raw_deps;
   std::vector<DmaPiece> dma;  // dma_copy only
   bool dma_touches_hbm = false;
   int64_t dma_bytes = 0;
@@ -55,6 +58,7 @@ class LoadedKernel {
  private:
   void Layout(const HardwareConfig& c);
   void Prepare(const HardwareConfig& c);
+  static void FindRawDeps(const std::vector<LoadedInstruction>& stream, size_t i, LoadedInstruction* li);
 
   Kernel kernel_;
   uint64_t hash_ = 0;

@@ -1,0 +1,65 @@
+#include "profiler/neuron_profiler.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+#include "profiler/artifacts.h"
+#include "profiler/chrome_trace.h"
+#include "profiler/device_summary.h"
+#include "profiler/profile.h"
+#include "profiler/summary_report.h"
+
+namespace nsim {
+namespace prof {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("profiler: cannot write " + path.string());
+  return path.string();
+}
+
+// Like Neuron's per-NEFF capture, a kernel's first execution stands for it.
+void WriteKernelPairs(const Recording& rec, const fs::path& dir, ExportedFiles& files) {
+  std::set<uint64_t> written;
+  for (const RecordedExecution& e : rec.executions) {
+    if (!e.captured || !written.insert(e.exec.kernel_hash).second) continue;
+    files.neff.push_back(WriteFile(dir / NeffFileName(e.exec.kernel_hash), e.exec.kernel_text));
+    files.ntff.push_back(WriteFile(dir / NtffFileName(e.exec.kernel_hash), NtffText(e.exec)));
+  }
+}
+
+}  // namespace
+
+ExportedFiles WriteProfileOutput(const Recording& rec, const std::string& dir) {
+  ExportedFiles files;
+  files.dir = dir;
+  fs::create_directories(dir);
+  TraceOptions trace_options;
+  trace_options.trace_name = (fs::path(dir) / "trace.json").string();
+  files.trace = WriteFile(trace_options.trace_name, ChromeTraceJson(rec, trace_options));
+  if (!rec.settings.device_lanes) return files;
+  WriteKernelPairs(rec, dir, files);
+  const ProfileDeviceSummary summary = SummarizeRecording(rec);
+  files.summary_json = WriteFile(fs::path(dir) / "device_summary.json", SummaryJson(summary));
+  files.summary_text = WriteFile(fs::path(dir) / "device_summary.txt", SummaryText(summary));
+  return files;
+}
+
+NeuronProfiler::NeuronProfiler(NeuronConfig config)
+    : state_(std::make_shared<State>(State{std::move(config), {}})) {}
+
+void NeuronProfiler::export_trace(Profile& prof) {
+  fs::path dir = state_->config.profile_output_dir;
+  if (!state_->exports.empty()) dir /= "export_" + std::to_string(state_->exports.size());
+  state_->exports.push_back(WriteProfileOutput(prof.recording(), dir.string()));
+}
+
+}  // namespace prof
+}  // namespace nsim

@@ -1,0 +1,56 @@
+#pragma once
+// NeuronProfiler(cfg).export_trace: the on_trace_ready callback that writes a
+// record window into cfg.profile_output_dir:
+//   trace.json                      framework + runtime + device trace (chrome_trace.h)
+//   <hash>.neff / <hash>.ntff       per kernel captured in DEVICE mode: kernel text and the
+//                                   instruction trace of its first captured execution
+//   device_summary.json / .txt      DEVICE mode: per execution and profile totals
+// The first export writes into the directory itself; a later one (a schedule
+// with several cycles) into <dir>/export_<k>, so no export overwrites another.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "profiler/neuron_config.h"
+#include "profiler/recording.h"
+
+namespace nsim {
+namespace prof {
+
+class Profile;
+
+struct ExportedFiles {
+  std::string dir;
+  std::string trace;
+  std::vector<std::string> neff;  // paths, in capture order
+  std::vector<std::string> ntff;
+  std::string summary_json;  // empty without DEVICE mode
+  std::string summary_text;
+};
+
+// Writes every file for `recording` into `dir` (created if missing). Throws
+// std::runtime_error when a file cannot be written.
+ExportedFiles WriteProfileOutput(const Recording& recording, const std::string& dir);
+
+class NeuronProfiler {
+ public:
+  explicit NeuronProfiler(NeuronConfig config);
+
+  void export_trace(Profile& prof);
+  // Lets a NeuronProfiler be an on_trace_ready callback directly; copies
+  // share one export counter.
+  void operator()(Profile& prof) { export_trace(prof); }
+
+  const NeuronConfig& config() const { return state_->config; }
+  const std::vector<ExportedFiles>& exports() const { return state_->exports; }
+
+ private:
+  struct State {
+    NeuronConfig config;
+    std::vector<ExportedFiles> exports;
+  };
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace prof
+}  // namespace nsim

@@ -1,0 +1,65 @@
+#pragma once
+// What the runtime did for one request: a kernel execution
+// (nrta_execute_schedule) or a host<->device copy (nrta_tensor_write /
+// nrta_tensor_read), with its place on the simulated clock on both sides:
+// the host's API call and the device's execution. The profiler builds its
+// neuron_rt (API call) and neuron_hw (execution) lanes from these.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/kernel_cache.h"
+#include "sim/base/time.h"
+#include "sim/model/execution_result.h"
+
+namespace nsim {
+namespace rt {
+
+enum class RecordKind : uint8_t {
+  kExecution,       // a kernel run
+  kCopyToDevice,    // host -> HBM
+  kCopyFromDevice,  // HBM -> host
+};
+
+// The runtime API call each kind stands for.
+constexpr const char* kExecuteApi = "nrta_execute_schedule";
+constexpr const char* kWriteApi = "nrta_tensor_write";
+constexpr const char* kReadApi = "nrta_tensor_read";
+
+struct ExecutionRecord {
+  RecordKind kind = RecordKind::kExecution;
+  const char* api = kExecuteApi;  // kExecuteApi, kWriteApi or kReadApi
+  int core = 0;                   // logical NeuronCore ("neuron:<core>")
+  int stream = 0;
+  uint64_t correlation_id = 0;  // the framework op that caused it; 0 if none
+
+  // Simulated host clock. [submit_start, submit_end) is the runtime call's own
+  // cost (host.runtime_submit or host.copy_setup); host_return is when control
+  // went back to the caller: submit_end, except for a read, which waits for
+  // its bytes (device_end).
+  Picos submit_start = 0;
+  Picos submit_end = 0;
+  Picos host_return = 0;
+  // Simulated device clock (the same clock): when the item ran.
+  Picos device_start = 0;
+  Picos device_end = 0;
+
+  // Executions only.
+  uint64_t kernel_hash = 0;
+  std::string kernel_name;
+  KernelRef kernel;
+  std::shared_ptr<const ExecutionResult> result;
+  int64_t wall_ns = 0;  // real time the simulator took to simulate it; never simulated time
+
+  // Copies only.
+  uint64_t device_address = 0;
+  uint64_t bytes = 0;
+
+  bool is_copy() const { return kind != RecordKind::kExecution; }
+};
+
+// Returned by ExecuteAsync and the copies; shared with the core's history.
+using ExecutionHandle = std::shared_ptr<const ExecutionRecord>;
+
+}  // namespace rt
+}  // namespace nsim

@@ -4,6 +4,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/observer.h"
+#include "runtime/profiler_bridge.h"
 #include "sim/base/dtype.h"
 #include "sim/kernel/hash.h"
 
@@ -160,6 +161,7 @@ void NeuronCoreDevice::PlaceOnDevice(ExecutionRecord* record, Picos duration, bo
 
 ExecutionHandle NeuronCoreDevice::Publish(std::shared_ptr<ExecutionRecord> record) {
   if (RuntimeObserversActive()) detail::NotifyObservers(*record);
+  ReportToProfiler(*record, config());
   if (keep_records_) records_.push_back(record);
   return record;
 }

@@ -1,0 +1,154 @@
+// CPU reference kernels for reductions. All of them iterate the input shape
+// with ElementwiseIter and fold into an accumulator buffer laid out over the
+// keepdim shape: stride 0 along the reduced dims does the folding. Floating
+// inputs accumulate in fp32 (ATen's opmath) and round once at the end.
+#include <cmath>
+#include <limits>
+
+#include "backend/cpu/loops.h"
+#include "backend/library.h"
+#include "backend/meta/shape_functions.h"
+
+namespace nsim {
+namespace at {
+namespace {
+
+// Calls combine(acc&, x) for every input element x, with acc the
+// accumulator of the output element x reduces into. Returns the accumulators
+// in output (row-major) order.
+template <class A, class C, class F>
+std::vector<A> Accumulate(const Tensor& self, const ReduceMetaResult& r, A init, F combine) {
+  std::vector<A> acc(Numel(r.keepdim_sizes), init);
+  ElementwiseIter it(self.sizes());
+  it.Add(acc.data(), r.keepdim_sizes, ContiguousStrides(r.keepdim_sizes), sizeof(A));
+  it.Add(self);
+  const LoadFn<C> load = LoaderFor<C>(self.dtype());
+  it.ForEach([&](char* const* p) { combine(*reinterpret_cast<A*>(p[0]), load(p[1])); });
+  return acc;
+}
+
+// Writes accumulators (row-major) into a fresh output, rounding to its dtype.
+template <class A>
+Tensor Store(const ReduceMetaResult& r, const std::vector<A>& acc) {
+  Tensor out = MakeOutput(r.out);
+  const StoreFn<A> store = StorerFor<A>(out.dtype());
+  char* p = static_cast<char*>(out.data_ptr());
+  for (const A& v : acc) {
+    store(p, v);
+    p += out.element_size();
+  }
+  return out;
+}
+
+Tensor sum(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
+           std::optional<ScalarType> dtype) {
+  const ReduceMetaResult r = ReduceMeta("sum", self, dim, keepdim, dtype, ReduceKind::kSum);
+  return VisitComputeType(self.dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    return Store(r, Accumulate<C, C>(self, r, C(0), [](C& a, C x) { a += x; }));
+  });
+}
+
+Tensor mean(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  const ReduceMetaResult r = ReduceMeta("mean", self, dim, keepdim, dtype, ReduceKind::kMean);
+  std::vector<float> acc = Accumulate<float, float>(self, r, 0.0f, [](float& a, float x) { a += x; });
+  for (float& v : acc) v /= static_cast<float>(r.count);
+  return Store(r, acc);
+}
+
+template <class C>
+C Lowest() {
+  return std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
+                                              : std::numeric_limits<C>::lowest();
+}
+
+// max that keeps a NaN once seen (torch.amax propagates NaN).
+template <class C>
+void MaxInto(C& a, C x) {
+  if (x != x || x > a) a = x;
+}
+
+Tensor amax(const Tensor& self, const IntList& dim, bool keepdim) {
+  const ReduceMetaResult r = ReduceMeta("amax", self, dim, keepdim, std::nullopt, ReduceKind::kMax);
+  return VisitComputeType(self.dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    return Store(r, Accumulate<C, C>(self, r, Lowest<C>(), &MaxInto<C>));
+  });
+}
+
+// Values and (first) indices of the maximum along one dim. The index of each
+// element along `dim` comes from a fourth operand that broadcasts 0..n-1.
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  const int64_t d = MaybeWrapDim(dim, self.dim());
+  const ReduceMetaResult r = ReduceMeta("max", self, IntList{d}, keepdim, std::nullopt, ReduceKind::kMax);
+  return VisitComputeType(self.dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    std::vector<C> values(Numel(r.keepdim_sizes), Lowest<C>());
+    std::vector<int64_t> indices(values.size(), 0);
+    IntList index_sizes(self.dim(), 1);
+    std::vector<int64_t> positions;
+    if (self.dim() > 0) {
+      index_sizes[d] = self.size(d);
+      for (int64_t i = 0; i < self.size(d); ++i) positions.push_back(i);
+    } else {
+      positions.push_back(0);
+    }
+    const IntList acc_strides = ContiguousStrides(r.keepdim_sizes);
+    ElementwiseIter it(self.sizes());
+    it.Add(values.data(), r.keepdim_sizes, acc_strides, sizeof(C));
+    it.Add(indices.data(), r.keepdim_sizes, acc_strides, sizeof(int64_t));
+    it.Add(self);
+    it.Add(positions.data(), index_sizes, ContiguousStrides(index_sizes), sizeof(int64_t));
+    const LoadFn<C> load = LoaderFor<C>(self.dtype());
+    it.ForEach([&](char* const* p) {
+      C& a = *reinterpret_cast<C*>(p[0]);
+      const C x = load(p[2]);
+      const int64_t pos = *reinterpret_cast<const int64_t*>(p[3]);
+      // Row-major order visits pos 0 of each row first, so it seeds the row.
+      if (pos == 0 || (a == a && (x != x || x > a))) {
+        a = x;
+        *reinterpret_cast<int64_t*>(p[1]) = pos;
+      }
+    });
+    ReduceMetaResult ri = r;
+    ri.out.dtype = kInt;
+    return std::make_tuple(Store(r, values), Store(ri, indices));
+  });
+}
+
+// Two passes (mean, then squared deviations) for accuracy, as ATen's Welford does.
+Tensor var(const Tensor& self, const std::optional<IntList>& dim,
+           const std::optional<Scalar>& correction, bool keepdim) {
+  const ReduceMetaResult r = ReduceMeta("var", self, dim, keepdim, std::nullopt, ReduceKind::kVar);
+  std::vector<float> mean = Accumulate<float, float>(self, r, 0.0f, [](float& a, float x) { a += x; });
+  for (float& v : mean) v /= static_cast<float>(r.count);
+  std::vector<float> ss(mean.size(), 0.0f);
+  const IntList acc_strides = ContiguousStrides(r.keepdim_sizes);
+  ElementwiseIter it(self.sizes());
+  it.Add(ss.data(), r.keepdim_sizes, acc_strides, sizeof(float));
+  it.Add(mean.data(), r.keepdim_sizes, acc_strides, sizeof(float));
+  it.Add(self);
+  const LoadFn<float> load = LoaderFor<float>(self.dtype());
+  it.ForEach([&](char* const* p) {
+    const float dev = load(p[2]) - *reinterpret_cast<const float*>(p[1]);
+    *reinterpret_cast<float*>(p[0]) += dev * dev;
+  });
+  const double c = correction ? correction->toDouble() : 1.0;
+  const float denom = static_cast<float>(std::max(0.0, static_cast<double>(r.count) - c));
+  for (float& v : ss) v /= denom;
+  return Store(r, ss);
+}
+
+}  // namespace
+
+NSIM_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("sum.dim_IntList", &sum);
+  m.impl("mean.dim", &mean);
+  m.impl("amax", &amax);
+  m.impl("max.dim", &max_dim);
+  m.impl("var.correction", &var);
+}
+
+}  // namespace at
+}  // namespace nsim

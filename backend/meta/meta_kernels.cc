@@ -1,0 +1,115 @@
+// Meta kernels: output shape, dtype and device of every op that is not
+// composite, without touching data. Each is the op family's shape function
+// plus an allocation on the meta device (which allocates nothing).
+#include "backend/library.h"
+#include "backend/meta/shape_functions.h"
+
+namespace nsim {
+namespace at {
+namespace {
+
+template <Promotion P>
+Tensor binary(const Tensor& a, const Tensor& b) {
+  return MakeOutput(BinaryMeta(a, b, P));
+}
+Tensor add(const Tensor& a, const Tensor& b, const Scalar&) {
+  return MakeOutput(BinaryMeta(a, b, Promotion::kResultType));
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar&) {
+  CheckSubOperands(a, b);
+  return MakeOutput(BinaryMeta(a, b, Promotion::kResultType));
+}
+Tensor pow(const Tensor& self, const Scalar& e) { return MakeOutput(PowMeta(self, e)); }
+
+template <const UnarySpec& kSpec>
+Tensor unary_meta(const Tensor& self) {
+  return MakeOutput(UnaryMeta(kSpec, self));
+}
+Tensor gelu(const Tensor& self, const std::string&) { return unary_meta<unary::kGelu>(self); }
+
+Tensor sum(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
+           std::optional<ScalarType> dtype) {
+  return MakeOutput(ReduceMeta("sum", self, dim, keepdim, dtype, ReduceKind::kSum).out);
+}
+Tensor mean(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  return MakeOutput(ReduceMeta("mean", self, dim, keepdim, dtype, ReduceKind::kMean).out);
+}
+Tensor amax(const Tensor& self, const IntList& dim, bool keepdim) {
+  return MakeOutput(ReduceMeta("amax", self, dim, keepdim, std::nullopt, ReduceKind::kMax).out);
+}
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  TensorMeta m = ReduceMeta("max", self, IntList{MaybeWrapDim(dim, self.dim())}, keepdim,
+                            std::nullopt, ReduceKind::kMax).out;
+  Tensor values = MakeOutput(m);
+  m.dtype = kInt;
+  return std::make_tuple(values, MakeOutput(m));
+}
+Tensor var(const Tensor& self, const std::optional<IntList>& dim, const std::optional<Scalar>&,
+           bool keepdim) {
+  return MakeOutput(ReduceMeta("var", self, dim, keepdim, std::nullopt, ReduceKind::kVar).out);
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) { return MakeOutput(MmMeta(a, b)); }
+Tensor bmm(const Tensor& a, const Tensor& b) { return MakeOutput(BmmMeta(a, b)); }
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return MakeOutput(SoftmaxMeta(self, dim, dtype));
+}
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, const IntList& shape,
+                                                     const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, double) {
+  const NormMetaResult r = NormMeta(input, shape, weight, bias);
+  return std::make_tuple(MakeOutput(r.out), MakeOutput(r.stat), MakeOutput(r.stat));
+}
+std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, const IntList& shape,
+                                          const std::optional<Tensor>& weight,
+                                          std::optional<double>) {
+  const NormMetaResult r = NormMeta(input, shape, weight, std::nullopt);
+  return std::make_tuple(MakeOutput(r.out), MakeOutput(r.stat));
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool) {
+  if (!self.is_meta()) throw SimError("Cannot copy out of meta tensor; no data!");
+  CopyMeta(self, src);
+  return self;
+}
+Tensor fill_(const Tensor& self, const Scalar&) { return self; }
+
+}  // namespace
+
+NSIM_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("add.Tensor", &add);
+  m.impl("sub.Tensor", &sub);
+  m.impl("mul.Tensor", &binary<Promotion::kResultType>);
+  m.impl("div.Tensor", &binary<Promotion::kIntToFloat>);
+  m.impl("maximum", &binary<Promotion::kResultType>);
+  m.impl("minimum", &binary<Promotion::kResultType>);
+  m.impl("pow.Tensor_Scalar", &pow);
+  m.impl("neg", &unary_meta<unary::kNeg>);
+  m.impl("abs", &unary_meta<unary::kAbs>);
+  m.impl("relu", &unary_meta<unary::kRelu>);
+  m.impl("exp", &unary_meta<unary::kExp>);
+  m.impl("log", &unary_meta<unary::kLog>);
+  m.impl("sqrt", &unary_meta<unary::kSqrt>);
+  m.impl("rsqrt", &unary_meta<unary::kRsqrt>);
+  m.impl("reciprocal", &unary_meta<unary::kReciprocal>);
+  m.impl("tanh", &unary_meta<unary::kTanh>);
+  m.impl("sigmoid", &unary_meta<unary::kSigmoid>);
+  m.impl("silu", &unary_meta<unary::kSilu>);
+  m.impl("gelu", &gelu);
+  m.impl("sum.dim_IntList", &sum);
+  m.impl("mean.dim", &mean);
+  m.impl("amax", &amax);
+  m.impl("max.dim", &max_dim);
+  m.impl("var.correction", &var);
+  m.impl("mm", &mm);
+  m.impl("bmm", &bmm);
+  m.impl("softmax.int", &softmax);
+  m.impl("native_layer_norm", &native_layer_norm);
+  m.impl("_fused_rms_norm", &fused_rms_norm);
+  m.impl("copy_", &copy_);
+  m.impl("fill_.Scalar", &fill_);
+}
+
+}  // namespace at
+}  // namespace nsim

@@ -1,0 +1,101 @@
+#pragma once
+// Shape functions: the output geometry, dtype and device of each op family,
+// and every argument check with its PyTorch message. The Meta kernels are
+// exactly these; the CPU kernels and the Neuron lowering call them first, so
+// all backends agree on shapes, promotion and errors by construction.
+//
+//   TensorMeta m = BinaryMeta(a, b, Promotion::kResultType);
+//   Tensor out = MakeOutput(m);   // allocated on m.device
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/scalar.h"
+#include "backend/tensor.h"
+
+namespace nsim {
+namespace at {
+
+struct TensorMeta {
+  IntList sizes;
+  ScalarType dtype;
+  Device device;
+};
+
+// A contiguous tensor for `m` (on a Meta device: no data).
+Tensor MakeOutput(const TensorMeta& m);
+
+// Device an op's output lives on: that of the first tensor that is not a 0-dim
+// CPU tensor (those are scalars, valid with any device), else CPU.
+Device OutputDevice(std::initializer_list<const Tensor*> inputs);
+
+// --- pointwise ---
+enum class Promotion {
+  kResultType,  // result_type of the operands (add, mul, maximum)
+  kIntToFloat,  // as kResultType, then integral -> Float (true division)
+};
+TensorMeta BinaryMeta(const Tensor& a, const Tensor& b, Promotion p);
+// Rejects Bool operands ("Subtraction, the `-` operator, with a bool tensor is not supported...").
+void CheckSubOperands(const Tensor& a, const Tensor& b);
+TensorMeta PowMeta(const Tensor& self, const Scalar& exponent);
+
+enum class UnaryKind {
+  kKeep,        // same dtype (abs, relu)
+  kNoBool,      // same dtype, Bool rejected (neg)
+  kIntToFloat,  // integral -> Float (exp, sqrt, rsqrt, tanh, ...)
+  kFloatOnly,   // floating dtypes only (silu, gelu)
+};
+// Each unary op's promotion rule, declared once for the CPU, Meta and device kernels.
+struct UnarySpec {
+  const char* name;
+  UnaryKind kind;
+};
+namespace unary {
+inline constexpr UnarySpec kNeg{"neg", UnaryKind::kNoBool};
+inline constexpr UnarySpec kAbs{"abs", UnaryKind::kKeep};
+inline constexpr UnarySpec kRelu{"relu", UnaryKind::kKeep};
+inline constexpr UnarySpec kExp{"exp", UnaryKind::kIntToFloat};
+inline constexpr UnarySpec kLog{"log", UnaryKind::kIntToFloat};
+inline constexpr UnarySpec kSqrt{"sqrt", UnaryKind::kIntToFloat};
+inline constexpr UnarySpec kRsqrt{"rsqrt", UnaryKind::kIntToFloat};
+inline constexpr UnarySpec kReciprocal{"reciprocal", UnaryKind::kIntToFloat};
+inline constexpr UnarySpec kTanh{"tanh", UnaryKind::kIntToFloat};
+inline constexpr UnarySpec kSigmoid{"sigmoid", UnaryKind::kIntToFloat};
+inline constexpr UnarySpec kSilu{"silu", UnaryKind::kFloatOnly};
+inline constexpr UnarySpec kGelu{"gelu", UnaryKind::kFloatOnly};
+}  // namespace unary
+TensorMeta UnaryMeta(const UnarySpec& spec, const Tensor& self);
+
+// --- reductions ---
+struct ReduceMetaResult {
+  TensorMeta out;
+  std::vector<bool> reduced;  // per input dim
+  IntList keepdim_sizes;      // input sizes with reduced dims set to 1
+  int64_t count;              // elements reduced into each output element
+};
+enum class ReduceKind { kSum, kMean, kMax, kVar };
+// `dims` absent or empty reduces every dim. `dtype` overrides the output dtype.
+ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optional<IntList>& dims,
+                            bool keepdim, std::optional<ScalarType> dtype, ReduceKind kind);
+
+// --- linear algebra ---
+TensorMeta MmMeta(const Tensor& self, const Tensor& mat2);
+TensorMeta BmmMeta(const Tensor& self, const Tensor& mat2);
+
+// --- neural-network functions ---
+TensorMeta SoftmaxMeta(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
+struct NormMetaResult {
+  TensorMeta out;    // same shape and dtype as the input
+  TensorMeta stat;   // per-row statistic: input.shape[:axis] + [1]*len(normalized), Float
+  int64_t axis;      // first normalised dim
+  int64_t rows, cols;
+};
+NormMetaResult NormMeta(const Tensor& input, const IntList& normalized_shape,
+                        const std::optional<Tensor>& weight, const std::optional<Tensor>& bias);
+
+// --- copies ---
+// Checks that src broadcasts to dst ("output with shape [..] doesn't match the broadcast shape [..]").
+void CopyMeta(const Tensor& dst, const Tensor& src);
+
+}  // namespace at
+}  // namespace nsim

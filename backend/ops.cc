@@ -1,0 +1,144 @@
+// Each function looks its op up once (checking the C++ signature against
+// the schema in ops_schema.cc) and calls it through the dispatcher.
+#include "backend/ops.h"
+
+#include "backend/dispatcher.h"
+#include "backend/type_promotion.h"
+
+namespace nsim {
+namespace at {
+namespace {
+
+using T = const Tensor&;
+using S = const Scalar&;
+using OptT = const std::optional<Tensor>&;
+using OptType = std::optional<ScalarType>;
+using OptList = const std::optional<IntList>&;
+using Tuple2 = std::tuple<Tensor, Tensor>;
+using Tuple3 = std::tuple<Tensor, Tensor, Tensor>;
+
+}  // namespace
+
+#define NSIM_CALL(name, sig, ...)                  \
+  static const auto op = FindOp<sig>(name);        \
+  return op.call(__VA_ARGS__)
+
+Tensor add(T self, T other, S alpha) { NSIM_CALL("aten::add.Tensor", Tensor(T, T, S), self, other, alpha); }
+Tensor add(T self, S other, S alpha) { NSIM_CALL("aten::add.Scalar", Tensor(T, S, S), self, other, alpha); }
+Tensor sub(T self, T other, S alpha) { NSIM_CALL("aten::sub.Tensor", Tensor(T, T, S), self, other, alpha); }
+Tensor sub(T self, S other, S alpha) { NSIM_CALL("aten::sub.Scalar", Tensor(T, S, S), self, other, alpha); }
+Tensor rsub(T self, S other, S alpha) { NSIM_CALL("aten::rsub.Scalar", Tensor(T, S, S), self, other, alpha); }
+Tensor mul(T self, T other) { NSIM_CALL("aten::mul.Tensor", Tensor(T, T), self, other); }
+Tensor mul(T self, S other) { NSIM_CALL("aten::mul.Scalar", Tensor(T, S), self, other); }
+Tensor div(T self, T other) { NSIM_CALL("aten::div.Tensor", Tensor(T, T), self, other); }
+Tensor div(T self, S other) { NSIM_CALL("aten::div.Scalar", Tensor(T, S), self, other); }
+Tensor maximum(T self, T other) { NSIM_CALL("aten::maximum", Tensor(T, T), self, other); }
+Tensor minimum(T self, T other) { NSIM_CALL("aten::minimum", Tensor(T, T), self, other); }
+Tensor pow(T self, S exponent) { NSIM_CALL("aten::pow.Tensor_Scalar", Tensor(T, S), self, exponent); }
+
+Tensor neg(T self) { NSIM_CALL("aten::neg", Tensor(T), self); }
+Tensor abs(T self) { NSIM_CALL("aten::abs", Tensor(T), self); }
+Tensor exp(T self) { NSIM_CALL("aten::exp", Tensor(T), self); }
+Tensor log(T self) { NSIM_CALL("aten::log", Tensor(T), self); }
+Tensor sqrt(T self) { NSIM_CALL("aten::sqrt", Tensor(T), self); }
+Tensor rsqrt(T self) { NSIM_CALL("aten::rsqrt", Tensor(T), self); }
+Tensor reciprocal(T self) { NSIM_CALL("aten::reciprocal", Tensor(T), self); }
+Tensor square(T self) { NSIM_CALL("aten::square", Tensor(T), self); }
+Tensor relu(T self) { NSIM_CALL("aten::relu", Tensor(T), self); }
+Tensor tanh(T self) { NSIM_CALL("aten::tanh", Tensor(T), self); }
+Tensor sigmoid(T self) { NSIM_CALL("aten::sigmoid", Tensor(T), self); }
+Tensor silu(T self) { NSIM_CALL("aten::silu", Tensor(T), self); }
+Tensor gelu(T self, const std::string& approximate) {
+  NSIM_CALL("aten::gelu", Tensor(T, const std::string&), self, approximate);
+}
+
+Tensor sum(T self, OptType dtype) { NSIM_CALL("aten::sum", Tensor(T, OptType), self, dtype); }
+Tensor sum(T self, const IntList& dim, bool keepdim, OptType dtype) {
+  NSIM_CALL("aten::sum.dim_IntList", Tensor(T, OptList, bool, OptType), self, dim, keepdim, dtype);
+}
+Tensor mean(T self, OptType dtype) { NSIM_CALL("aten::mean", Tensor(T, OptType), self, dtype); }
+Tensor mean(T self, const IntList& dim, bool keepdim, OptType dtype) {
+  NSIM_CALL("aten::mean.dim", Tensor(T, OptList, bool, OptType), self, dim, keepdim, dtype);
+}
+Tensor amax(T self, const IntList& dim, bool keepdim) {
+  NSIM_CALL("aten::amax", Tensor(T, const IntList&, bool), self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> max(T self, int64_t dim, bool keepdim) {
+  NSIM_CALL("aten::max.dim", Tuple2(T, int64_t, bool), self, dim, keepdim);
+}
+Tensor var(T self, const IntList& dim, double correction, bool keepdim) {
+  using OptS = const std::optional<Scalar>&;
+  NSIM_CALL("aten::var.correction", Tensor(T, OptList, OptS, bool), self, dim,
+            std::optional<Scalar>(correction), keepdim);
+}
+
+Tensor mm(T self, T mat2) { NSIM_CALL("aten::mm", Tensor(T, T), self, mat2); }
+Tensor bmm(T self, T mat2) { NSIM_CALL("aten::bmm", Tensor(T, T), self, mat2); }
+Tensor matmul(T self, T other) { NSIM_CALL("aten::matmul", Tensor(T, T), self, other); }
+
+Tensor softmax(T self, int64_t dim, OptType dtype) {
+  NSIM_CALL("aten::softmax.int", Tensor(T, int64_t, OptType), self, dim, dtype);
+}
+Tensor layer_norm(T input, const IntList& normalized_shape, OptT weight, OptT bias, double eps) {
+  NSIM_CALL("aten::layer_norm", Tensor(T, const IntList&, OptT, OptT, double, bool), input,
+            normalized_shape, weight, bias, eps, true);
+}
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(T input, const IntList& normalized_shape,
+                                                     OptT weight, OptT bias, double eps) {
+  NSIM_CALL("aten::native_layer_norm",
+            Tuple3(T, const IntList&, OptT, OptT, double), input,
+            normalized_shape, weight, bias, eps);
+}
+std::tuple<Tensor, Tensor> _fused_rms_norm(T input, const IntList& normalized_shape, OptT weight,
+                                           std::optional<double> eps) {
+  NSIM_CALL("aten::_fused_rms_norm",
+            Tuple2(T, const IntList&, OptT, std::optional<double>), input,
+            normalized_shape, weight, eps);
+}
+Tensor rms_norm(T input, const IntList& normalized_shape, OptT weight, std::optional<double> eps) {
+  return std::get<0>(_fused_rms_norm(input, normalized_shape, weight, eps));
+}
+
+Tensor empty(const IntList& size, const TensorOptions& options) {
+  using OptDev = std::optional<Device>;
+  NSIM_CALL("aten::empty.memory_format", Tensor(const IntList&, OptType, OptDev), size,
+            options.dtype(), options.device());
+}
+Tensor _to_copy(T self, OptType dtype, std::optional<Device> device, bool non_blocking) {
+  using OptDev = std::optional<Device>;
+  NSIM_CALL("aten::_to_copy", Tensor(T, OptType, OptDev, bool), self, dtype, device, non_blocking);
+}
+
+Tensor transpose(T self, int64_t d0, int64_t d1) {
+  NSIM_CALL("aten::transpose.int", Tensor(T, int64_t, int64_t), self, d0, d1);
+}
+Tensor permute(T self, const IntList& dims) {
+  NSIM_CALL("aten::permute", Tensor(T, const IntList&), self, dims);
+}
+Tensor unsqueeze(T self, int64_t dim) { NSIM_CALL("aten::unsqueeze", Tensor(T, int64_t), self, dim); }
+Tensor squeeze(T self, int64_t dim) { NSIM_CALL("aten::squeeze.dim", Tensor(T, int64_t), self, dim); }
+Tensor narrow(T self, int64_t dim, int64_t start, int64_t length) {
+  NSIM_CALL("aten::narrow", Tensor(T, int64_t, int64_t, int64_t), self, dim, start, length);
+}
+Tensor select(T self, int64_t dim, int64_t index) {
+  NSIM_CALL("aten::select.int", Tensor(T, int64_t, int64_t), self, dim, index);
+}
+
+#undef NSIM_CALL
+
+Tensor operator+(T a, T b) { return add(a, b); }
+Tensor operator+(T a, S b) { return add(a, WrappedScalarTensor(b)); }
+Tensor operator+(S a, T b) { return add(b, WrappedScalarTensor(a)); }
+Tensor operator-(T a, T b) { return sub(a, b); }
+Tensor operator-(T a, S b) { return sub(a, WrappedScalarTensor(b)); }
+Tensor operator-(S a, T b) { return rsub(b, a); }
+Tensor operator*(T a, T b) { return mul(a, b); }
+Tensor operator*(T a, S b) { return mul(a, WrappedScalarTensor(b)); }
+Tensor operator*(S a, T b) { return mul(b, WrappedScalarTensor(a)); }
+Tensor operator/(T a, T b) { return div(a, b); }
+Tensor operator/(T a, S b) { return div(a, WrappedScalarTensor(b)); }
+Tensor operator/(S a, T b) { return mul(reciprocal(b), WrappedScalarTensor(a)); }
+Tensor operator-(T a) { return neg(a); }
+
+}  // namespace at
+}  // namespace nsim

@@ -1,0 +1,117 @@
+#pragma once
+// The typed C++ API over the dispatcher (what ATen's generated Functions.h
+// is), plus operator sugar. Every function here is one dispatched op call;
+// names and overloads follow PyTorch.
+//
+//   Tensor ms = x.mul(x).mean({-1}, /*keepdim=*/true);
+//   Tensor y = x * rsqrt(ms + 1e-6) * w;            // op by op
+//   Tensor z = rms_norm(x, {512}, w, 1e-6);         // one aten::_fused_rms_norm
+//
+// Operators with a Python number follow Python's semantics, since that is
+// what the study profiled: `x + 1e-6` is aten::add.Tensor with a
+// wrapped-number tensor (not add.Scalar), `1 - x` is aten::rsub.Scalar and
+// `2 / x` is reciprocal(x) * 2. The .Scalar overloads are what the C++-style
+// calls add(x, Scalar) / x.add(Scalar) reach.
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "backend/scalar.h"
+#include "backend/tensor.h"
+#include "backend/tensor_options.h"
+
+namespace nsim {
+namespace at {
+
+// --- pointwise binary ---
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);  // other - alpha * self
+Tensor mul(const Tensor& self, const Tensor& other);
+Tensor mul(const Tensor& self, const Scalar& other);
+Tensor div(const Tensor& self, const Tensor& other);
+Tensor div(const Tensor& self, const Scalar& other);
+Tensor maximum(const Tensor& self, const Tensor& other);
+Tensor minimum(const Tensor& self, const Tensor& other);
+Tensor pow(const Tensor& self, const Scalar& exponent);
+
+// --- pointwise unary ---
+Tensor neg(const Tensor& self);
+Tensor abs(const Tensor& self);
+Tensor exp(const Tensor& self);
+Tensor log(const Tensor& self);
+Tensor sqrt(const Tensor& self);
+Tensor rsqrt(const Tensor& self);
+Tensor reciprocal(const Tensor& self);
+Tensor square(const Tensor& self);
+Tensor relu(const Tensor& self);
+Tensor tanh(const Tensor& self);
+Tensor sigmoid(const Tensor& self);
+Tensor silu(const Tensor& self);
+Tensor gelu(const Tensor& self, const std::string& approximate = "none");
+
+// --- reductions ---
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor sum(const Tensor& self, const IntList& dim, bool keepdim = false,
+           std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& self, const IntList& dim, bool keepdim = false,
+            std::optional<ScalarType> dtype = std::nullopt);
+Tensor amax(const Tensor& self, const IntList& dim = {}, bool keepdim = false);
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor var(const Tensor& self, const IntList& dim, double correction = 1, bool keepdim = false);
+
+// --- linear algebra ---
+Tensor mm(const Tensor& self, const Tensor& mat2);
+Tensor bmm(const Tensor& self, const Tensor& mat2);
+Tensor matmul(const Tensor& self, const Tensor& other);
+
+// --- neural-network functions ---
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor layer_norm(const Tensor& input, const IntList& normalized_shape,
+                  const std::optional<Tensor>& weight = std::nullopt,
+                  const std::optional<Tensor>& bias = std::nullopt, double eps = 1e-5);
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
+                                                     const IntList& normalized_shape,
+                                                     const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, double eps);
+// torch.rms_norm: one dispatched call, aten::_fused_rms_norm (eps defaults to finfo(dtype).eps).
+Tensor rms_norm(const Tensor& input, const IntList& normalized_shape,
+                const std::optional<Tensor>& weight = std::nullopt,
+                std::optional<double> eps = std::nullopt);
+std::tuple<Tensor, Tensor> _fused_rms_norm(const Tensor& input, const IntList& normalized_shape,
+                                           const std::optional<Tensor>& weight,
+                                           std::optional<double> eps);
+
+// --- creation and copies ---
+Tensor empty(const IntList& size, const TensorOptions& options = {});
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+                bool non_blocking = false);
+
+// --- views (also available as Tensor methods) ---
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor permute(const Tensor& self, const IntList& dims);
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+Tensor squeeze(const Tensor& self, int64_t dim);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& self, int64_t dim, int64_t index);
+
+// --- operator sugar (Python semantics, see above) ---
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+
+}  // namespace at
+}  // namespace nsim

@@ -1,0 +1,92 @@
+// The aten operator schemas: every op is declared here, once, with its PyTorch
+// name, overload and signature (as in native_functions.yaml). Kernels for
+// them are registered per dispatch key elsewhere (cpu/, meta/, composite/,
+// and the Neuron lowering). The typed C++ API in ops.cc is checked against
+// these declarations when first used.
+#include "backend/library.h"
+
+namespace nsim {
+namespace at {
+
+NSIM_LIBRARY(aten, m) {
+  // Pointwise binary. A Python number operand arrives as a wrapped-number
+  // tensor in the .Tensor overloads; the .Scalar overloads wrap and forward.
+  m.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  m.def("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  m.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  m.def("mul.Tensor(Tensor self, Tensor other) -> Tensor");
+  m.def("mul.Scalar(Tensor self, Scalar other) -> Tensor");
+  m.def("div.Tensor(Tensor self, Tensor other) -> Tensor");
+  m.def("div.Scalar(Tensor self, Scalar other) -> Tensor");
+  m.def("maximum(Tensor self, Tensor other) -> Tensor");
+  m.def("minimum(Tensor self, Tensor other) -> Tensor");
+  m.def("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor");
+
+  // Pointwise unary.
+  m.def("neg(Tensor self) -> Tensor");
+  m.def("abs(Tensor self) -> Tensor");
+  m.def("exp(Tensor self) -> Tensor");
+  m.def("log(Tensor self) -> Tensor");
+  m.def("sqrt(Tensor self) -> Tensor");
+  m.def("rsqrt(Tensor self) -> Tensor");
+  m.def("reciprocal(Tensor self) -> Tensor");
+  m.def("square(Tensor self) -> Tensor");
+  m.def("relu(Tensor self) -> Tensor");
+  m.def("tanh(Tensor self) -> Tensor");
+  m.def("sigmoid(Tensor self) -> Tensor");
+  m.def("silu(Tensor self) -> Tensor");
+  m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
+
+  // Reductions.
+  m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
+  m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  m.def("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor");
+  m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+  m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor");
+
+  // Linear algebra.
+  m.def("mm(Tensor self, Tensor mat2) -> Tensor");
+  m.def("bmm(Tensor self, Tensor mat2) -> Tensor");
+  m.def("matmul(Tensor self, Tensor other) -> Tensor");
+
+  // Neural-network functions.
+  m.def("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor");
+  m.def("native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)");
+  m.def("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor");
+  m.def("_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)");
+
+  // Creation, copies and conversion. copy_ and _to_copy take tensors on
+  // different devices on purpose, hence no device check.
+  m.def("empty.memory_format(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor");
+  m.def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)");
+  m.def("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+        DeviceCheck::kNoCheck);
+  m.def("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False) -> Tensor",
+        DeviceCheck::kNoCheck);
+  m.def("to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)",
+        DeviceCheck::kNoCheck);
+  m.def("to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)");
+  m.def("clone(Tensor self) -> Tensor");
+  m.def("contiguous(Tensor(a) self) -> Tensor(a)");
+
+  // Views: metadata only, sharing the input's storage.
+  m.def("view(Tensor(a) self, int[] size) -> Tensor(a)");
+  m.def("reshape(Tensor(a) self, int[] shape) -> Tensor(a)");
+  m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)");
+  m.def("t(Tensor(a) self) -> Tensor(a)");
+  m.def("permute(Tensor(a) self, int[] dims) -> Tensor(a)");
+  m.def("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)");
+  m.def("squeeze(Tensor(a) self) -> Tensor(a)");
+  m.def("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)");
+  m.def("slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)");
+  m.def("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)");
+  m.def("select.int(Tensor(a) self, int dim, int index) -> Tensor(a)");
+  m.def("expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)");
+}
+
+}  // namespace at
+}  // namespace nsim

@@ -1,0 +1,16 @@
+#pragma once
+// Tells the profiler (profiler/events.h) what the runtime did: each API call
+// (nrta_execute_schedule, nrta_tensor_write/read) and, for executions, the
+// device execution with — when device capture is on for the core — the
+// kernel text and one slice per instruction and DMA piece. Costs one branch
+// when no profile records.
+#include "runtime/execution_record.h"
+#include "sim/config/hw_config.h"
+
+namespace nsim {
+namespace rt {
+
+void ReportToProfiler(const ExecutionRecord& record, const HardwareConfig& config);
+
+}  // namespace rt
+}  // namespace nsim

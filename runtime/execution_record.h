@@ -50,6 +50,7 @@ struct ExecutionRecord {
   KernelRef kernel;
   std::shared_ptr<const ExecutionResult> result;
   int64_t wall_ns = 0;  // real time the simulator took to simulate it; never simulated time
+  Picos capture = 0;    // device time added by profiler capture (config capture.*), included in device_end
 
   // Copies only.
   uint64_t device_address = 0;

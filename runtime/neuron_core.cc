@@ -5,6 +5,7 @@
 #include "runtime/errors.h"
 #include "runtime/observer.h"
 #include "runtime/profiler_bridge.h"
+#include "profiler/events.h"
 #include "sim/base/dtype.h"
 #include "sim/kernel/hash.h"
 
@@ -75,8 +76,9 @@ ExecutionHandle NeuronCoreDevice::ExecuteAsync(const KernelRef& kernel, const Bi
   record->kernel = kernel;
   record->result = result;
   record->wall_ns = wall.count();
+  record->capture = CaptureCost(*result);
   SubmitOnHost(record.get(), config().host.runtime_submit_ps);
-  PlaceOnDevice(record.get(), result->device_time, /*uses_engines=*/true);
+  PlaceOnDevice(record.get(), result->device_time + record->capture, /*uses_engines=*/true);
   return Publish(std::move(record));
 }
 
@@ -109,6 +111,15 @@ std::shared_ptr<ExecutionRecord> NeuronCoreDevice::StartCopy(RecordKind kind, ui
   SubmitOnHost(record.get(), config().host.copy_setup_ps);
   PlaceOnDevice(record.get(), CopyDeviceTime(bytes), /*uses_engines=*/false);
   return record;
+}
+
+// Device capture is the profiler's request; what it costs the device is the
+// hardware's (config capture.*), so profiling without capture changes nothing.
+Picos NeuronCoreDevice::CaptureCost(const ExecutionResult& result) const {
+  if (!prof::DeviceCaptureWanted(index_)) return 0;
+  const CaptureParams& c = config().capture;
+  const auto records = static_cast<Picos>(result.instructions.size() + result.dma.size());
+  return c.per_execution_ps + records * c.per_record_ps;
 }
 
 Picos NeuronCoreDevice::CopyDeviceTime(uint64_t bytes) const {

@@ -120,6 +120,7 @@ class NeuronCoreDevice {
   void PlaceOnDevice(ExecutionRecord* record, Picos duration, bool uses_engines);
   std::shared_ptr<ExecutionRecord> StartCopy(RecordKind kind, uint64_t address, uint64_t bytes, int stream,
                                              uint64_t correlation_id);
+  Picos CaptureCost(const ExecutionResult& result) const;
   Picos CopyDeviceTime(uint64_t bytes) const;
   ExecutionHandle Publish(std::shared_ptr<ExecutionRecord> record);
 

@@ -92,6 +92,16 @@ struct HostParams {
   Picos alloc_ps = 0;                 // host cost of one device-memory allocation
 };
 
+// What profiling with device capture (ProfileMode DEVICE) costs on the device:
+// the runtime arms the trace and the hardware writes a notification record
+// for every instruction and DMA piece into HBM (S14: ~5 GB reserved for
+// notifications on Trn2/Trn3), then the runtime drains it. Charged to an
+// execution's device time only while a profile captures that core.
+struct CaptureParams {
+  Picos per_execution_ps = 0;   // arming and draining the trace, per execution
+  Picos per_record_ps = 0;      // per instruction or DMA-piece notification written
+};
+
 struct HardwareConfig {
   std::string name;        // e.g. "trn2"
   std::string source;      // file it was read from
@@ -105,6 +115,7 @@ struct HardwareConfig {
   MemoryParams memory;
   KernelParams kernel;
   HostParams host;
+  CaptureParams capture;
   // Where each key got its value: dotted key -> "file:line", or
   // "override 'key=value'". Added so that a resolved config can
   // be printed with the provenance of every number (FormatHardwareConfig).

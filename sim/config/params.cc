@@ -186,6 +186,13 @@ std::vector<ParamSpec> BuildTable() {
        NSIM_FIELD(host.copy_device_latency_ps)});
   add({"host.alloc", UnitKind::kTime, Between(0, kMaxTimePs),
        "host cost of one device-memory allocation", NSIM_FIELD(host.alloc_ps)});
+
+  add({"capture.per_execution", UnitKind::kTime, Between(0, kMaxTimePs),
+       "device time added to each execution while the profiler captures its core (DEVICE mode)",
+       NSIM_FIELD(capture.per_execution_ps)});
+  add({"capture.per_record", UnitKind::kTime, Between(0, kMaxTimePs),
+       "device time added per instruction or DMA piece recorded while capturing",
+       NSIM_FIELD(capture.per_record_ps)});
   return t;
 }
 

@@ -104,6 +104,7 @@ TEST(ParamsTest, TableCoversEveryHardwareConfigField) {
   ExpectNoZeroWord(config.memory, "memory");
   ExpectNoZeroWord(config.kernel, "kernel");
   ExpectNoZeroWord(config.host, "host");
+  ExpectNoZeroWord(config.capture, "capture");
   EXPECT_EQ(config.generation, "x");
   // A new member of HardwareConfig itself (not of a part) changes its size:
   // give it params, then list it here.
@@ -111,7 +112,7 @@ TEST(ParamsTest, TableCoversEveryHardwareConfigField) {
             3 * sizeof(std::string) + sizeof(config.origin) + sizeof(config.tensor) +
                 sizeof(config.vector) + sizeof(config.scalar) + sizeof(config.gpsimd) +
                 sizeof(config.sync) + sizeof(config.dma) + sizeof(config.memory) +
-                sizeof(config.kernel) + sizeof(config.host));
+                sizeof(config.kernel) + sizeof(config.host) + sizeof(config.capture));
 }
 
 TEST(ParamsTest, SetParamStoresInBaseUnits) {
@@ -157,7 +158,7 @@ TEST(ParamsTest, GroupsAndNames) {
   EXPECT_EQ(FindParam("vector.frq"), nullptr);
   const std::vector<std::string> top = ParamNamesIn("");
   EXPECT_EQ(top, (std::vector<std::string>{"generation", "tensor", "vector", "scalar", "gpsimd",
-                                           "sync", "dma", "memory", "kernel", "host"}));
+                                           "sync", "dma", "memory", "kernel", "host", "capture"}));
   EXPECT_EQ(ParamNamesIn("sync"),
             (std::vector<std::string>{"freq", "min_ii", "pipeline_latency", "dispatch"}));
 }

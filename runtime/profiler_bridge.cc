@@ -50,8 +50,6 @@ void Capture(const ExecutionRecord& r, const HardwareConfig& config, prof::Devic
   e->instructions.reserve(r.result->instructions.size());
   for (const InstructionRecord& rec : r.result->instructions) e->instructions.push_back(Slice(k, rec));
   for (const DmaRecord& d : r.result->dma) e->dma.push_back(Slice(d));
-  e->hbm_read_bytes = r.result->hbm_bytes_read;
-  e->hbm_write_bytes = r.result->hbm_bytes_written;
   e->peak_flops_per_s = PeakFlopsPerSecond(config);
   e->peak_hbm_bytes_per_s = config.dma.hbm_bytes_per_ns * 1e9;
 }
@@ -78,6 +76,8 @@ void ReportToProfiler(const ExecutionRecord& r, const HardwareConfig& config) {
   e.end = r.device_end;
   e.kernel_hash = r.kernel_hash;
   e.kernel_name = r.kernel_name;
+  e.hbm_read_bytes = r.result->hbm_bytes_read;  // cheap: kept even without capture
+  e.hbm_write_bytes = r.result->hbm_bytes_written;
   if (prof::DeviceCaptureWanted(r.core)) Capture(r, config, &e);
   prof::RecordDeviceExecution(std::move(e));
 }

@@ -1,0 +1,84 @@
+#include "benchmarks/rmsnorm/study_runner.h"
+
+#include <filesystem>
+
+#include "backend/factories.h"
+#include "profiler/device_summary.h"
+#include "profiler/neuron_profiler.h"
+#include "profiler/profile.h"
+#include "profiler/summary_report.h"
+#include "runtime/runtime.h"
+
+namespace nsim {
+namespace study {
+namespace {
+
+double Us(Picos p) { return PicosToMicros(p); }
+
+bool IsFrameworkOp(const std::string& key) {
+  return key.rfind("aten::", 0) == 0 || key.rfind("Torch-Compiled Region", 0) == 0;
+}
+
+prof::ProfileOptions StudyProfile(const StudyOptions& o, const std::string& dir) {
+  prof::NeuronConfig cfg;
+  cfg.modes = {prof::ProfileMode::kRuntime};
+  if (o.device_capture) cfg.modes.push_back(prof::ProfileMode::kDevice);
+  cfg.capture_enabled_for_nc = "0";
+  cfg.correlate_device_time = true;
+  cfg.profile_output_dir = dir;
+  prof::ProfileOptions opts;
+  opts.schedule = prof::MakeSchedule(/*wait=*/2, /*warmup=*/1, /*active=*/1);
+  opts.experimental_config = cfg;
+  opts.on_trace_ready = prof::NeuronProfiler(cfg);
+  return opts;
+}
+
+void ReadProfile(const prof::Profile& p, ImplResult* r) {
+  const prof::EventList avg = p.key_averages();
+  r->table = avg.table("self_privateuse1_time_total", -1);
+  for (const prof::EventStats& e : avg.events()) {
+    if (!IsFrameworkOp(e.key)) continue;
+    r->ops.push_back({e.key, e.count, Us(e.self_cpu_time_total), Us(e.self_device_time_total)});
+    r->self_cpu_us += Us(e.self_cpu_time_total);
+  }
+  const prof::Recording& rec = p.recording();
+  r->dispatches = static_cast<int64_t>(rec.executions.size());
+  r->device_us = Us(avg.self_device_time_total());
+  for (const auto& e : rec.executions) r->hbm_bytes += static_cast<double>(e.exec.hbm_read_bytes + e.exec.hbm_write_bytes);
+  r->device_summary = prof::SummaryText(prof::SummarizeRecording(rec));
+  r->warnings = p.warnings();
+}
+
+}  // namespace
+
+at::Tensor StudyInput(const StudyOptions& o) { return at::randn(o.shape, /*seed=*/0, at::TensorOptions().dtype(o.dtype)); }
+at::Tensor StudyWeight(const StudyOptions& o) {
+  return at::randn({o.shape.back()}, /*seed=*/1, at::TensorOptions().dtype(o.dtype));
+}
+
+ImplResult RunImplementation(const std::string& name, const RmsNormFn& fn, const StudyOptions& o) {
+  ImplResult r;
+  r.name = name;
+  r.out_dir = o.out_dir + "/" + name;
+  std::filesystem::create_directories(r.out_dir);
+  const at::Device neuron("neuron:0");
+  const at::Tensor x = StudyInput(o).to(neuron), w = StudyWeight(o).to(neuron);
+  rt::NeuronCoreDevice& core = rt::Runtime::Get().core(0);
+  core.Synchronize();
+  at::Tensor y;
+  {
+    prof::Profile p(StudyProfile(o, r.out_dir));
+    for (int i = 0; i < o.steps; ++i) {
+      y = fn(x, w);
+      core.Synchronize();  // torch.neuron.synchronize()
+      p.step();
+    }
+    p.stop();
+    ReadProfile(p, &r);
+  }
+  r.output = y.cpu().to(at::ScalarType::Float);
+  return r;
+}
+
+}  // namespace study
+}  // namespace nsim

@@ -1,0 +1,55 @@
+#pragma once
+// Runs one RMSNorm implementation the way the reference study profiled it:
+// same input, schedule(wait=2, warmup=1, active=1), four steps with
+// synchronize() in the loop, NeuronConfig DEVICE+RUNTIME modes on NC 0 with
+// correlated device time, and collects what the study reads off the profile.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend/tensor.h"
+
+namespace nsim {
+namespace study {
+
+struct StudyOptions {
+  std::string config = "trn2";  // TorchNeuron runs only on Trn2 and Trn3
+  std::vector<int64_t> shape = {4, 512};
+  at::ScalarType dtype = at::ScalarType::BFloat16;
+  int steps = 4;
+  bool device_capture = true;  // ProfileMode::kDevice
+  std::string out_dir = "rmsnorm_profile";
+  double eps = 1e-6;
+};
+
+struct OpRow {
+  std::string name;
+  int64_t calls;
+  double self_cpu_us;
+  double self_neuron_us;
+};
+
+struct ImplResult {
+  std::string name;
+  int64_t dispatches = 0;      // device executions in the profiled step
+  double device_us = 0;        // Self NEURON total of the profiled step
+  double self_cpu_us = 0;      // Self CPU of the framework ops (ATen ops, compiled regions)
+  std::string table;           // key_averages().table(sort_by="self_privateuse1_time_total")
+  std::vector<OpRow> ops;
+  std::string device_summary;  // engines, DMA, roofline verdict
+  std::string out_dir;
+  std::vector<std::string> warnings;
+  at::Tensor output;           // on the CPU, float32
+  double hbm_bytes = 0;        // HBM bytes read + written by the step's executions
+};
+
+using RmsNormFn = std::function<at::Tensor(const at::Tensor& x, const at::Tensor& w)>;
+
+// The study's input: x ~ randn(shape, seed 0), w ~ randn(shape[-1], seed 1).
+at::Tensor StudyInput(const StudyOptions& o);
+at::Tensor StudyWeight(const StudyOptions& o);
+
+ImplResult RunImplementation(const std::string& name, const RmsNormFn& fn, const StudyOptions& o);
+
+}  // namespace study
+}  // namespace nsim

@@ -149,3 +149,121 @@ sync:   dma_copy y, s wait=d>=1
 
 }  // namespace
 }  // namespace nsim
+
+namespace nsim {
+namespace {
+
+// Every ScalarE function and VectorE ALU op against a scalar reference.
+struct FuncCase {
+  const char* name;
+  double (*ref)(double);
+};
+
+TEST(Functional, EveryActivationFunction) {
+  const FuncCase cases[] = {
+      {"identity", [](double x) { return x; }},
+      {"exp", [](double x) { return std::exp(x); }},
+      {"rsqrt", [](double x) { return 1 / std::sqrt(x); }},
+      {"sqrt", [](double x) { return std::sqrt(x); }},
+      {"reciprocal", [](double x) { return 1 / x; }},
+      {"silu", [](double x) { return x / (1 + std::exp(-x)); }},
+      {"gelu", [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
+      {"tanh", [](double x) { return std::tanh(x); }},
+      {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }},
+      {"square", [](double x) { return x * x; }},
+      {"relu", [](double x) { return x > 0 ? x : 0; }},
+      {"log", [](double x) { return std::log(x); }},
+  };
+  for (const FuncCase& c : cases) {
+    // Inputs in (0.05, 3.25]: positive so rsqrt/sqrt/log/reciprocal are defined.
+    auto r = testing::RunText("trn2", std::string(R"(kernel act
+tensor x hbm f32 [2, 16] init=iota
+tensor y hbm f32 [2, 16]
+tensor xs sbuf f32 [2, 16]
+tensor ys sbuf f32 [2, 16]
+semaphore s
+sync:   dma_copy xs, x signal=s
+scalar: activation ys, xs func=)") + c.name + R"( scale=0.1 bias=0.05 wait=s>=1 signal=s
+sync:   dma_copy y, ys wait=s>=2
+)");
+    const auto y = r.Read("y");
+    for (int i = 0; i < 32; ++i) {
+      const double want = c.ref(0.1 * i + 0.05);
+      EXPECT_NEAR(y[i], want, 1e-5 * std::max(1.0, std::fabs(want))) << c.name << " at " << i;
+    }
+  }
+}
+
+TEST(Functional, EveryAluOp) {
+  struct AluCase {
+    const char* name;
+    double (*ref)(double, double);
+  };
+  const AluCase cases[] = {
+      {"add", [](double a, double b) { return a + b; }},      {"subtract", [](double a, double b) { return a - b; }},
+      {"multiply", [](double a, double b) { return a * b; }}, {"max", [](double a, double b) { return std::max(a, b); }},
+      {"min", [](double a, double b) { return std::min(a, b); }}, {"divide", [](double a, double b) { return a / b; }},
+      {"pow", [](double a, double b) { return std::pow(a, b); }},
+  };
+  for (const AluCase& c : cases) {
+    auto r = testing::RunText("trn2", std::string(R"(kernel alu
+tensor a hbm f32 [4, 8] init=rand(seed=5)
+tensor b hbm f32 [4, 8] init=rand(seed=6)
+tensor y hbm f32 [4, 8]
+tensor as sbuf f32 [4, 8]
+tensor bs sbuf f32 [4, 8]
+tensor ys sbuf f32 [4, 8]
+semaphore s
+sync:   dma_copy as, a signal=s
+sync:   dma_copy bs, b signal=s
+vector: tensor_tensor ys, as, bs op=)") + c.name + R"( wait=s>=2 signal=s
+sync:   dma_copy y, ys wait=s>=3
+)");
+    const auto a = r.Read("a"), b = r.Read("b"), y = r.Read("y");
+    for (int i = 0; i < 32; ++i) {
+      const double want = static_cast<float>(c.ref(a[i], b[i]));
+      EXPECT_NEAR(y[i], want, 1e-6 * std::max(1.0, std::fabs(want))) << c.name << " at " << i;
+    }
+  }
+}
+
+TEST(Functional, ReduceOpsAndMean) {
+  auto r = testing::RunText("trn2", R"(kernel red
+tensor x hbm f32 [3, 2, 5] init=randn(seed=9)
+tensor s hbm f32 [3, 2]
+tensor m hbm f32 [3, 2]
+tensor n hbm f32 [3, 2]
+tensor mn hbm f32 [3, 2]
+tensor xs sbuf f32 [3, 2, 5]
+tensor ss sbuf f32 [3, 2]
+tensor ms sbuf f32 [3, 2]
+tensor ns sbuf f32 [3, 2]
+tensor mns sbuf f32 [3, 2]
+semaphore d
+sync:   dma_copy xs, x signal=d
+vector: tensor_reduce ss, xs op=sum wait=d>=1
+vector: tensor_reduce ms, xs op=max
+vector: tensor_reduce ns, xs op=mean
+vector: tensor_reduce mns, xs op=min signal=d
+sync:   dma_copy s, ss wait=d>=2
+sync:   dma_copy m, ms
+sync:   dma_copy n, ns
+sync:   dma_copy mn, mns
+)");
+  const auto x = r.Read("x"), s = r.Read("s"), m = r.Read("m"), n = r.Read("n"), mn = r.Read("mn");
+  for (int row = 0; row < 6; ++row) {
+    float sum = 0, mx = -INFINITY, mi = INFINITY;
+    for (int i = 0; i < 5; ++i) {
+      sum += x[row * 5 + i];
+      mx = std::max(mx, x[row * 5 + i]);
+      mi = std::min(mi, x[row * 5 + i]);
+    }
+    EXPECT_NEAR(s[row], sum, 1e-5f);
+    EXPECT_EQ(m[row], mx);
+    EXPECT_EQ(mn[row], mi);
+    EXPECT_NEAR(n[row], sum / 5, 1e-5f);
+  }
+}
+
+}  // namespace
+}  // namespace nsim

@@ -1,5 +1,6 @@
 #include "benchmarks/rmsnorm/implementations.h"
 
+#include "backend/compile/compile.h"
 #include "backend/ops.h"
 
 namespace nsim {
@@ -21,6 +22,12 @@ std::vector<Implementation> StudyImplementations(const StudyOptions& o) {
   impls.push_back({"rms_norm", [eps, d](const at::Tensor& x, const at::Tensor& w) {
                      return at::rms_norm(x, {d}, w, eps);
                    }});
+  // torch.compile(backend="neuron", fullgraph=True) of the op-by-op function:
+  // the first (unprofiled) step traces and compiles; later steps replay.
+  auto op_by_op = [eps](const at::Tensor& x, const at::Tensor& w) { return RmsNormOpByOp(x, w, eps); };
+  using Compiled = decltype(nsim::compile(op_by_op));
+  auto compiled = std::make_shared<Compiled>(nsim::compile(op_by_op, nsim::CompileOptions{.fullgraph = true}));
+  impls.push_back({"compiled", [compiled](const at::Tensor& x, const at::Tensor& w) { return (*compiled)(x, w); }});
   return impls;
 }
 

@@ -90,6 +90,12 @@ struct HostParams {
   double pcie_bytes_per_ns = 0;       // host<->device bandwidth
   Picos copy_device_latency_ps = 0;   // device-side fixed latency of a host<->device DMA
   Picos alloc_ps = 0;                 // host cost of one device-memory allocation
+  // compile() (backend/compile): what a call of a compiled function costs on
+  // the host besides its runtime submission, and what its first call costs.
+  Picos graph_lookup_ps = 0;          // per compiled-region call: cache lookup and graph launch
+  Picos guard_eval_ps = 0;            // per guard evaluated (one per tensor or scalar input)
+  Picos trace_op_ps = 0;              // per ATen op captured when a region is traced
+  Picos graph_compile_ps = 0;         // per region compiled (lowering, scheduling, NEFF build)
 };
 
 // What profiling with device capture (ProfileMode DEVICE) costs on the device:

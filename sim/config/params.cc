@@ -186,6 +186,19 @@ std::vector<ParamSpec> BuildTable() {
        NSIM_FIELD(host.copy_device_latency_ps)});
   add({"host.alloc", UnitKind::kTime, Between(0, kMaxTimePs),
        "host cost of one device-memory allocation", NSIM_FIELD(host.alloc_ps)});
+  add({"host.graph_lookup", UnitKind::kTime, Between(0, kMaxTimePs),
+       "host cost of one compiled-region call besides guards: cache lookup and graph launch",
+       NSIM_FIELD(host.graph_lookup_ps)});
+  add({"host.guard_eval", UnitKind::kTime, Between(0, kMaxTimePs),
+       "host cost of evaluating one guard of a compiled region (one per input)",
+       NSIM_FIELD(host.guard_eval_ps)});
+  add({"host.trace_op", UnitKind::kTime, Between(0, kMaxTimePs),
+       "host cost of capturing one ATen op while tracing a function for compile()",
+       NSIM_FIELD(host.trace_op_ps)});
+  // Real graph compilations take seconds to minutes, hence a larger bound.
+  add({"host.graph_compile", UnitKind::kTime, Between(0, 3600 * kMaxTimePs),
+       "host cost of compiling one captured region into a kernel (once per cache miss)",
+       NSIM_FIELD(host.graph_compile_ps)});
 
   add({"capture.per_execution", UnitKind::kTime, Between(0, kMaxTimePs),
        "device time added to each execution while the profiler captures its core (DEVICE mode)",

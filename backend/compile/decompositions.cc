@@ -1,0 +1,119 @@
+#include "backend/compile/decompositions.h"
+
+#include <map>
+#include <string>
+
+#include "backend/ops.h"
+
+namespace nsim {
+namespace compiler {
+namespace {
+
+using at::IntList;
+using at::ScalarType;
+using at::Tensor;
+
+bool IsLowPrecision(ScalarType t) { return t == at::kBFloat16 || t == at::kHalf; }
+// Casts only when the dtype changes: a no-op cast would still be a node.
+Tensor CastTo(const Tensor& x, ScalarType t) { return x.dtype() == t ? x : x.to(t); }
+Tensor Upcast(const Tensor& x) { return IsLowPrecision(x.dtype()) ? x.to(at::kFloat) : x; }
+
+// The trailing `n` dims of a `dim`-dim tensor.
+IntList LastDims(int64_t dim, size_t n) {
+  IntList dims;
+  for (int64_t d = dim - static_cast<int64_t>(n); d < dim; ++d) dims.push_back(d);
+  return dims;
+}
+
+Tensor Softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const Tensor x = dtype ? CastTo(self, *dtype) : self;
+  const Tensor x32 = Upcast(x);
+  const Tensor e = at::exp(x32 - x32.amax({dim}, true));
+  return CastTo(e / e.sum({dim}, true), x.dtype());
+}
+
+// (normalised x in fp32, mean, rstd) over the trailing dims.
+std::tuple<Tensor, Tensor, Tensor> Normalize(const Tensor& input, const IntList& normalized_shape,
+                                             double eps) {
+  const IntList dims = LastDims(input.dim(), normalized_shape.size());
+  const Tensor x = Upcast(input);
+  const Tensor mean = x.mean(dims, true);
+  const Tensor centered = x - mean;
+  const Tensor rstd = at::rsqrt((centered * centered).mean(dims, true) + eps);
+  return {centered * rstd, mean, rstd};
+}
+
+Tensor Affine(Tensor y, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+              ScalarType out_dtype) {
+  if (weight) y = y * *weight;
+  if (bias) y = y + *bias;
+  return CastTo(y, out_dtype);
+}
+
+std::tuple<Tensor, Tensor, Tensor> NativeLayerNorm(const Tensor& input, const IntList& normalized_shape,
+                                                   const std::optional<Tensor>& weight,
+                                                   const std::optional<Tensor>& bias, double eps) {
+  auto [y, mean, rstd] = Normalize(input, normalized_shape, eps);
+  return {Affine(y, weight, bias, input.dtype()), mean, rstd};
+}
+
+Tensor LayerNorm(const Tensor& input, const IntList& normalized_shape, const std::optional<Tensor>& weight,
+                 const std::optional<Tensor>& bias, double eps, bool /*cudnn_enable*/) {
+  return std::get<0>(NativeLayerNorm(input, normalized_shape, weight, bias, eps));
+}
+
+// torch.finfo(dtype).eps, rms_norm's default epsilon (as the CPU reference).
+double MachineEpsilon(ScalarType t) {
+  if (t == at::kBFloat16) return 0.0078125;
+  if (t == at::kHalf) return 0.0009765625;
+  return 1.1920928955078125e-07;
+}
+
+std::tuple<Tensor, Tensor> FusedRmsNorm(const Tensor& input, const IntList& normalized_shape,
+                                        const std::optional<Tensor>& weight, std::optional<double> eps) {
+  const Tensor x = Upcast(input);
+  const IntList dims = LastDims(input.dim(), normalized_shape.size());
+  const Tensor rstd = at::rsqrt((x * x).mean(dims, true) + eps.value_or(MachineEpsilon(input.dtype())));
+  return {Affine(x * rstd, weight, std::nullopt, input.dtype()), rstd};
+}
+
+Tensor Var(const Tensor& self, const std::optional<IntList>& dim, const std::optional<at::Scalar>& correction,
+           bool keepdim) {
+  const IntList dims = dim.value_or(IntList{});
+  const std::vector<bool> reduced = at::DimMask(dims, self.dim());
+  int64_t n = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) n *= (dims.empty() || reduced[d]) ? self.size(d) : 1;
+  const Tensor x = Upcast(self);
+  const Tensor centered = x - x.mean(dims, true);
+  const double divisor = static_cast<double>(n) - (correction ? correction->toDouble() : 1.0);
+  return CastTo((centered * centered).sum(dims, keepdim) / divisor, self.dtype());
+}
+
+struct Decomposition {
+  bool (*applies)(const at::Stack&);  // nullptr: always
+  at::KernelFunction fn;
+};
+
+const std::map<std::string, Decomposition>& Table() {
+  static const auto* table = new std::map<std::string, Decomposition>{
+      {"aten::softmax.int", {nullptr, at::KernelFunction::FromUnboxed(&Softmax)}},
+      {"aten::layer_norm", {nullptr, at::KernelFunction::FromUnboxed(&LayerNorm)}},
+      {"aten::native_layer_norm", {nullptr, at::KernelFunction::FromUnboxed(&NativeLayerNorm)}},
+      {"aten::_fused_rms_norm", {nullptr, at::KernelFunction::FromUnboxed(&FusedRmsNorm)}},
+      {"aten::var.correction", {nullptr, at::KernelFunction::FromUnboxed(&Var)}},
+  };
+  return *table;
+}
+
+}  // namespace
+
+const at::KernelFunction* FindDecomposition(const at::OperatorHandle& op, const at::Stack& stack) {
+  const auto& table = Table();
+  auto it = table.find(op.schema().full_name());
+  if (it == table.end()) return nullptr;
+  if (it->second.applies != nullptr && !it->second.applies(stack)) return nullptr;
+  return &it->second.fn;
+}
+
+}  // namespace compiler
+}  // namespace nsim

@@ -1,0 +1,153 @@
+// What a compiled region does on the device: exactly one kernel execution
+// per call and no scalar copies (numbers are immediates), fewer HBM bytes
+// than the same function op by op, recompilation for another device, and
+// graph breaks on the device (an op without a lowering, a host read).
+#include <gtest/gtest.h>
+
+#include "backend/compile/compile.h"
+#include "backend/compile/neuron_test_util.h"
+#include "backend/factories.h"
+#include "sim/base/error.h"
+
+namespace nsim {
+namespace {
+
+using at::Tensor;
+using testing::ActivitySince;
+using testing::RecordCount;
+
+const at::Device kNeuron("neuron:0");
+const CompileOptions kFullgraph{.fullgraph = true};
+
+Tensor Dev(const at::IntList& sizes, uint64_t seed, double scale = 1.0) {
+  return (at::randn(sizes, seed) * scale).to(at::kBFloat16).to(kNeuron);
+}
+
+std::string Error(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const SimError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// One warmed-up call of the compiled and of the eager version.
+template <class F, class... T>
+std::pair<testing::RuntimeActivity, testing::RuntimeActivity> CompiledAndEager(F fn, const T&... args) {
+  auto compiled = compile(fn, kFullgraph);
+  compiled(args...);
+  size_t from = RecordCount();
+  compiled(args...);
+  const testing::RuntimeActivity c = ActivitySince(from);
+  from = RecordCount();
+  fn(args...);
+  return {c, ActivitySince(from)};
+}
+
+TEST(NeuronExecution, OneExecutionPerRegionCallAndFewerHbmBytes) {
+  const Tensor x = Dev({4, 512}, 0), w = Dev({512}, 1), b = Dev({512}, 2);
+  const Tensor xm = Dev({4, 256}, 0), w1 = Dev({256, 512}, 1, 1.0 / 16), w3 = Dev({256, 512}, 2, 1.0 / 16),
+               w2 = Dev({512, 256}, 3, 1.0 / 16);
+  const std::vector<std::pair<std::string, std::pair<testing::RuntimeActivity, testing::RuntimeActivity>>> runs = {
+      {"rmsnorm", CompiledAndEager(&testing::RmsNorm, x, w)},
+      {"layernorm", CompiledAndEager(&testing::LayerNorm, x, w, b)},
+      {"softmax", CompiledAndEager(&testing::Softmax, x)},
+      {"mlp", CompiledAndEager(&testing::Mlp, xm, w1, w3, w2)},
+  };
+  for (const auto& [name, r] : runs) {
+    const auto& [compiled, eager] = r;
+    EXPECT_EQ(compiled.executions, 1) << name;
+    EXPECT_EQ(compiled.copies, 0) << name;  // the epsilon is an immediate
+    EXPECT_GT(eager.executions, 1) << name;
+    EXPECT_LT(compiled.hbm_bytes, eager.hbm_bytes) << name;
+    std::cout << name << ": compiled " << compiled.executions << " execution, " << compiled.hbm_bytes
+              << " HBM bytes, " << PicosToMicros(compiled.device_time) << " us; eager " << eager.executions
+              << " executions + " << eager.copies << " copies, " << eager.hbm_bytes << " HBM bytes, "
+              << PicosToMicros(eager.device_time) << " us\n";
+  }
+}
+
+// A large input is tiled (rows over partitions, a chunked free dim) inside
+// the one kernel: many DMA transfers, still one execution.
+TEST(NeuronExecution, LargeInputsAreTiledInOneKernel) {
+  auto f = compile([](const Tensor& x, const Tensor& b) { return at::relu(x * 0.5 + b) - at::sigmoid(x) * x; },
+                   kFullgraph);
+  const Tensor x = Dev({512, 8192}, 0), b = Dev({8192}, 1);
+  f(x, b);
+  const size_t from = RecordCount();
+  f(x, b);
+  ASSERT_EQ(ActivitySince(from).executions, 1);
+  const Kernel& k = rt::Runtime::Get().core(0).records().back()->kernel->loaded->kernel();
+  int64_t dmas = 0;
+  for (const auto& stream : k.streams) {
+    for (const Instruction& in : stream) dmas += in.opcode == Opcode::kDmaCopy;
+  }
+  EXPECT_GT(dmas, 3 * 4);  // x, b and the output, in at least four tiles each
+}
+
+// What the kernel cannot hold is an error naming the limit, not a wrong kernel.
+TEST(NeuronExecution, RegionTooLargeForSbufIsReported) {
+  auto f = compile([](const Tensor& x) { return x * at::rsqrt((x * x).mean({-1}, true) + 1e-6) + x.exp(); },
+                   kFullgraph);
+  const std::string error = Error([&] { f(at::randn({128, 65536}, 0).to(kNeuron)); });
+  EXPECT_NE(error.find("compile(): cannot compile compiled_region_"), std::string::npos) << error;
+  EXPECT_NE(error.find("SBUF"), std::string::npos) << error;
+}
+
+TEST(NeuronExecution, AnotherDeviceRecompiles) {
+  compiler::ResetFrameIds();
+  auto f = compile(&testing::RmsNorm, kFullgraph);
+  const Tensor x = at::randn({4, 512}, 0), w = at::randn({512}, 1);
+  f(x.to(kNeuron), w.to(kNeuron));
+  const at::Device other("neuron:1");
+  const Tensor y = f(x.to(other), w.to(other));
+  EXPECT_EQ(y.device(), other);
+  EXPECT_EQ(f.core().regions().back()->name(), "Torch-Compiled Region: 0/1");
+  EXPECT_LE(testing::MaxRelError(y, testing::RmsNorm(x, w)), 1e-5);
+}
+
+// An op without a lowering: an error naming it with fullgraph, else the
+// op runs eagerly between two compiled regions.
+TEST(NeuronExecution, OpWithoutLoweringBreaksTheGraph) {
+  auto fn = [](const Tensor& x) { return (x * 2.0).sum({0}, true) + 1.0; };
+  auto strict = compile(fn, kFullgraph);
+  const Tensor x = Dev({4, 64}, 0);
+  EXPECT_EQ(Error([&] { strict(x); }),
+            "compile(fullgraph=True): cannot capture aten::sum.dim_IntList: reduces dim 0 of [4, 64]; only the "
+            "innermost dim is compiled");
+  auto lenient = compile(fn, CompileOptions{});
+  lenient(x);
+  const size_t from = RecordCount();
+  const Tensor y = lenient(x);
+  EXPECT_EQ(ActivitySince(from).executions, 3);  // region, eager sum, region
+  EXPECT_EQ(lenient.core().regions().size(), 2u);
+  EXPECT_LE(testing::MaxRelError(y, fn(x.cpu())), 2e-2);
+}
+
+// A host read of traced data: with fullgraph an error naming the copy; else
+// a break, and since the function may branch on the value it is re-run on
+// every call, its regions served from the cache while the value is the same.
+TEST(NeuronExecution, HostReadBreaksTheGraph) {
+  auto fn = [](const Tensor& x) {
+    const double s = (x * x).sum({-1}, true).item<double>();
+    return x * s;
+  };
+  const Tensor x = Dev({1, 32}, 0);
+  auto strict = compile(fn, kFullgraph);
+  EXPECT_EQ(Error([&] { strict(x); }),
+            "compile(fullgraph=True): cannot capture aten::to.device: copies traced data to the host (a "
+            "data-dependent host read such as .item() or .cpu())");
+  compiler::ResetFrameIds();
+  auto lenient = compile(fn, CompileOptions{});
+  const Tensor y = lenient(x);
+  lenient(x);
+  EXPECT_EQ(lenient.core().traces(), 2);
+  EXPECT_EQ(lenient.core().regions().size(), 2u);  // the second call hit both
+  EXPECT_LE(testing::MaxRelError(y, fn(x.cpu())), 2e-2);
+  lenient(Dev({1, 32}, 1));  // another value: the region after the read recompiles
+  EXPECT_EQ(lenient.core().regions().back()->name(), "Torch-Compiled Region: 1/1");
+}
+
+}  // namespace
+}  // namespace nsim

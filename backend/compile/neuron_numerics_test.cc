@@ -1,0 +1,94 @@
+// Numerical agreement of compiled functions on the Neuron device with the
+// same functions run eagerly on the device and on the CPU reference, in
+// float32 and bfloat16: the op-by-op RMSNorm, LayerNorm and softmax, a
+// SiLU-gated MLP, ATen's own composite ops (decomposed), and an elementwise
+// and reduction chain large enough to be tiled.
+#include <gtest/gtest.h>
+
+#include "backend/compile/compile.h"
+#include "backend/compile/neuron_test_util.h"
+#include "backend/factories.h"
+
+namespace nsim {
+namespace {
+
+using at::Tensor;
+using testing::MaxRelError;
+
+const at::Device kNeuron("neuron:0");
+
+double Tolerance(at::ScalarType t) { return t == at::kBFloat16 ? 2e-2 : 1e-5; }
+
+Tensor Rand(const at::IntList& sizes, uint64_t seed, at::ScalarType dtype, double scale = 1.0) {
+  return (at::randn(sizes, seed) * scale).to(dtype);
+}
+
+// Compiled on the device vs eager on the device vs the CPU reference; the
+// replayed call equals the traced one.
+template <class F, class... T>
+void ExpectAgreement(F fn, double tol, const T&... cpu_args) {
+  auto compiled = compile(fn, CompileOptions{.fullgraph = true});
+  const Tensor reference = fn(cpu_args...);
+  const Tensor eager = fn(cpu_args.to(kNeuron)...);
+  const Tensor traced = compiled(cpu_args.to(kNeuron)...);
+  const Tensor replayed = compiled(cpu_args.to(kNeuron)...);
+  EXPECT_EQ(traced.device(), kNeuron);
+  EXPECT_EQ(traced.dtype(), reference.dtype());
+  EXPECT_EQ(traced.sizes(), reference.sizes());
+  EXPECT_LE(MaxRelError(traced, reference), tol);
+  EXPECT_LE(MaxRelError(traced, eager), tol);
+  EXPECT_EQ(MaxRelError(replayed, traced), 0.0);
+  EXPECT_EQ(compiled.core().traces(), 1);
+}
+
+class Numerics : public ::testing::TestWithParam<at::ScalarType> {};
+
+TEST_P(Numerics, RmsNorm) {
+  ExpectAgreement(&testing::RmsNorm, Tolerance(GetParam()), Rand({4, 512}, 0, GetParam()),
+                  Rand({512}, 1, GetParam()));
+}
+
+TEST_P(Numerics, LayerNorm) {
+  ExpectAgreement(&testing::LayerNorm, Tolerance(GetParam()), Rand({4, 512}, 0, GetParam()),
+                  Rand({512}, 1, GetParam()), Rand({512}, 2, GetParam()));
+}
+
+TEST_P(Numerics, Softmax) {
+  ExpectAgreement(&testing::Softmax, Tolerance(GetParam()), Rand({4, 512}, 0, GetParam(), 3.0));
+}
+
+TEST_P(Numerics, SiluGatedMlp) {
+  ExpectAgreement(&testing::Mlp, 10 * Tolerance(GetParam()), Rand({4, 256}, 0, GetParam()),
+                  Rand({256, 512}, 1, GetParam(), 1.0 / 16), Rand({256, 512}, 2, GetParam(), 1.0 / 16),
+                  Rand({512, 256}, 3, GetParam(), 1.0 / 16));
+}
+
+// ATen's composite ops reach the lowering decomposed into core ops.
+TEST_P(Numerics, CompositeOps) {
+  const double tol = Tolerance(GetParam());
+  ExpectAgreement([](const Tensor& x) { return x.softmax(-1); }, tol, Rand({8, 256}, 0, GetParam()));
+  ExpectAgreement([](const Tensor& x, const Tensor& w, const Tensor& b) { return at::layer_norm(x, {256}, w, b); },
+                  tol, Rand({8, 256}, 0, GetParam()), Rand({256}, 1, GetParam()), Rand({256}, 2, GetParam()));
+  ExpectAgreement([](const Tensor& x, const Tensor& w) { return at::rms_norm(x, {256}, w, 1e-6); }, tol,
+                  Rand({8, 256}, 0, GetParam()), Rand({256}, 1, GetParam()));
+}
+
+// Many rows and a long free dim: several tiles, loads double-buffered.
+TEST_P(Numerics, LargeElementwiseChain) {
+  auto chain = [](const Tensor& x, const Tensor& b) { return at::relu(x * 0.5 + b) - at::sigmoid(x) * x; };
+  ExpectAgreement(chain, Tolerance(GetParam()), Rand({512, 8192}, 0, GetParam()), Rand({8192}, 1, GetParam()));
+}
+
+TEST_P(Numerics, LongRowsWithReductions) {
+  auto chain = [](const Tensor& x, const Tensor& b) {
+    const Tensor y = at::relu(x + b) - at::sigmoid(x);
+    return y * at::rsqrt((y * y).mean({-1}, true) + 1e-5) + at::exp(-x.abs()).sum({-1}, true);
+  };
+  ExpectAgreement(chain, Tolerance(GetParam()), Rand({256, 1024}, 0, GetParam()), Rand({1024}, 1, GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, Numerics, ::testing::Values(at::kFloat, at::kBFloat16),
+                         [](const auto& info) { return std::string(at::ToString(info.param)); });
+
+}  // namespace
+}  // namespace nsim

@@ -1,0 +1,31 @@
+#include "backend/neuron/codegen/activation_warmup.h"
+
+#include "sim/kernel/builder.h"
+
+namespace nsim {
+namespace neuron {
+namespace codegen {
+namespace {
+
+// identity, square and relu are in every table (set 0 of
+// sim/isa/activation.cc): they never trigger a load.
+bool NeedsTable(ActFunc f) { return f != ActFunc::kIdentity && f != ActFunc::kSquare && f != ActFunc::kRelu; }
+
+}  // namespace
+
+void PrewarmActivationTable(Kernel* k) {
+  auto& stream = k->streams[static_cast<int>(EngineId::kScalar)];
+  for (const Instruction& in : stream) {
+    if (in.opcode != Opcode::kActivation || !NeedsTable(in.func)) continue;
+    const int t = AddTensor(*k, "act_table_warmup", MemSpace::kSbuf, DType::kF32, {1, 1});
+    Instruction warm = MakeInstruction(EngineId::kScalar, Opcode::kActivation);
+    warm.dst = warm.src0 = Full(*k, t);
+    warm.func = in.func;
+    stream.insert(stream.begin(), std::move(warm));
+    return;
+  }
+}
+
+}  // namespace codegen
+}  // namespace neuron
+}  // namespace nsim

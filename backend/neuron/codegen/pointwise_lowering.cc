@@ -1,0 +1,245 @@
+#include "backend/neuron/codegen/pointwise_lowering.h"
+
+#include "sim/base/error.h"
+#include "sim/kernel/builder.h"
+
+namespace nsim {
+namespace neuron {
+namespace codegen {
+namespace {
+
+bool IsFloat(DType t) { return t != DType::kI32; }
+
+Scalar AsScalar(const Operand& o) { return o.kind == Operand::kImm ? Imm(o.imm) : Column(o.ap); }
+
+bool Commutative(AluOp op) {
+  return op == AluOp::kAdd || op == AluOp::kMul || op == AluOp::kMax || op == AluOp::kMin;
+}
+
+AluOp AluOf(OpKind k) {
+  switch (k) {
+    case OpKind::kAdd: return AluOp::kAdd;
+    case OpKind::kSub: return AluOp::kSub;
+    case OpKind::kMul: return AluOp::kMul;
+    case OpKind::kDiv: return AluOp::kDivide;
+    case OpKind::kMaximum: return AluOp::kMax;
+    case OpKind::kMinimum: return AluOp::kMin;
+    default: throw SimError(std::string("codegen: '") + OpKindName(k) + "' is not an ALU op");
+  }
+}
+
+// A column or full tile holding an immediate (memset), or a column
+// broadcast along the free dim (memset 0, then add the column).
+AccessPattern Expand(TileScope& s, const Operand& o, bool column, int slot) {
+  const AccessPattern t = s.Temp(column, slot);
+  Instruction set = MakeInstruction(EngineId::kVector, Opcode::kMemset);
+  set.dst = t;
+  set.scalar0 = Imm(o.kind == Operand::kImm ? o.imm : 0.0);
+  s.sched().Add(std::move(set));
+  if (o.kind == Operand::kColumn) EmitTensorScalar(s, t, t, AluOp::kAdd, Column(o.ap));
+  return t;
+}
+
+// dst = a op b for operands of any kind (not both immediates).
+void EmitAlu(TileScope& s, const AccessPattern& dst, const Operand& a, const Operand& b, AluOp op) {
+  const bool af = a.kind == Operand::kFull, bf = b.kind == Operand::kFull;
+  if (af == bf && a.kind != Operand::kImm && b.kind != Operand::kImm) {  // full x full, column x column
+    EmitTensorTensor(s, dst, a.ap, b.ap, op);
+  } else if (a.kind != Operand::kImm && (af || !bf)) {  // a is the tile, b a scalar operand
+    EmitTensorScalar(s, dst, a.ap, op, AsScalar(b));
+  } else if (Commutative(op)) {  // b is the tile
+    EmitTensorScalar(s, dst, b.ap, op, AsScalar(a));
+  } else if (op == AluOp::kSub) {  // a - b == (b * -1) + a, exactly
+    EmitTensorScalar(s, dst, b.ap, AluOp::kMul, Imm(-1.0), AluOp::kAdd, AsScalar(a));
+  } else {  // divide / pow with the scalar first: give a b's shape
+    EmitTensorTensor(s, dst, Expand(s, a, !bf, 9), b.ap, op);
+  }
+}
+
+void LowerBinary(TileScope& s, const Node& n, Operand a, Operand b, const AccessPattern& dst) {
+  AluOp op = AluOf(n.kind);
+  const bool scaled = (n.kind == OpKind::kAdd || n.kind == OpKind::kSub) && n.scalar != 1.0;
+  if (scaled) {
+    // ATen computes a + alpha * b in the compute type (fp32), sub with -alpha.
+    const float coef = static_cast<float>(n.kind == OpKind::kSub ? -n.scalar : n.scalar);
+    op = AluOp::kAdd;
+    if (b.kind == Operand::kImm) {
+      b.imm = static_cast<float>(coef * static_cast<float>(b.imm));
+    } else if (b.kind == Operand::kFull && a.kind != Operand::kFull) {
+      EmitTensorScalar(s, dst, b.ap, AluOp::kMul, Imm(coef), AluOp::kAdd, AsScalar(a));
+      return;
+    } else {
+      const AccessPattern t = s.Temp(b.kind == Operand::kColumn, 0);
+      EmitTensorScalar(s, t, b.ap, AluOp::kMul, Imm(coef));
+      b.ap = t;
+    }
+  }
+  if (op == AluOp::kDivide && a.kind == Operand::kFull && b.kind != Operand::kFull) {
+    // A tile divided by a per-row scalar: multiply by its reciprocal,
+    // computed once per row (as NKI kernels do; VectorE divides cost
+    // vector.reciprocal_factor per element). Within one fp32 ulp of a / b.
+    op = AluOp::kMul;
+    if (b.kind == Operand::kImm) {
+      b.imm = 1.0f / static_cast<float>(b.imm);
+    } else {
+      const AccessPattern r = Expand(s, Operand::Imm(1.0), true, 7);
+      EmitTensorTensor(s, r, r, b.ap, AluOp::kDivide);
+      b.ap = r;
+    }
+  }
+  EmitAlu(s, dst, a, b, op);
+}
+
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in the CPU reference's order.
+void LowerGeluTanh(TileScope& s, const Operand& x, const AccessPattern& dst) {
+  const bool col = x.kind == Operand::kColumn;
+  const AccessPattern inner = s.Temp(col, 0), half = s.Temp(col, 1);
+  EmitTensorScalar(s, inner, x.ap, AluOp::kMul, Imm(0.044715f));
+  EmitTensorTensor(s, inner, inner, x.ap, AluOp::kMul);
+  EmitTensorTensor(s, inner, inner, x.ap, AluOp::kMul);
+  EmitTensorTensor(s, inner, x.ap, inner, AluOp::kAdd);
+  EmitActivation(s, inner, inner, ActFunc::kTanh, Imm(0.7978845608028654f), Imm(0));
+  EmitTensorScalar(s, inner, inner, AluOp::kAdd, Imm(1.0));
+  EmitTensorScalar(s, half, x.ap, AluOp::kMul, Imm(0.5));
+  EmitTensorTensor(s, dst, half, inner, AluOp::kMul);
+}
+
+// Mirrors the CPU reference's special cases (exact x*x for 2, sqrt for 0.5, ...).
+void LowerPow(TileScope& s, const Operand& x, double e, const AccessPattern& dst) {
+  if (e == 2) return EmitActivation(s, dst, x.ap, ActFunc::kSquare, Imm(1), Imm(0));
+  if (e == 0.5) return EmitActivation(s, dst, x.ap, ActFunc::kSqrt, Imm(1), Imm(0));
+  if (e == -0.5) return EmitActivation(s, dst, x.ap, ActFunc::kRsqrt, Imm(1), Imm(0));
+  if (e == -1) return EmitActivation(s, dst, x.ap, ActFunc::kReciprocal, Imm(1), Imm(0));
+  if (e == 3) {
+    const AccessPattern t = s.Temp(x.kind == Operand::kColumn, 0);
+    EmitTensorTensor(s, t, x.ap, x.ap, AluOp::kMul);
+    return EmitTensorTensor(s, dst, t, x.ap, AluOp::kMul);
+  }
+  EmitTensorScalar(s, dst, x.ap, AluOp::kPow, Imm(static_cast<float>(e)));
+}
+
+void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst) {
+  if (x.kind == Operand::kImm) x = Operand::Column(Expand(s, x, true, 8));
+  ActFunc f;
+  if (DirectActivation(n.kind, &f)) return EmitActivation(s, dst, x.ap, f, Imm(1), Imm(0));
+  switch (n.kind) {
+    case OpKind::kNeg: return EmitTensorScalar(s, dst, x.ap, AluOp::kMul, Imm(-1));
+    case OpKind::kRelu: return EmitTensorScalar(s, dst, x.ap, AluOp::kMax, Imm(0));
+    case OpKind::kAbs: {  // |x| = max(x, -x)
+      const AccessPattern t = s.Temp(x.kind == Operand::kColumn, 0);
+      EmitTensorScalar(s, t, x.ap, AluOp::kMul, Imm(-1));
+      return EmitTensorTensor(s, dst, x.ap, t, AluOp::kMax);
+    }
+    case OpKind::kGeluTanh: return LowerGeluTanh(s, x, dst);
+    case OpKind::kPowScalar: return LowerPow(s, x, n.scalar, dst);
+    case OpKind::kCast: return EmitCopy(s, dst, x.ap);
+    default: throw SimError(std::string("codegen: '") + OpKindName(n.kind) + "' is not a unary op");
+  }
+}
+
+}  // namespace
+
+void EmitActivation(TileScope& s, const AccessPattern& dst, const AccessPattern& src, ActFunc func,
+                    const Scalar& scale, const Scalar& bias, const AccessPattern& acc) {
+  Instruction in = MakeInstruction(EngineId::kScalar, Opcode::kActivation);
+  in.dst = dst;
+  in.src0 = src;
+  in.func = func;
+  in.scalar0 = scale;
+  in.scalar1 = bias;
+  in.acc = acc;
+  s.sched().Add(std::move(in));
+}
+
+void EmitTensorScalar(TileScope& s, const AccessPattern& dst, const AccessPattern& src, AluOp op0,
+                      const Scalar& s0, AluOp op1, const Scalar& s1) {
+  Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorScalar);
+  in.dst = dst;
+  in.src0 = src;
+  in.alu0 = op0;
+  in.scalar0 = s0;
+  in.alu1 = op1;
+  in.scalar1 = s1;
+  s.sched().Add(std::move(in));
+}
+
+void EmitTensorTensor(TileScope& s, const AccessPattern& dst, const AccessPattern& a, const AccessPattern& b,
+                      AluOp op) {
+  Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorTensor);
+  in.dst = dst;
+  in.src0 = a;
+  in.src1 = b;
+  in.alu0 = op;
+  s.sched().Add(std::move(in));
+}
+
+void EmitCopy(TileScope& s, const AccessPattern& dst, const AccessPattern& src) {
+  Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorCopy);
+  in.dst = dst;
+  in.src0 = src;
+  s.sched().Add(std::move(in));
+}
+
+bool DirectActivation(OpKind kind, ActFunc* func) {
+  switch (kind) {
+    case OpKind::kExp: *func = ActFunc::kExp; return true;
+    case OpKind::kLog: *func = ActFunc::kLog; return true;
+    case OpKind::kSqrt: *func = ActFunc::kSqrt; return true;
+    case OpKind::kRsqrt: *func = ActFunc::kRsqrt; return true;
+    case OpKind::kReciprocal: *func = ActFunc::kReciprocal; return true;
+    case OpKind::kSquare: *func = ActFunc::kSquare; return true;
+    case OpKind::kTanh: *func = ActFunc::kTanh; return true;
+    case OpKind::kSigmoid: *func = ActFunc::kSigmoid; return true;
+    case OpKind::kSilu: *func = ActFunc::kSilu; return true;
+    case OpKind::kGelu: *func = ActFunc::kGelu; return true;
+    default: return false;
+  }
+}
+
+void LowerPointwise(TileScope& s, const Node& node, const std::vector<Operand>& in, const AccessPattern& dst) {
+  if (IsBinary(node.kind)) return LowerBinary(s, node, in.at(0), in.at(1), dst);
+  if (IsUnary(node.kind)) return LowerUnary(s, node, in.at(0), dst);
+  throw SimError(std::string("codegen: '") + OpKindName(node.kind) + "' is not pointwise");
+}
+
+void LowerRowReduce(TileScope& s, const Node& node, const Operand& in, const AccessPattern& dst) {
+  // A reduction over a size-1 dim is the value itself.
+  if (in.kind == Operand::kImm) return EmitCopy(s, dst, Expand(s, in, true, 0));
+  if (in.kind == Operand::kColumn) return EmitCopy(s, dst, in.ap);
+  Instruction r = MakeInstruction(EngineId::kVector, Opcode::kTensorReduce);
+  r.dst = dst;
+  r.src0 = in.ap;
+  r.reduce = node.kind == OpKind::kRowSum ? ReduceOp::kSum
+             : node.kind == OpKind::kRowMean ? ReduceOp::kMean
+                                             : ReduceOp::kMax;
+  s.sched().Add(std::move(r));
+}
+
+double FoldBinary(const Node& n, double a, double b, DType round_to) {
+  const float x = static_cast<float>(a), y = static_cast<float>(b);
+  float r = 0;
+  switch (n.kind) {
+    case OpKind::kAdd: r = x + static_cast<float>(n.scalar) * y; break;
+    case OpKind::kSub: r = x + static_cast<float>(-n.scalar) * y; break;
+    case OpKind::kMul: r = x * y; break;
+    case OpKind::kDiv: r = x / y; break;
+    case OpKind::kMaximum: r = x > y ? x : y; break;
+    case OpKind::kMinimum: r = x < y ? x : y; break;
+    default: throw SimError(std::string("codegen: cannot fold '") + OpKindName(n.kind) + "'");
+  }
+  return RoundTo(round_to, r);
+}
+
+void CheckSupported(const Node& node, DType input_dtype) {
+  const bool ok = node.kind == OpKind::kCast ? (IsFloat(node.dtype) || input_dtype == DType::kI32)
+                                             : IsFloat(node.dtype);
+  if (ok) return;
+  throw SimError(std::string("codegen: '") + OpKindName(node.kind) + "' does not support dtype " +
+                 DTypeName(node.kind == OpKind::kCast ? input_dtype : node.dtype) +
+                 (node.kind == OpKind::kCast ? std::string(" to ") + DTypeName(node.dtype) : std::string()) +
+                 " on the device");
+}
+
+}  // namespace codegen
+}  // namespace neuron
+}  // namespace nsim

@@ -1,0 +1,49 @@
+#pragma once
+// Running one kernel per eager op: kernels are cached by a key that
+// determines them (op, sizes, strides, dtypes, scalars — the graph) and the
+// core's hardware config, so repeated calls neither regenerate nor reload them;
+// each call is one ExecuteAsync whose bindings are the HBM addresses of the
+// op's tensors. The call returns after submission (the device runs later on
+// the shared clock), as TorchNeuron's ops do.
+//
+//   GraphOperands ops{{{"a", a}, {"b", b}}, {{"out", out}}};
+//   LaunchGraph("aten::mul.Tensor", ops, [&] { ...build the Graph from DescOf(a)... });
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/neuron/codegen/graph.h"
+#include "backend/tensor.h"
+#include "runtime/neuron_core.h"
+#include "sim/kernel/kernel.h"
+
+namespace nsim {
+namespace neuron {
+
+// Loads (once per core and config) and executes the kernel `build` makes
+// for `key`. `build` runs only when no core with this config has built the
+// key before.
+rt::ExecutionHandle Launch(rt::NeuronCoreDevice& core, const std::string& key, const std::function<Kernel()>& build,
+                           const rt::Bindings& bindings);
+
+// Named tensors of one op: the graph's inputs and outputs, bound by name.
+struct GraphOperands {
+  std::vector<std::pair<std::string, at::Tensor>> inputs;
+  std::vector<std::pair<std::string, at::Tensor>> outputs;
+};
+
+// One op as one generated kernel. The cache key is `op` and the graph
+// `build` returns (its nodes, operand views, dtypes and scalars), so two
+// calls share a kernel exactly when they would generate the same one.
+// Operands are bound by name at their element 0. Ops with no elements run
+// nothing. Returns the execution (null if none ran).
+rt::ExecutionHandle LaunchGraph(const std::string& op, const GraphOperands& operands,
+                                const std::function<codegen::Graph()>& build);
+
+// Kernels generated so far in this process (the cache's misses), for tests.
+int64_t GeneratedKernelCount();
+
+}  // namespace neuron
+}  // namespace nsim

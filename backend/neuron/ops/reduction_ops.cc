@@ -1,0 +1,127 @@
+// Neuron kernels for reductions: the reduced dims become the innermost dim
+// of a [rows..., n] layout (ops/row_layout.h) and VectorE reduces each row
+// (tensor_reduce), accumulating in fp32 as the CPU reference does. Rows too
+// long for one SBUF tile are reduced in two levels (chunks, then the chunk
+// results), which is exact for max and a different fp32 summation order for
+// sum and mean.
+#include "backend/library.h"
+#include "backend/meta/shape_functions.h"
+#include "backend/neuron/hbm_tensor.h"
+#include "backend/neuron/kernel_launch.h"
+#include "backend/neuron/ops/row_layout.h"
+
+namespace nsim {
+namespace neuron {
+namespace {
+
+using at::Tensor;
+using codegen::Graph;
+using codegen::OpKind;
+using codegen::ValueId;
+
+std::vector<int64_t> ReducedDims(const at::ReduceMetaResult& r) {
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < r.reduced.size(); ++d) {
+    if (r.reduced[d]) dims.push_back(static_cast<int64_t>(d));
+  }
+  return dims;
+}
+
+// Elements one row may have in SBUF: a quarter of a partition in fp32, so
+// the row's input, temporaries and double buffers still fit.
+int64_t MaxRow(const rt::NeuronCoreDevice& core) { return core.config().memory.sbuf_bytes_per_partition / 16; }
+
+// The largest divisor of n that is at most `limit` (1 if none is larger).
+int64_t ChunkOf(int64_t n, int64_t limit) {
+  for (int64_t c = std::min(n, limit); c > 1; --c) {
+    if (n % c == 0) return c;
+  }
+  return 1;
+}
+
+// Reduces the last dim of [kept..., n]; a row longer than `max_row` is
+// viewed as [kept..., n/chunk, chunk] and reduced twice.
+Graph ReduceGraph(OpKind kind, const RowLayout& l, const codegen::TensorDesc& out, int64_t max_row) {
+  Graph g;
+  codegen::TensorDesc x = l.desc;
+  const int64_t chunk = ChunkOf(l.n, max_row);
+  if (l.n <= max_row || chunk == 1) {
+    g.Output(g.RowReduce(kind, g.Input("x", x), out.dtype), "out", out);
+    return g;
+  }
+  const int64_t s = x.strides.back();
+  x.sizes.back() = l.n / chunk;
+  x.strides.back() = s * chunk;
+  x.sizes.push_back(chunk);
+  x.strides.push_back(s);
+  const ValueId parts = g.RowReduce(kind, g.Input("x", x), DType::kF32);  // [kept..., n/chunk, 1]
+  std::vector<int64_t> t = x.sizes;
+  t[t.size() - 2] = 1;
+  t.back() = l.n / chunk;
+  g.Output(g.RowReduce(kind, g.View(parts, t), out.dtype), "out", out);  // [kept..., 1, 1]
+  return g;
+}
+
+Tensor Reduce(const std::string& op, OpKind kind, const Tensor& self, const at::ReduceMetaResult& r) {
+  RequireFloat(op, r.out.dtype);
+  RequireDeviceType(op, self.dtype());
+  Tensor out = at::MakeOutput(r.out);
+  const RowLayout l = RowsOver(self, ReducedDims(r));
+  const int64_t max_row = MaxRow(CoreOf(self.device()));
+  LaunchGraph(op, {{{"x", l.tensor}}, {{"out", out}}},
+              [&] { return ReduceGraph(kind, l, ReducedDesc(l, r.out.dtype), max_row); });
+  return out;
+}
+
+Tensor sum(const Tensor& self, const std::optional<at::IntList>& dim, bool keepdim,
+           std::optional<at::ScalarType> dtype) {
+  const auto r = at::ReduceMeta("sum", self, dim, keepdim, dtype, at::ReduceKind::kSum);
+  return Reduce("aten::sum.dim_IntList", OpKind::kRowSum, self, r);
+}
+
+Tensor mean(const Tensor& self, const std::optional<at::IntList>& dim, bool keepdim,
+            std::optional<at::ScalarType> dtype) {
+  const auto r = at::ReduceMeta("mean", self, dim, keepdim, dtype, at::ReduceKind::kMean);
+  return Reduce("aten::mean.dim", OpKind::kRowMean, self, r);
+}
+
+Tensor amax(const Tensor& self, const at::IntList& dim, bool keepdim) {
+  const auto r = at::ReduceMeta("amax", self, dim, keepdim, std::nullopt, at::ReduceKind::kMax);
+  return Reduce("aten::amax", OpKind::kRowMax, self, r);
+}
+
+// Two passes, as the CPU reference: the mean, then the squared deviations
+// (summed by the square activation's accumulator), over count - correction.
+Tensor var(const Tensor& self, const std::optional<at::IntList>& dim, const std::optional<at::Scalar>& correction,
+           bool keepdim) {
+  const std::string op = "aten::var.correction";
+  const auto r = at::ReduceMeta("var", self, dim, keepdim, std::nullopt, at::ReduceKind::kVar);
+  RequireFloat(op, r.out.dtype);
+  Tensor out = at::MakeOutput(r.out);
+  const RowLayout l = RowsOver(self, ReducedDims(r));
+  const double c = correction ? correction->toDouble() : 1.0;
+  const double denom = std::max(0.0, static_cast<double>(r.count) - c);
+  LaunchGraph(op, {{{"x", l.tensor}}, {{"out", out}}}, [&] {
+    Graph g;
+    const DType f32 = DType::kF32;
+    const ValueId x = g.Input("x", l.desc);
+    const ValueId d = g.Binary(OpKind::kSub, x, g.RowReduce(OpKind::kRowMean, x, f32), f32);
+    const ValueId ss = g.RowReduce(OpKind::kRowSum, g.Unary(OpKind::kSquare, d, f32), f32);
+    const ValueId v = g.Binary(OpKind::kDiv, ss, g.Constant(static_cast<float>(denom)), at::ToSimDType(r.out.dtype));
+    g.Output(v, "out", ReducedDesc(l, r.out.dtype));
+    return g;
+  });
+  return out;
+}
+
+}  // namespace
+
+NSIM_LIBRARY_IMPL(aten, Neuron, m) {
+  m.impl("sum.dim_IntList", &sum);
+  m.impl("mean.dim", &mean);
+  m.impl("amax", &amax);
+  m.impl("var.correction", &var);
+}
+
+}  // namespace neuron
+}  // namespace nsim

@@ -26,11 +26,8 @@ using testing::Us;
 // trn2's host.* values (configs/trn1.yaml, inherited): kernel_load 50us,
 // runtime_submit 6us, copy_setup 8us, alloc 1us, copy_device_latency 2us,
 // pcie 16 B/ns.
-class NeuronCoreTest : public ::testing::Test {
+class NeuronCoreTest : public testing::FreshRuntimeTest {
  protected:
-  void SetUp() override { Runtime::Get().Reset(); }
-  void TearDown() override { Runtime::Get().Reset(); }
-
   NeuronCoreDevice& core() { return Runtime::Get().core(0); }
 
   // x on the device holding 0, 1, 2, ..., and room for out.

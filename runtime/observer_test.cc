@@ -27,11 +27,8 @@ class Recorder : public RuntimeObserver {
   std::vector<std::string> seen;
 };
 
-class ObserverTest : public ::testing::Test {
+class ObserverTest : public testing::FreshRuntimeTest {
  protected:
-  void SetUp() override { Runtime::Get().Reset(); }
-  void TearDown() override { Runtime::Get().Reset(); }
-
   // One write, one execution, one read on core 0, with correlation ids 1..3.
   void RunOneOp() {
     NeuronCoreDevice& nc = Runtime::Get().core(0);

@@ -18,11 +18,7 @@ using testing::kScaleTensorBytes;
 using testing::Now;
 using testing::ScaleKernel;
 
-class RuntimeTest : public ::testing::Test {
- protected:
-  void SetUp() override { Runtime::Get().Reset(); }
-  void TearDown() override { Runtime::Get().Reset(); }
-};
+using RuntimeTest = testing::FreshRuntimeTest;
 
 // Runs out = 2 * x on `nc` and returns its record, after checking the bytes.
 ExecutionHandle RunScale(NeuronCoreDevice& nc) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "runtime/clock.h"
 #include "runtime/runtime.h"
 #include "sim/base/error.h"
@@ -53,6 +55,14 @@ std::string ErrorOf(F&& f) {
 
 inline Picos Now() { return SimClock::Get().now(); }
 constexpr Picos Us(double us) { return static_cast<Picos>(us * 1e6); }
+
+// A fixture that gives each test a fresh runtime (no cores, the default
+// config, the clock at 0) and leaves none behind.
+class FreshRuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Runtime::Get().Reset(); }
+  void TearDown() override { Runtime::Get().Reset(); }
+};
 
 }  // namespace testing
 }  // namespace rt

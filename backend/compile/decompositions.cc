@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "backend/meta/shape_functions.h"
 #include "backend/ops.h"
 
 namespace nsim {
@@ -62,18 +63,11 @@ Tensor LayerNorm(const Tensor& input, const IntList& normalized_shape, const std
   return std::get<0>(NativeLayerNorm(input, normalized_shape, weight, bias, eps));
 }
 
-// torch.finfo(dtype).eps, rms_norm's default epsilon (as the CPU reference).
-double MachineEpsilon(ScalarType t) {
-  if (t == at::kBFloat16) return 0.0078125;
-  if (t == at::kHalf) return 0.0009765625;
-  return 1.1920928955078125e-07;
-}
-
 std::tuple<Tensor, Tensor> FusedRmsNorm(const Tensor& input, const IntList& normalized_shape,
                                         const std::optional<Tensor>& weight, std::optional<double> eps) {
   const Tensor x = Upcast(input);
   const IntList dims = LastDims(input.dim(), normalized_shape.size());
-  const Tensor rstd = at::rsqrt((x * x).mean(dims, true) + eps.value_or(MachineEpsilon(input.dtype())));
+  const Tensor rstd = at::rsqrt((x * x).mean(dims, true) + eps.value_or(at::RmsNormDefaultEps(input.dtype())));
   return {Affine(x * rstd, weight, std::nullopt, input.dtype()), rstd};
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/binary_ops_registration.h"
 #include "backend/cpu/loops.h"
 #include "backend/library.h"
 #include "backend/meta/shape_functions.h"
@@ -104,13 +105,7 @@ Tensor pow(const Tensor& self, const Scalar& exponent) {
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("add.Tensor", &add);
-  m.impl("sub.Tensor", &sub);
-  m.impl("mul.Tensor", &mul);
-  m.impl("div.Tensor", &div);
-  m.impl("maximum", &maximum);
-  m.impl("minimum", &minimum);
-  m.impl("pow.Tensor_Scalar", &pow);
+  RegisterBinaryOps(m, &add, &sub, &mul, &div, &maximum, &minimum, &pow);
 }
 
 }  // namespace at

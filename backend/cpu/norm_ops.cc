@@ -77,21 +77,12 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
   return std::make_tuple(out, mean_t, rstd_t);
 }
 
-// torch.finfo(dtype).eps: rms_norm's default epsilon.
-float MachineEpsilon(ScalarType t) {
-  switch (t) {
-    case kBFloat16: return 0.0078125f;      // 2^-7
-    case kHalf: return 0.0009765625f;       // 2^-10
-    default: return 1.1920928955078125e-07f;  // 2^-23
-  }
-}
-
 // y = x * rsqrt(mean(x^2 over the normalised dims) + eps) * weight, in fp32.
 std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, const IntList& normalized_shape,
                                           const std::optional<Tensor>& weight,
                                           std::optional<double> eps) {
   const NormMetaResult r = NormMeta(input, normalized_shape, weight, std::nullopt);
-  const float e = eps ? static_cast<float>(*eps) : MachineEpsilon(input.dtype());
+  const float e = static_cast<float>(eps ? *eps : RmsNormDefaultEps(input.dtype()));
   std::vector<float> x = ReadAll<float>(input);
   const std::vector<float> w = ColumnParam(weight, r.cols, 1.0f);
   std::vector<float> rstds(r.rows);

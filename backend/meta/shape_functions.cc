@@ -163,6 +163,14 @@ NormMetaResult NormMeta(const Tensor& input, const IntList& normalized_shape,
           cols};
 }
 
+double RmsNormDefaultEps(ScalarType dtype) {
+  switch (dtype) {
+    case kBFloat16: return 0.0078125;        // 2^-7
+    case kHalf: return 0.0009765625;         // 2^-10
+    default: return 1.1920928955078125e-07;  // 2^-23
+  }
+}
+
 void CopyMeta(const Tensor& dst, const Tensor& src) {
   // As PyTorch's TensorIterator: the broadcast error first, then the output check.
   const IntList shape = BroadcastShapes(dst.sizes(), src.sizes());

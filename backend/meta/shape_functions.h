@@ -92,6 +92,9 @@ struct NormMetaResult {
 };
 NormMetaResult NormMeta(const Tensor& input, const IntList& normalized_shape,
                         const std::optional<Tensor>& weight, const std::optional<Tensor>& bias);
+// torch.finfo(dtype).eps: rms_norm's default epsilon (2^-7 for BFloat16,
+// 2^-10 for Half, 2^-23 otherwise).
+double RmsNormDefaultEps(ScalarType dtype);
 
 // --- copies ---
 // Checks that src broadcasts to dst ("output with shape [..] doesn't match the broadcast shape [..]").

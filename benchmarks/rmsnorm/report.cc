@@ -110,7 +110,7 @@ std::string ReportText(const std::vector<ImplResult>& results, const Agreement& 
   os << "RMSNorm " << ShapeText(o.shape) << " " << at::TorchDtypeName(o.dtype) << " on " << config.name << " ("
      << config.generation << "), " << o.steps << " steps, schedule wait=2 warmup=1 active=1, device capture "
      << (o.device_capture ? "on" : "off") << "\nprofiles and traces under " << o.out_dir
-     << "/<implementation>/ (open trace.json in https://ui.perfetto.dev or chrome://tracing)\n\n";
+     << "/{op_by_op,rms_norm,compiled}/ (open trace.json in https://ui.perfetto.dev or chrome://tracing)\n\n";
   for (const ImplResult& r : results) {
     os << "== " << r.name << " ==\n" << r.table << "\n";
     for (const std::string& w : r.warnings) os << "warning: " << w << "\n";

@@ -15,6 +15,12 @@ namespace {
 
 double Us(Picos p) { return PicosToMicros(p); }
 
+// "op by op" -> "op_by_op": directory names without spaces.
+std::string Slug(std::string name) {
+  for (char& c : name) if (c == ' ') c = '_';
+  return name;
+}
+
 bool IsFrameworkOp(const std::string& key) {
   return key.rfind("aten::", 0) == 0 || key.rfind("Torch-Compiled Region", 0) == 0;
 }
@@ -59,7 +65,7 @@ at::Tensor StudyWeight(const StudyOptions& o) {
 ImplResult RunImplementation(const std::string& name, const RmsNormFn& fn, const StudyOptions& o) {
   ImplResult r;
   r.name = name;
-  r.out_dir = o.out_dir + "/" + name;
+  r.out_dir = o.out_dir + "/" + Slug(name);
   std::filesystem::create_directories(r.out_dir);
   const at::Device neuron("neuron:0");
   const at::Tensor x = StudyInput(o).to(neuron), w = StudyWeight(o).to(neuron);

@@ -223,16 +223,6 @@ TEST(Codegen, UnsupportedDtypeNamesTheOp) {
   }
 }
 
-}  // namespace
-}  // namespace codegen
-}  // namespace neuron
-}  // namespace nsim
-
-namespace nsim {
-namespace neuron {
-namespace codegen {
-namespace {
-
 TEST(Codegen, SoftmaxAlongAMiddleDimTilesOverTwoRowDims) {
   // x [3, 50, 64] contiguous, softmax over dim 1: rows (3, 64) do not merge.
   Graph g;
@@ -254,16 +244,6 @@ TEST(Codegen, SoftmaxAlongAMiddleDimTilesOverTwoRowDims) {
   }
   ExpectNear(run.outputs.at("y"), want, 1e-6f, "y");
 }
-
-}  // namespace
-}  // namespace codegen
-}  // namespace neuron
-}  // namespace nsim
-
-namespace nsim {
-namespace neuron {
-namespace codegen {
-namespace {
 
 TEST(Codegen, MisalignedIntermediatesGoThroughHbmScratch) {
   // out = y @ relu(x @ w): the product is the second matmul's [K, N]
@@ -320,16 +300,6 @@ TEST(Codegen, ARowThatCannotFitSbufIsAnError) {
     EXPECT_NE(std::string(e.what()).find("a row reduction needs its whole row in SBUF"), std::string::npos);
   }
 }
-
-}  // namespace
-}  // namespace codegen
-}  // namespace neuron
-}  // namespace nsim
-
-namespace nsim {
-namespace neuron {
-namespace codegen {
-namespace {
 
 TEST(Codegen, AnInputAsAnOutputIsACopyThroughSbuf) {
   // y = x.t() materialised: the output is the input itself, read through

@@ -86,15 +86,6 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, const 
   return std::make_tuple(out, mean_t, rstd_t);
 }
 
-// torch.finfo(dtype).eps, rms_norm's default epsilon.
-double MachineEpsilon(at::ScalarType t) {
-  switch (t) {
-    case at::kBFloat16: return 0.0078125;   // 2^-7
-    case at::kHalf: return 0.0009765625;    // 2^-10
-    default: return 1.1920928955078125e-07;  // 2^-23
-  }
-}
-
 std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, const at::IntList& shape,
                                           const std::optional<Tensor>& weight, std::optional<double> eps) {
   const std::string op = "aten::_fused_rms_norm";
@@ -108,7 +99,7 @@ std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, const at::IntList
   spec.y = FullDesc(l, input.dtype());
   spec.has_weight = weight && weight->defined();
   if (spec.has_weight) spec.w = ParamDesc(*weight);
-  spec.eps = static_cast<float>(eps ? *eps : MachineEpsilon(input.dtype()));
+  spec.eps = static_cast<float>(eps ? *eps : at::RmsNormDefaultEps(input.dtype()));
   rt::Bindings bindings{{"x", ElementAddress(l.tensor)}, {"y", ElementAddress(out)}, {"rstd", ElementAddress(rstd_t)}};
   std::string key = op + "|" + Exact(spec.eps) + "|" + spec.x.ToString();
   if (spec.has_weight) {

@@ -3,6 +3,7 @@
 // views and device scalars (a lifted Python number is a 0-dim device tensor,
 // read by a broadcasting DMA like any input). Shapes, promotion and errors
 // come from the shape functions shared with the CPU and Meta kernels.
+#include "backend/binary_ops_registration.h"
 #include "backend/library.h"
 #include "backend/meta/shape_functions.h"
 #include "backend/neuron/hbm_tensor.h"
@@ -87,13 +88,7 @@ Tensor pow(const Tensor& self, const at::Scalar& exponent) {
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
-  m.impl("add.Tensor", &add);
-  m.impl("sub.Tensor", &sub);
-  m.impl("mul.Tensor", &mul);
-  m.impl("div.Tensor", &div);
-  m.impl("maximum", &maximum);
-  m.impl("minimum", &minimum);
-  m.impl("pow.Tensor_Scalar", &pow);
+  at::RegisterBinaryOps(m, &add, &sub, &mul, &div, &maximum, &minimum, &pow);
   m.impl("neg", &unary<at::unary::kNeg, OpKind::kNeg>);
   m.impl("abs", &unary<at::unary::kAbs, OpKind::kAbs>);
   m.impl("relu", &unary<at::unary::kRelu, OpKind::kRelu>);

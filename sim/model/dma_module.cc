@@ -17,9 +17,11 @@ class DmaModule::Engine : public sc_core::sc_module {
     round_robin_ = 0;
     queues_in_use_ = queues;
   }
+  // Wakes the engine when the piece becomes ready rather than now: an idle
+  // engine then switches in once per piece (notify keeps the earliest time).
   void Push(int queue, const Piece& p) {
     queues_[queue].push_back(p);
-    arrival_.notify(sc_core::SC_ZERO_TIME);
+    arrival_.notify(Ps(std::max<Picos>(0, p.ready - Now())));
   }
   bool idle() const {
     return std::all_of(std::begin(queues_), std::end(queues_), [](const std::deque<Piece>& q) { return q.empty(); });

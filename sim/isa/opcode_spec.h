@@ -45,10 +45,17 @@ struct ExecContext {
   const PreBound* prebound = nullptr;        // of the instruction executing
 
   BoundAccess Bind(const AccessPattern& ap) const {
+    BoundAccess scratch;
+    return *Resolve(ap, &scratch);
+  }
+  // The pre-bound access when there is one, else `scratch` bound now: no copy
+  // on the per-instruction path.
+  const BoundAccess* Resolve(const AccessPattern& ap, BoundAccess* scratch) const {
     if (prebound != nullptr) {
-      if (const BoundAccess* b = prebound->Find(&ap)) return *b;
+      if (const BoundAccess* b = prebound->Find(&ap)) return b;
     }
-    return nsim::Bind(kernel, ap, ap.present() ? hbm_address[ap.tensor] : 0);
+    *scratch = nsim::Bind(kernel, ap, ap.present() ? hbm_address[ap.tensor] : 0);
+    return scratch;
   }
   // Reads an access into buf[slot] as fp32 and returns it.
   std::vector<float>& Read(const AccessPattern& ap, int slot);

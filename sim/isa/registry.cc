@@ -52,14 +52,16 @@ PreBound PreBind(const Kernel& k, const Instruction& in) {
 }
 
 std::vector<float>& ExecContext::Read(const AccessPattern& ap, int slot) {
-  const BoundAccess a = Bind(ap);
-  buf[slot].resize(static_cast<size_t>(a.count));
-  ReadFloats(a, mem, hbm, buf[slot].data());
+  BoundAccess scratch;
+  const BoundAccess* a = Resolve(ap, &scratch);
+  buf[slot].resize(static_cast<size_t>(a->count));
+  ReadFloats(*a, mem, hbm, buf[slot].data());
   return buf[slot];
 }
 
 void ExecContext::Write(const AccessPattern& ap, const std::vector<float>& values) {
-  WriteFloats(Bind(ap), mem, hbm, values.data());
+  BoundAccess scratch;
+  WriteFloats(*Resolve(ap, &scratch), mem, hbm, values.data());
 }
 
 }  // namespace nsim

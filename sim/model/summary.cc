@@ -28,14 +28,11 @@ Picos UnionLength(std::vector<std::pair<Picos, Picos>> iv) {
 }  // namespace
 
 void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
-  // Engines run ahead of SystemC time, so records arrive per engine in order
-  // but interleaved arbitrarily across engines: sort once for the API.
-  // Each engine's records are already in start order: a stable sort by start
-  // after grouping by engine keeps it deterministic and is near linear.
-  std::stable_sort(r->instructions.begin(), r->instructions.end(),
-                   [](const InstructionRecord& a, const InstructionRecord& b) { return a.engine < b.engine; });
-  std::stable_sort(r->instructions.begin(), r->instructions.end(),
-                   [](const InstructionRecord& a, const InstructionRecord& b) { return a.start < b.start; });
+  // Engines run ahead of SystemC time, so records arrive interleaved across
+  // engines; (start, engine, index) is unique, so the order is deterministic.
+  std::sort(r->instructions.begin(), r->instructions.end(), [](const InstructionRecord& a, const InstructionRecord& b) {
+    return a.start != b.start ? a.start < b.start : a.engine != b.engine ? a.engine < b.engine : a.index < b.index;
+  });
   std::sort(r->dma.begin(), r->dma.end(), [](const DmaRecord& a, const DmaRecord& b) {
     return a.start != b.start ? a.start < b.start : a.dma_engine < b.dma_engine;
   });

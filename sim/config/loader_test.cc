@@ -307,7 +307,7 @@ TEST_F(LoaderTest, MalformedYaml) {
 
 TEST_F(LoaderTest, UnknownConfigListsAvailable) {
   EXPECT_THAT(LoadError("trn9"),
-              AllOf(HasSubstr("unknown config 'trn9'"), HasSubstr("trn1, trn2, trn3")));
+              AllOf(HasSubstr("unknown config 'trn9'"), HasSubstr("available: trn1, trn1-fastvec, trn2, trn3")));
   const std::string path = Write("child.yaml", "generation: X\ninherits: trn9\n");
   EXPECT_THAT(LoadError(path), AllOf(HasSubstr(path + ":2"), HasSubstr("key 'inherits'"),
                                      HasSubstr("unknown config 'trn9'"), HasSubstr("trn2")));

@@ -33,6 +33,10 @@ struct Run {
       if (r.engine == engine && r.index == index) return r;
     throw std::runtime_error("no record");
   }
+  Picos Duration(EngineId engine, int index) const {
+    const InstructionRecord& r = Record(engine, index);
+    return r.end - r.start;
+  }
 };
 
 inline Run RunText(const std::string& config, const std::string& text, const std::vector<std::string>& overrides = {}) {

@@ -40,7 +40,7 @@ tensor c sbuf bf16 [128, 512]
 vector: tensor_tensor b, a, a op=add
 vector: tensor_tensor c, a, a op=add
 )");
-  EXPECT_EQ(r.Record(EngineId::kVector, 0).end - r.Record(EngineId::kVector, 0).start, 370833);
+  EXPECT_EQ(r.Duration(EngineId::kVector, 0), 370833);
   EXPECT_EQ(r.Record(EngineId::kVector, 1).start - r.Record(EngineId::kVector, 0).start, 266667);
 }
 
@@ -64,7 +64,7 @@ tensor a sbuf f32 [128, 8]
 tensor b sbuf f32 [128, 8]
 vector: tensor_copy b, a
 )");
-  EXPECT_EQ(r.Record(EngineId::kVector, 0).end - r.Record(EngineId::kVector, 0).start, 170833);
+  EXPECT_EQ(r.Duration(EngineId::kVector, 0), 170833);
 }
 
 TEST(Timing, StridedAccessHalvesBandwidth) {
@@ -78,8 +78,8 @@ tensor c sbuf f32 [128, 256]
 vector: tensor_copy b, a[:, 0:2048:8]
 vector: tensor_copy c, a[:, 0:256]
 )");
-  EXPECT_EQ(r.Record(EngineId::kVector, 0).end - r.Record(EngineId::kVector, 0).start, 637500);
-  EXPECT_EQ(r.Record(EngineId::kVector, 1).end - r.Record(EngineId::kVector, 1).start, 370833);
+  EXPECT_EQ(r.Duration(EngineId::kVector, 0), 637500);
+  EXPECT_EQ(r.Duration(EngineId::kVector, 1), 370833);
 }
 
 TEST(Timing, TensorReduceBf16IsHalfRate) {
@@ -89,7 +89,7 @@ tensor a sbuf bf16 [128, 512]
 tensor s sbuf bf16 [128, 1]
 vector: tensor_reduce s, a op=sum
 )");
-  EXPECT_EQ(r.Record(EngineId::kVector, 0).end - r.Record(EngineId::kVector, 0).start, 370833);
+  EXPECT_EQ(r.Duration(EngineId::kVector, 0), 370833);
 }
 
 TEST(Timing, ActivationAndTableLoad) {
@@ -120,7 +120,7 @@ tensor b sbuf f32 [128, 512]
 tensor s sbuf f32 [128, 1]
 scalar: activation b, a func=square acc=s
 )");
-  EXPECT_EQ(r.Record(EngineId::kScalar, 0).end - r.Record(EngineId::kScalar, 0).start, 646667);
+  EXPECT_EQ(r.Duration(EngineId::kScalar, 0), 646667);
 }
 
 TEST(Timing, MatmulBf16AndBackToBack) {
@@ -135,7 +135,7 @@ tensor q psum f32 [128, 512]
 tensor: matmul p, w, x
 tensor: matmul q, w, x
 )");
-  EXPECT_EQ(r.Record(EngineId::kTensor, 0).end - r.Record(EngineId::kTensor, 0).start, 360000);
+  EXPECT_EQ(r.Duration(EngineId::kTensor, 0), 360000);
   EXPECT_EQ(r.Record(EngineId::kTensor, 1).start - r.Record(EngineId::kTensor, 0).start, 213333);
 }
 
@@ -147,7 +147,7 @@ tensor a sbuf bf16 [128, 96]
 tensor t psum f32 [96, 128]
 tensor: transpose t, a
 )");
-  EXPECT_EQ(r.Record(EngineId::kTensor, 0).end - r.Record(EngineId::kTensor, 0).start, 186667);
+  EXPECT_EQ(r.Duration(EngineId::kTensor, 0), 186667);
 }
 
 TEST(Timing, GpSimdIota) {
@@ -156,7 +156,7 @@ TEST(Timing, GpSimdIota) {
 tensor a sbuf f32 [128, 512]
 gpsimd: iota a base=0 free_step=1
 )");
-  EXPECT_EQ(r.Record(EngineId::kGpSimd, 0).end - r.Record(EngineId::kGpSimd, 0).start, 635000);
+  EXPECT_EQ(r.Duration(EngineId::kGpSimd, 0), 635000);
 }
 
 TEST(Timing, SbufToSbufDmaDoesNotUseHbm) {

@@ -13,14 +13,6 @@ namespace {
 
 [[noreturn]] void Fail(const std::string& msg) { throw SimError("codegen: " + msg); }
 
-std::string Join(const std::vector<int64_t>& v) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-  os << "]";
-  return os.str();
-}
-
 std::vector<int64_t> NonUnit(const std::vector<int64_t>& v) {
   std::vector<int64_t> out;
   for (int64_t s : v) if (s != 1) out.push_back(s);
@@ -66,7 +58,7 @@ std::vector<int64_t> BroadcastSizes(const std::vector<int64_t>& a, const std::ve
     const int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
     const int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (x != y && x != 1 && y != 1) {
-      Fail(std::string("'") + op + "': shapes " + Join(a) + " and " + Join(b) + " do not broadcast");
+      Fail(std::string("'") + op + "': shapes " + FormatSizes(a) + " and " + FormatSizes(b) + " do not broadcast");
     }
     out[i] = x == 1 ? y : x;
   }
@@ -165,7 +157,7 @@ ValueId Graph::Cast(ValueId a, DType out) {
 ValueId Graph::View(ValueId a, std::vector<int64_t> sizes) {
   CheckValue(a, "view");
   if (NonUnit(sizes) != NonUnit(nodes_[a].sizes)) {
-    Fail("'view' from " + Join(nodes_[a].sizes) + " to " + Join(sizes) + " may only add or remove size-1 dims");
+    Fail("'view' from " + FormatSizes(nodes_[a].sizes) + " to " + FormatSizes(sizes) + " may only add or remove size-1 dims");
   }
   Node n;
   n.kind = OpKind::kView;
@@ -193,7 +185,7 @@ ValueId Graph::Matmul(ValueId a, ValueId b, DType out) {
   CheckValue(b, "matmul");
   const std::vector<int64_t>& sa = nodes_[a].sizes;
   const std::vector<int64_t>& sb = nodes_[b].sizes;
-  auto fail = [&](const std::string& why) { Fail("'matmul' of " + Join(sa) + " and " + Join(sb) + ": " + why); };
+  auto fail = [&](const std::string& why) { Fail("'matmul' of " + FormatSizes(sa) + " and " + FormatSizes(sb) + ": " + why); };
   if (sa.size() < 2 || sb.size() < 2) fail("both operands need at least 2 dims");
   if (sa[sa.size() - 1] != sb[sb.size() - 2]) fail("contraction dims differ");
   const std::vector<int64_t> batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
@@ -214,7 +206,7 @@ void Graph::Output(ValueId v, const std::string& name, const TensorDesc& desc) {
   CheckTensorDesc(desc, "output '" + name + "'");
   if (NonUnit(desc.sizes) != NonUnit(nodes_[v].sizes)) {
     Fail("output '" + name + "' " + desc.ToString() + " does not hold value " + std::to_string(v) + " of shape " +
-         Join(nodes_[v].sizes));
+         FormatSizes(nodes_[v].sizes));
   }
   if (desc.dtype != nodes_[v].dtype) {
     Fail("output '" + name + "' is " + DTypeName(desc.dtype) + " but value " + std::to_string(v) + " is " +
@@ -240,7 +232,7 @@ std::string Graph::ToString() const {
     const Node& n = nodes_[i];
     os << "%" << i << " = " << OpKindName(n.kind) << "(";
     for (size_t j = 0; j < n.inputs.size(); ++j) os << (j ? ", " : "") << "%" << n.inputs[j];
-    os << ") " << DTypeName(n.dtype) << Join(n.sizes);
+    os << ") " << DTypeName(n.dtype) << FormatSizes(n.sizes);
     if (n.kind == OpKind::kConstant || n.kind == OpKind::kPowScalar || n.kind == OpKind::kAdd ||
         n.kind == OpKind::kSub) {
       os << " scalar=" << n.scalar;

@@ -7,15 +7,17 @@
 namespace nsim {
 namespace neuron {
 namespace codegen {
-namespace {
 
-std::string Join(const std::vector<int64_t>& v) {
+std::string FormatSizes(const std::vector<int64_t>& v) {
   std::ostringstream os;
   os << "[";
   for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
   os << "]";
   return os.str();
 }
+
+namespace {
+
 
 }  // namespace
 
@@ -46,7 +48,7 @@ int64_t TensorDesc::Extent() const {
 }
 
 std::string TensorDesc::ToString() const {
-  std::string s = std::string(DTypeName(dtype)) + Join(sizes) + " strides " + Join(strides);
+  std::string s = std::string(DTypeName(dtype)) + FormatSizes(sizes) + " strides " + FormatSizes(strides);
   if (offset != 0) s += " offset " + std::to_string(offset);
   return s;
 }

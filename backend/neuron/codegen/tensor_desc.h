@@ -47,6 +47,9 @@ inline bool operator!=(const TensorDesc& a, const TensorDesc& b) { return !(a ==
 // >= 0, strides and offset >= 0. `what` names the tensor in the message.
 void CheckTensorDesc(const TensorDesc& d, const std::string& what);
 
+// "[4, 512]": sizes as error messages print them.
+std::string FormatSizes(const std::vector<int64_t>& sizes);
+
 }  // namespace codegen
 }  // namespace neuron
 }  // namespace nsim

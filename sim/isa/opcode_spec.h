@@ -44,19 +44,18 @@ struct ExecContext {
   std::vector<float> buf[4];                 // reused scratch
   const PreBound* prebound = nullptr;        // of the instruction executing
 
-  BoundAccess Bind(const AccessPattern& ap) const {
-    BoundAccess scratch;
-    return *Resolve(ap, &scratch);
-  }
-  // The pre-bound access when there is one, else `scratch` bound now: no copy
+  BoundAccess Bind(const AccessPattern& ap) const { return *Resolve(ap); }
+  // The pre-bound access when there is one, else one bound now into a
+  // scratch slot (valid until the next Resolve): no copy and no construction
   // on the per-instruction path.
-  const BoundAccess* Resolve(const AccessPattern& ap, BoundAccess* scratch) const {
+  const BoundAccess* Resolve(const AccessPattern& ap) const {
     if (prebound != nullptr) {
       if (const BoundAccess* b = prebound->Find(&ap)) return b;
     }
-    *scratch = nsim::Bind(kernel, ap, ap.present() ? hbm_address[ap.tensor] : 0);
-    return scratch;
+    bind_scratch = nsim::Bind(kernel, ap, ap.present() ? hbm_address[ap.tensor] : 0);
+    return &bind_scratch;
   }
+  mutable BoundAccess bind_scratch;
   // Reads an access into buf[slot] as fp32 and returns it.
   std::vector<float>& Read(const AccessPattern& ap, int slot);
   void Write(const AccessPattern& ap, const std::vector<float>& values);

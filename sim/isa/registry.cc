@@ -52,16 +52,14 @@ PreBound PreBind(const Kernel& k, const Instruction& in) {
 }
 
 std::vector<float>& ExecContext::Read(const AccessPattern& ap, int slot) {
-  BoundAccess scratch;
-  const BoundAccess* a = Resolve(ap, &scratch);
+  const BoundAccess* a = Resolve(ap);
   buf[slot].resize(static_cast<size_t>(a->count));
   ReadFloats(*a, mem, hbm, buf[slot].data());
   return buf[slot];
 }
 
 void ExecContext::Write(const AccessPattern& ap, const std::vector<float>& values) {
-  BoundAccess scratch;
-  WriteFloats(*Resolve(ap, &scratch), mem, hbm, values.data());
+  WriteFloats(*Resolve(ap), mem, hbm, values.data());
 }
 
 }  // namespace nsim

@@ -25,17 +25,26 @@ Picos UnionLength(std::vector<std::pair<Picos, Picos>> iv) {
   return total;
 }
 
+void MergeByStart(std::vector<InstructionRecord>* records) {
+  std::vector<InstructionRecord> per[kNumEngines];
+  for (const InstructionRecord& rec : *records) per[static_cast<int>(rec.engine)].push_back(rec);
+  size_t next[kNumEngines] = {};
+  for (InstructionRecord& out : *records) {
+    int best = -1;
+    for (int e = 0; e < kNumEngines; ++e) {
+      if (next[e] < per[e].size() && (best < 0 || per[e][next[e]].start < per[best][next[best]].start)) best = e;
+    }
+    out = per[best][next[best]++];
+  }
+}
+
 }  // namespace
 
 void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
   // Engines run ahead of SystemC time, so records arrive interleaved across
-  // engines; (start, engine, index) is unique, so the order is deterministic.
-  std::sort(r->instructions.begin(), r->instructions.end(), [](const InstructionRecord& a, const InstructionRecord& b) {
-    return a.start != b.start ? a.start < b.start : a.engine != b.engine ? a.engine < b.engine : a.index < b.index;
-  });
-  std::sort(r->dma.begin(), r->dma.end(), [](const DmaRecord& a, const DmaRecord& b) {
-    return a.start != b.start ? a.start < b.start : a.dma_engine < b.dma_engine;
-  });
+  // engines but in start order within each: merge the per-engine runs by
+  // (start, engine) in linear time; the order is deterministic.
+  MergeByStart(&r->instructions);
   std::vector<std::pair<Picos, Picos>> per_engine[kNumEngines];
   for (const InstructionRecord& rec : r->instructions) {
     const int e = static_cast<int>(rec.engine);

@@ -4,6 +4,8 @@
 // by the program, not asserted: they are what the model predicts.
 #include <gtest/gtest.h>
 
+#include "backend/compile/compile.h"
+#include "backend/compile/host_costs.h"
 #include "benchmarks/rmsnorm/implementations.h"
 #include "benchmarks/rmsnorm/report.h"
 #include "benchmarks/rmsnorm/study_runner.h"
@@ -15,6 +17,7 @@ namespace {
 
 std::vector<ImplResult> RunStudy(bool capture) {
   rt::Runtime::Get().Reset();
+  compiler::ResetFrameIds();  // torch._dynamo.reset(): each study's region is 0/0, as in a fresh process
   StudyOptions o;
   o.device_capture = capture;
   o.out_dir = ::testing::TempDir() + "/rmsnorm";
@@ -39,6 +42,26 @@ TEST(RmsNormStudy, ReproducesTheCalibratedFiguresAndDispatches) {
   EXPECT_NEAR(r[0].device_us / r[2].device_us, 2355.0 / 375.5, 0.5);
   // Fusion moves fewer HBM bytes than materialising the intermediates.
   EXPECT_LT(r[2].hbm_bytes, r[0].hbm_bytes);
+}
+
+const OpRow* FindRow(const ImplResult& r, const std::string& name) {
+  for (const OpRow& row : r.ops)
+    if (row.name == name) return &row;
+  return nullptr;
+}
+
+TEST(RmsNormStudy, CompiledRegionIsOneRowWithItsExecutionAttributed) {
+  const auto r = RunStudy(/*capture=*/true);
+  const OpRow* region = FindRow(r[2], "Torch-Compiled Region: 0/0");
+  ASSERT_NE(region, nullptr) << r[2].table;
+  EXPECT_EQ(region->calls, 1);
+  EXPECT_DOUBLE_EQ(region->self_neuron_us, r[2].device_us);  // the one execution is the region's
+  // Self CPU = graph lookup + 2 tensor guards + the output allocation; the
+  // runtime's nrta_execute_schedule is a row of its own.
+  const compiler::HostCosts hc = compiler::HostCosts::For(at::Device("neuron:0"));
+  const HardwareConfig& hw = rt::Runtime::Get().core(0).config();
+  EXPECT_DOUBLE_EQ(region->self_cpu_us, PicosToMicros(hc.graph_lookup + 2 * hc.guard_eval + hw.host.alloc_ps));
+  EXPECT_NEAR(region->self_cpu_us, 98.4, 0.5);  // calibration point (host.graph_lookup)
 }
 
 TEST(RmsNormStudy, WithoutCaptureOnlyTheKernelsRemain) {

@@ -28,7 +28,7 @@ constexpr uint64_t kScratchAlignment = 4096;
 // Addresses of every HBM tensor: the caller's bindings, or scratch at the top
 // of device memory for the rest (initialised from their init spec).
 std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint64_t>& bindings, HbmMemory& hbm,
-                              ExecutionResult* result) {
+                              std::map<std::string, uint64_t>* scratch_addresses) {
   for (const auto& [name, addr] : bindings) {
     const int t = k.FindTensor(name);
     if (t < 0 || k.tensors[t].space != MemSpace::kHbm) {
@@ -56,7 +56,7 @@ std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint6
     scratch_top = (scratch_top - bytes) / kScratchAlignment * kScratchAlignment;
     addr[i] = scratch_top;
     InitializeTensor(t, addr[i], hbm);
-    result->scratch_addresses[t.name] = addr[i];
+    (*scratch_addresses)[t.name] = addr[i];
   }
   return addr;
 }
@@ -69,7 +69,7 @@ ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::
                    "' but this device is '" + config_.name + "'");
   }
   const Kernel& k = kernel.kernel();
-  ExecutionResult scratch;
+  std::map<std::string, uint64_t> scratch;
   const std::vector<uint64_t> addresses = BindHbm(k, bindings, *hbm_, &scratch);
   for (const TensorDecl& t : k.tensors) {
     if (t.space != MemSpace::kHbm)
@@ -77,7 +77,7 @@ ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::
   }
   ExecContext ctx{k, *onchip_, *hbm_, addresses, {}};
   ExecutionResult result = SimHost::Get().Run(config_, kernel, ctx);
-  result.scratch_addresses = std::move(scratch.scratch_addresses);
+  result.scratch_addresses = std::move(scratch);
   return result;
 }
 

@@ -23,9 +23,6 @@ class DmaModule::Engine : public sc_core::sc_module {
     queues_[queue].push_back(p);
     arrival_.notify(Ps(std::max<Picos>(0, p.ready - Now())));
   }
-  bool idle() const {
-    return std::all_of(std::begin(queues_), std::end(queues_), [](const std::deque<Piece>& q) { return q.empty(); });
-  }
 
  private:
   void Main() {
@@ -124,10 +121,6 @@ void DmaModule::PieceDone(Transfer& t) {
     return;
   }
   sems_.Signal(Now() + run.config->kernel.semaphore_latency_ps, t.li->in->signals);
-}
-
-bool DmaModule::idle() const {
-  return std::all_of(engines_.begin(), engines_.end(), [](const std::unique_ptr<Engine>& e) { return e->idle(); });
 }
 
 }  // namespace nsim

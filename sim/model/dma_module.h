@@ -29,7 +29,6 @@ class DmaModule : public sc_core::sc_module {
   void Reset(RunState* run);
   // Called by the triggering engine at its trigger's completion time.
   void Submit(RunState& run, const LoadedInstruction& li, Picos trigger_end);
-  bool idle() const;
 
  private:
   struct Transfer {

@@ -202,9 +202,9 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
   }
 }
 
-// Only the last writer of each overlapping region matters, and an in-order
-// engine never has more than a few instructions in flight, so look back a
-// bounded window.
+// An in-order engine never has more than a few instructions in flight (the
+// pipeline latency is a few IIs at most), so producers further back than a
+// bounded window have always committed.
 void LoadedKernel::FindRawDeps(const std::vector<LoadedInstruction>& stream, size_t i, LoadedInstruction* li) {
   constexpr size_t kWindow = 16;
   for (size_t j = i; j-- > 0 && i - j <= kWindow;) {

@@ -17,8 +17,6 @@ void SemaphoreBoard::Reset(size_t count) {
   wake_.cancel();
 }
 
-bool SemaphoreBoard::Satisfied(const std::vector<SemWait>& waits) const { return FirstUnsatisfied(waits) < 0; }
-
 int SemaphoreBoard::FirstUnsatisfied(const std::vector<SemWait>& waits) const {
   for (const SemWait& w : waits) {
     if (values_[w.sem] < w.value) return w.sem;

@@ -19,7 +19,6 @@ class SemaphoreBoard : public sc_core::sc_module {
   explicit SemaphoreBoard(sc_core::sc_module_name name);
 
   void Reset(size_t count);
-  bool Satisfied(const std::vector<SemWait>& waits) const;
   // The first wait in `waits` that does not hold yet, or -1.
   int FirstUnsatisfied(const std::vector<SemWait>& waits) const;
   // Applies every signal's delta at absolute time `at` (>= now).
@@ -29,7 +28,6 @@ class SemaphoreBoard : public sc_core::sc_module {
   // engine waiting on one semaphore is not woken by every other signal.
   sc_core::sc_event& changed(int sem) { return events_[sem]; }
   void WakeAll();
-  bool idle() const { return pending_.empty(); }
 
  private:
   struct Pending {

@@ -1,0 +1,45 @@
+#pragma once
+// One run of a kernel given as text, as the Python frontend needs it: inputs
+// and outputs are raw bytes of HBM tensors (already in the tensor's dtype),
+// results are the device time, the `nsim run` report and the output bytes.
+// Binds to the nsim::Device API only.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/config/hw_config.h"
+#include "sim/kernel/kernel.h"
+#include "sim/model/execution_result.h"
+
+namespace nsim {
+namespace pyfront {
+
+struct RunRequest {
+  std::string kernel_text;
+  std::string source_name;  // labels parser errors ("vector_add.nk")
+  std::string config = "trn2";
+  std::vector<std::string> overrides;           // "vector.freq=2GHz", as `nsim run --set`
+  std::map<std::string, std::string> inputs;    // HBM tensor name -> bytes
+  std::vector<std::string> outputs;             // HBM tensors to read back
+  std::string profile_dir;                      // non-empty: write trace.json, NEFF/NTFF, summary there
+};
+
+struct RunResponse {
+  Kernel kernel;
+  HardwareConfig config;
+  ExecutionResult result;
+  std::map<std::string, std::string> outputs;  // name -> bytes
+  std::vector<std::string> profile_files;
+};
+
+// The hardware config for (name or path, overrides); loaded once per key.
+const HardwareConfig& ConfigFor(const std::string& config, const std::vector<std::string>& overrides);
+
+// Parses, loads (validation + capacity checks of Device::Load), binds every
+// input and output tensor at its own HBM address, runs, and reads outputs
+// back. Throws SimError naming the problem.
+RunResponse RunKernel(const RunRequest& request);
+
+}  // namespace pyfront
+}  // namespace nsim

@@ -1,0 +1,96 @@
+// _nsim_core: the Python binding of the simulator for the `nsim` package
+// (python/nsim). Deliberately small: the frontend builds kernel text, this
+// module runs it on a Device and returns plain Python values.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "python/core/kernel_run.h"
+#include "sim/base/error.h"
+#include "sim/kernel/parser.h"
+#include "sim/kernel/printer.h"
+#include "tools/nsim_report.h"
+
+namespace py = pybind11;
+
+namespace nsim {
+namespace py_binding {
+
+double Ns(Picos p) { return PicosToNanos(p); }
+
+py::dict ConfigInfo(const std::string& config, const std::vector<std::string>& overrides) {
+  const HardwareConfig& c = pyfront::ConfigFor(config, overrides);
+  py::dict d;
+  d["name"] = c.name;
+  d["generation"] = c.generation;
+  d["partitions"] = c.memory.partitions;
+  d["sbuf_bytes_per_partition"] = c.memory.sbuf_bytes_per_partition;
+  d["psum_banks"] = c.memory.psum_banks;
+  d["psum_bank_bytes"] = c.memory.psum_bank_bytes;
+  d["tensor_rows"] = c.tensor.rows;
+  d["tensor_cols"] = c.tensor.cols;
+  d["moving_free_max"] = c.tensor.moving_free_max;
+  d["dma_queues"] = c.dma.engines * c.dma.queues_per_engine;
+  return d;
+}
+
+py::list InstructionRecords(const ExecutionResult& r) {
+  py::list out;
+  for (const InstructionRecord& rec : r.instructions) {
+    out.append(py::make_tuple(EngineName(rec.engine), rec.index, Ns(rec.start), Ns(rec.end), Ns(rec.wait)));
+  }
+  return out;
+}
+
+py::list DmaRecords(const ExecutionResult& r) {
+  py::list out;
+  for (const DmaRecord& d : r.dma) {
+    out.append(py::make_tuple(EngineName(d.trigger_engine), d.index, d.queue, d.dma_engine, Ns(d.start), Ns(d.end),
+                              d.bytes));
+  }
+  return out;
+}
+
+py::dict Run(const std::string& kernel_text, const std::string& source_name, const std::string& config,
+             const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
+             const std::vector<std::string>& outputs, const std::string& profile_dir) {
+  pyfront::RunRequest req;
+  req.kernel_text = kernel_text;
+  req.source_name = source_name;
+  req.config = config;
+  req.overrides = overrides;
+  for (const auto& [name, bytes] : inputs) req.inputs[name] = std::string(bytes);
+  req.outputs = outputs;
+  req.profile_dir = profile_dir;
+  pyfront::RunResponse resp;
+  {
+    py::gil_scoped_release release;  // simulation does not touch Python objects
+    resp = pyfront::RunKernel(req);
+  }
+  py::dict d;
+  d["device_time_ns"] = Ns(resp.result.device_time);
+  d["kernel_hash"] = std::to_string(resp.result.kernel_hash);
+  d["report"] = ExecutionReport(resp.config, resp.kernel, resp.result).dump();
+  py::dict outs;
+  for (const auto& [name, bytes] : resp.outputs) outs[name.c_str()] = py::bytes(bytes);
+  d["outputs"] = outs;
+  d["instructions"] = InstructionRecords(resp.result);
+  d["dma"] = DmaRecords(resp.result);
+  d["profile_files"] = resp.profile_files;
+  return d;
+}
+
+}  // namespace py_binding
+}  // namespace nsim
+
+PYBIND11_MODULE(_nsim_core, m) {
+  m.doc() = "nsim simulator core for the nsim Python package";
+  py::register_exception<nsim::SimError>(m, "SimError", PyExc_RuntimeError);
+  m.def("config_info", &nsim::py_binding::ConfigInfo, py::arg("config"), py::arg("overrides") = std::vector<std::string>{},
+        "Limits of a hardware config the frontend allocates against.");
+  m.def("run", &nsim::py_binding::Run, py::arg("kernel_text"), py::arg("source_name"), py::arg("config"),
+        py::arg("overrides"), py::arg("inputs"), py::arg("outputs"), py::arg("profile_dir") = std::string(),
+        "Parse, load and run a kernel; returns device time, the report JSON, outputs and records.");
+  m.def("format_kernel", [](const std::string& text, const std::string& source_name) {
+    return nsim::FormatKernel(nsim::ParseKernel(text, source_name));
+  }, "The canonical text of a kernel (what its hash is computed over).");
+}

@@ -1,0 +1,59 @@
+"""Semaphores that order the engines, as the NKI compiler inserts them.
+
+Two counting semaphores per tensor: `<t>_w` counts completed writes, `<t>_r`
+completed reads. An instruction that reads t waits until `<t>_w` reaches the
+number of writes issued before it; one that writes t waits for all earlier
+writes and reads. Counting totals makes the order of completions irrelevant.
+A wait is left out when every pending access ran on the same in-order engine
+stream (the engine's own hazard check orders those) or was already waited for
+by that stream. DMA transfers complete asynchronously, so they always count
+as pending for everyone. Writes to a tensor nothing reads (a kernel output)
+are not ordered among themselves: stores of disjoint tiles run concurrently.
+"""
+
+
+def add_semaphores(instrs):
+    """Fills `waits` and `signals` of every instruction; returns the semaphores waited on."""
+    writers, readers = {}, {}   # decl name -> stream tag of each access ("dma" for transfers)
+    known = {}                  # (stream, decl, kind) -> accesses that stream knows are done
+    waited = set()
+    read_anywhere = {name for ins in instrs for name in _names(ins.reads)}
+    for ins in instrs:
+        stream = ins.engine
+        tag = "dma" if ins.is_dma else stream
+        reads = _names(ins.reads)
+        writes = _names(ins.writes)
+        needs = {}
+
+        def check(name, kind):
+            log = (writers if kind == "w" else readers).setdefault(name, [])
+            seen = known.get((stream, name, kind), 0)
+            if any(t != stream for t in log[seen:]):
+                needs["%s_%s" % (name, kind)] = len(log)
+            known[(stream, name, kind)] = len(log)
+
+        for name in reads:
+            check(name, "w")
+        for name in writes:
+            if name in read_anywhere:
+                check(name, "w")
+                check(name, "r")
+        ins.waits = sorted(needs.items())
+        waited.update(needs)
+        for name in reads:
+            readers.setdefault(name, []).append(tag)
+            ins.signals.append("%s_r" % name)
+        for name in writes:
+            writers.setdefault(name, []).append(tag)
+            ins.signals.append("%s_w" % name)
+    for ins in instrs:
+        ins.signals = [s for s in ins.signals if s in waited]
+    return sorted(waited)
+
+
+def _names(views):
+    out = []
+    for v in views:
+        if v.decl.name not in out:
+            out.append(v.decl.name)
+    return out

@@ -1,0 +1,49 @@
+"""Element types: NKI names, their .nk spelling and the NumPy type of host arrays."""
+import numpy as np
+
+try:
+    import ml_dtypes
+    _NP_BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # bf16 host arrays then need ml_dtypes; everything else works
+    _NP_BF16 = None
+
+
+class DType:
+    def __init__(self, name, nk, size, np_dtype):
+        self.name, self.nk, self.size, self.np_dtype = name, nk, size, np_dtype
+
+    def __repr__(self):
+        return "nl." + self.name
+
+    @property
+    def is_float(self):
+        return self.nk != "i32"
+
+
+float32 = DType("float32", "f32", 4, np.dtype(np.float32))
+bfloat16 = DType("bfloat16", "bf16", 2, _NP_BF16)
+float16 = DType("float16", "f16", 2, np.dtype(np.float16))
+int32 = DType("int32", "i32", 4, np.dtype(np.int32))
+ALL = (float32, bfloat16, float16, int32)
+
+
+def of(x, what="dtype"):
+    """The DType for an NKI dtype, a NumPy dtype/type, or None."""
+    from .errors import fail, Unsupported
+    if x is None or isinstance(x, DType):
+        return x
+    try:
+        npd = np.dtype(x)
+    except TypeError:
+        fail("%s %r is not a dtype (use nl.float32, nl.bfloat16, nl.float16 or nl.int32)" % (what, x))
+    for d in ALL:
+        if d.np_dtype is not None and d.np_dtype == npd:
+            return d
+    fail("%s %s is not supported by the simulator (supported: float32, bfloat16, float16, int32)" % (what, npd),
+         Unsupported)
+
+
+def result_type(*dtypes):
+    """NKI's default output type of an element-wise op: fp32 if any input is fp32, else the first input's."""
+    ds = [d for d in dtypes if d is not None]
+    return float32 if any(d is float32 for d in ds) else ds[0]

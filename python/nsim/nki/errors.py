@@ -1,0 +1,52 @@
+"""Errors a kernel author makes, reported at the kernel's source line."""
+import linecache
+import os
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class KernelError(Exception):
+    """A kernel is wrong (shape, partition dim, capacity, unsupported API, ...).
+
+    `filename` and `lineno` name the kernel source line that caused it.
+    """
+
+    def __init__(self, message, where=None):
+        self.message = message
+        self.filename, self.lineno = where if where else (None, None)
+        super().__init__(self._text())
+
+    def _text(self):
+        if self.filename is None:
+            return self.message
+        src = linecache.getline(self.filename, self.lineno).strip()
+        head = "%s:%d: %s" % (os.path.basename(self.filename), self.lineno, self.message)
+        return head + ("\n    " + src if src else "")
+
+
+class Unsupported(KernelError, NotImplementedError):
+    """An NKI API the simulator frontend does not implement (yet)."""
+
+
+def user_frames():
+    """Frames of the kernel's own code, innermost first: those outside this package."""
+    frames = []
+    f = sys._getframe(1)
+    while f is not None:
+        if not os.path.abspath(f.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+            frames.append(f)
+        elif frames:
+            break  # back in the frontend (the tracer): the kernel's frames end here
+        f = f.f_back
+    return frames
+
+
+def where():
+    """(filename, lineno) of the innermost kernel source line, or None."""
+    frames = user_frames()
+    return (frames[0].f_code.co_filename, frames[0].f_lineno) if frames else None
+
+
+def fail(message, cls=KernelError):
+    raise cls(message, where())

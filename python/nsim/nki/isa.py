@@ -1,0 +1,1 @@
+from .language import *  # placeholder

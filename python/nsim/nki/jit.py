@@ -1,0 +1,153 @@
+"""@nki.jit, nki.simulate_kernel and nki.benchmark: trace a kernel to .nk, run it, return results."""
+import functools
+import inspect
+import json
+import os
+import re
+
+import numpy as np
+
+from .. import _core
+from . import dtypes
+from .dependencies import add_semaphores
+from .emit import check_capacity, kernel_text
+from .errors import KernelError
+from .program import Program
+from .views import HbmTensor
+
+
+class Traced:
+    """A kernel traced for one set of argument shapes: its .nk text and I/O."""
+
+    def __init__(self, program, text, where, inputs, outputs, result):
+        self.program, self.text, self.where = program, text, where
+        self.inputs = inputs      # decl name -> (host array, DType)
+        self.outputs = outputs    # [HbmTensor] read back after the run
+        self.result = result      # what the kernel returned (HbmTensors inside)
+
+
+class Kernel:
+    """An @nki.jit kernel. Calling it with NumPy arrays simulates it (nki.simulate_kernel)."""
+
+    def __init__(self, fn, num_buffers=2, dma_queues=4):
+        functools.update_wrapper(self, fn)
+        self.fn, self.num_buffers, self.dma_queues = fn, num_buffers, dma_queues
+
+    def __call__(self, *args, **kwargs):
+        return simulate_kernel(self, *args, **kwargs)
+
+    def trace(self, args, kwargs, config="trn2", overrides=()):
+        info = _core.core().config_info(config, list(overrides))
+        program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues)
+        bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        inputs, call_args = {}, {}
+        with program:
+            for name, value in bound.arguments.items():
+                if isinstance(value, np.ndarray):
+                    dt = dtypes.of(value.dtype, "argument '%s' dtype" % name)
+                    t = program.hbm_tensor(name, value.shape, dt)
+                    inputs[t.decl.name] = (value, dt)
+                    call_args[name] = t
+                else:
+                    call_args[name] = value
+            result = self.fn(**call_args)
+        outputs = _hbm_leaves(result)
+        written = {v.decl.name for ins in program.instrs for v in ins.writes}
+        for name, value in call_args.items():  # arguments the kernel wrote: outputs in place
+            if isinstance(value, HbmTensor) and value.decl.name in written and value not in outputs:
+                outputs.append(value)
+        if not program.instrs:
+            raise KernelError("kernel '%s' does nothing: it has no loads, stores or compute" % self.fn.__name__)
+        check_capacity(program)
+        semaphores = add_semaphores(program.instrs)
+        text, where = kernel_text(program, semaphores)
+        return Traced(program, text, where, inputs, outputs, result)
+
+
+def jit(fn=None, *, num_buffers=2, dma_queues=4, **_ignored):
+    """Marks an NKI kernel. num_buffers: physical buffers of each loop-local tile
+    (modulo allocation; per tile: num_buffers= on nl.ndarray/load); dma_queues:
+    the DMA queues the frontend rotates transfers over."""
+    if fn is None:
+        return lambda f: Kernel(f, num_buffers, dma_queues)
+    return Kernel(fn, num_buffers, dma_queues)
+
+
+class BenchmarkResult:
+    def __init__(self, traced, raw, outputs, config):
+        self.device_time_ns = raw["device_time_ns"]
+        self.device_time_us = self.device_time_ns / 1000.0
+        self.outputs = outputs
+        self.summary = json.loads(raw["report"])   # the `nsim run --json` report
+        self.kernel_text = traced.text
+        self.kernel_hash = raw["kernel_hash"]
+        self.files = list(raw["profile_files"])
+        self.instructions = raw["instructions"]    # (engine, index, start_ns, end_ns, wait_ns)
+        self.dma = raw["dma"]                      # (engine, index, queue, dma_engine, start_ns, end_ns, bytes)
+        self.config = config
+
+    def __repr__(self):
+        return "BenchmarkResult(device_time_us=%.3f, instructions=%d)" % (self.device_time_us,
+                                                                           len(self.instructions))
+
+
+def _as_kernel(kernel):
+    return kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+
+
+def _run(kernel, args, kwargs, config, overrides, profile_dir, emit):
+    kernel = _as_kernel(kernel)
+    traced = kernel.trace(args, kwargs, config, overrides)
+    if emit:
+        with open(emit, "w") as f:
+            f.write(traced.text)
+    core = _core.core()
+    inputs = {name: np.ascontiguousarray(arr, dtype=dt.np_dtype).tobytes() for name, (arr, dt) in traced.inputs.items()}
+    try:
+        raw = core.run(traced.text, traced.program.name + ".nk", config, list(overrides), inputs,
+                       [t.decl.name for t in traced.outputs], os.path.abspath(profile_dir) if profile_dir else "")
+    except core.SimError as e:
+        raise _kernel_error(str(e), traced) from None
+    arrays = {}
+    for t in traced.outputs:
+        arr = np.frombuffer(raw["outputs"][t.decl.name], dtype=t.dtype.np_dtype).reshape(t.decl.shape).copy()
+        arrays[t.decl.name] = arr
+        host = traced.inputs.get(t.decl.name)
+        if host is not None and host[0].flags.writeable:
+            host[0][...] = arr  # written in place, as NKI's output arguments are
+    return traced, raw, _replace(traced.result, arrays)
+
+
+def simulate_kernel(kernel, *args, config="trn2", overrides=(), **kwargs):
+    """Runs the kernel on the simulator; returns its outputs as NumPy arrays."""
+    return _run(kernel, args, kwargs, config, overrides, None, None)[2]
+
+
+def benchmark(kernel, *args, config="trn2", overrides=(), out_dir=None, emit=None, **kwargs):
+    """Runs the kernel; returns a BenchmarkResult (device_time_us, outputs, summary).
+    out_dir gets trace.json, <hash>.neff/.ntff and device_summary.{json,txt};
+    emit="k.nk" writes the kernel text that `nsim run k.nk` replays."""
+    traced, raw, outputs = _run(kernel, args, kwargs, config, overrides, out_dir, emit)
+    return BenchmarkResult(traced, raw, outputs, config)
+
+
+def _hbm_leaves(result):
+    if isinstance(result, HbmTensor):
+        return [result]
+    if isinstance(result, (tuple, list)):
+        return [t for r in result for t in _hbm_leaves(r)]
+    return []
+
+
+def _replace(result, arrays):
+    if isinstance(result, HbmTensor):
+        return arrays[result.decl.name]
+    if isinstance(result, (tuple, list)):
+        return type(result)(_replace(r, arrays) for r in result)
+    return result
+
+
+def _kernel_error(message, traced):
+    m = re.search(r"line (\d+)", message) or re.match(r"[^:]*:(\d+):", message)
+    where = traced.where.get(int(m.group(1))) if m else None
+    return KernelError("the simulator rejected the kernel: " + message, where)

@@ -1,0 +1,409 @@
+"""nsim.nki.language: NKI's `nki.language` (nl) on the simulator.
+
+Each function lowers to the project's ISA on the engine the NKI compiler
+would pick (README "NKI kernels", supported API table): DMA for load/store,
+VectorE for element-wise arithmetic, copies and reductions, ScalarE for
+activation functions, TensorE for matmul and transpose.
+"""
+import builtins
+import math
+
+from . import dtypes as _dt
+from .dtypes import bfloat16, float16, float32, int32  # noqa: F401  (NKI names)
+from .errors import Unsupported, fail
+from .program import ParDim, current
+from .views import HbmTensor, IndexExpr, Tile
+
+# ------------------------------------------------------------------ buffers
+sbuf = "sbuf"
+psum = "psum"
+hbm = "hbm"
+shared_hbm = "shared_hbm"
+private_hbm = "private_hbm"
+_HBM = (hbm, shared_hbm, private_hbm)
+tfloat32 = float8_e4m3 = float8_e5m2 = uint8 = int8 = None  # unsupported types fail in dtypes.of
+
+
+def par_dim(n):
+    """Marks the partition dim of a tile shape: ndarray((4, nl.par_dim(128), 512), ...)."""
+    return ParDim(n)
+
+
+# ------------------------------------------------------------------ index expressions and loops
+def arange(start, stop=None, step=1):
+    if stop is None:
+        start, stop = 0, start
+    return IndexExpr(start, step, builtins.max(0, -(-(stop - start) // step)))
+
+
+class _Grid(tuple):
+    @property
+    def p(self):
+        return self[0]
+
+    @property
+    def x(self):
+        return self[1]
+
+
+class _MGrid:
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        exprs = [IndexExpr(s.start or 0, s.step or 1, -(-(s.stop - (s.start or 0)) // (s.step or 1)), axis)
+                 for axis, s in enumerate(key)]
+        return _Grid(exprs)
+
+
+mgrid = _MGrid()
+
+
+def _loop(r):
+    prog = current()
+    prog.loop_depth += 1
+    try:
+        yield from r
+    finally:
+        prog.loop_depth -= 1
+
+
+def affine_range(*args):
+    """Iterations without loop-carried dependencies; tiles made inside rotate over N buffers."""
+    return _loop(range(*args))
+
+
+def sequential_range(*args):
+    """Iterations that depend on each other (the semaphores order them anyway)."""
+    return _loop(range(*args))
+
+
+def static_range(*args):
+    """Fully unrolled at trace time (every loop is)."""
+    return _loop(range(*args))
+
+
+def program_id(axis=0):
+    fail("nl.program_id: multi-core (SPMD) kernels need the chip model (issue 10), not available yet", Unsupported)
+
+
+def num_programs(axis=None):
+    fail("nl.num_programs: multi-core (SPMD) kernels need the chip model (issue 10), not available yet", Unsupported)
+
+
+# ------------------------------------------------------------------ helpers
+def _tile(x, what):
+    if isinstance(x, HbmTensor):
+        fail("%s: %s is in HBM; engines read SBUF/PSUM tiles: nl.load it first" % (what, x.decl.name))
+    if not isinstance(x, Tile):
+        fail("%s: expected a tile, got %r" % (what, x))
+    return x
+
+
+def _tile_shape(x):
+    """The shape of a new tile like x: partition dim first."""
+    return (x.partitions,) + tuple(s for i, s in enumerate(x.shape) if i != x.pdim)
+
+
+def _new(shape, dtype, label, space=sbuf, num_buffers=None):
+    return current().new_tile(shape, dtype, space, label, num_buffers)
+
+
+def _number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+_ALU = {"add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
+        "maximum": "max", "minimum": "min", "power": "pow"}
+_COMMUTATIVE = ("add", "multiply", "maximum", "minimum")
+
+
+def _is_column(t, like):
+    return t.partitions == like.partitions and t.free_elements == 1 and like.free_elements > 1
+
+
+def _binary_into(dst, x, y, name):
+    """dst = x <name> y on VectorE: tensor_tensor, or tensor_scalar for a number or a [P, 1] column."""
+    prog, op = current(), _ALU[name]
+    if _number(x) and name in _COMMUTATIVE:
+        x, y = y, x
+    if _number(x):
+        if name != "subtract":
+            fail("nl.%s with a number on the left is not supported; reorder it" % name, Unsupported)
+        return prog.emit("vector", "tensor_scalar", dst, [_tile(y, name)],  # s - t = t * -1 + s
+                         [("op0", "multiply"), ("scalar0", -1.0), ("op1", "add"), ("scalar1", float(x))])
+    x = _tile(x, name)
+    if _number(y):
+        return prog.emit("vector", "tensor_scalar", dst, [x], [("op0", op), ("scalar0", float(y))])
+    y = _tile(y, name)
+    if _is_column(y, x):
+        return prog.emit("vector", "tensor_scalar", dst, [x], [("op0", op), ("scalar0", y)])
+    if _is_column(x, y) and name in _COMMUTATIVE:
+        return prog.emit("vector", "tensor_scalar", dst, [y], [("op0", op), ("scalar0", x)])
+    if x.partitions != y.partitions or x.free_elements != y.free_elements:
+        fail("nl.%s: shapes %s and %s do not match (nor is one a [P, 1] column)" % (name, x.shape, y.shape))
+    return prog.emit("vector", "tensor_tensor", dst, [x, y], [("op", op)])
+
+
+def _binary(name, x, y, dtype):
+    if _number(x) and _number(y):
+        fail("nl.%s of two numbers: compute it in Python" % name)
+    tiles = [t for t in (x, y) if not _number(t)]
+    like = builtins.max((_tile(t, name) for t in tiles), key=lambda t: t.free_elements)
+    out = _new(_tile_shape(like), _dt.of(dtype) or _dt.result_type(*(t.dtype for t in tiles)), name)
+    _binary_into(out, x, y, name)
+    return out
+
+
+def add(x, y, dtype=None, mask=None):
+    return _binary("add", x, y, dtype)
+
+
+def subtract(x, y, dtype=None, mask=None):
+    return _binary("subtract", x, y, dtype)
+
+
+def multiply(x, y, dtype=None, mask=None):
+    return _binary("multiply", x, y, dtype)
+
+
+def divide(x, y, dtype=None, mask=None):
+    return _binary("divide", x, y, dtype)
+
+
+def maximum(x, y, dtype=None, mask=None):
+    return _binary("maximum", x, y, dtype)
+
+
+def minimum(x, y, dtype=None, mask=None):
+    return _binary("minimum", x, y, dtype)
+
+
+def power(x, y, dtype=None, mask=None):
+    return _binary("power", x, y, dtype)
+
+
+def negative(x, dtype=None, mask=None):
+    return _binary("multiply", x, -1.0, dtype)
+
+
+# ------------------------------------------------------------------ activations (ScalarE)
+def _activation_into(dst, func, x, scale=1.0, bias=None, acc=None):
+    attrs = [("func", func)]
+    if not (_number(scale) and scale == 1.0):
+        attrs.append(("scale", float(scale) if _number(scale) else _tile(scale, "scale")))
+    if bias is not None and not (_number(bias) and bias == 0):
+        attrs.append(("bias", float(bias) if _number(bias) else _tile(bias, "bias")))
+    writes = []
+    if acc is not None:
+        attrs.append(("acc", acc))
+        writes.append(acc)
+    return current().emit("scalar", "activation", dst, [x], attrs, writes=writes)
+
+
+def _unary(func):
+    def fn(x, dtype=None, mask=None):
+        x = _tile(x, func)
+        out = _new(_tile_shape(x), _dt.of(dtype) or x.dtype, func)
+        _activation_into(out, _FUNC_NAMES.get(func, func), x)
+        return out
+    fn.__name__ = func
+    fn.__doc__ = "nl.%s on ScalarE (activation func=%s)." % (func, _FUNC_NAMES.get(func, func))
+    return fn
+
+
+_FUNC_NAMES = {"copy_act": "identity"}
+exp = _unary("exp")
+log = _unary("log")
+sqrt = _unary("sqrt")
+rsqrt = _unary("rsqrt")
+reciprocal = _unary("reciprocal")
+tanh = _unary("tanh")
+sigmoid = _unary("sigmoid")
+silu = _unary("silu")
+gelu = _unary("gelu")
+relu = _unary("relu")
+square = _unary("square")
+identity = _unary("identity")
+
+
+def _unsupported(name):
+    def fn(*args, **kwargs):
+        fail("nl.%s is not supported by the simulator (no such ISA operation modelled)" % name, Unsupported)
+    fn.__name__ = name
+    return fn
+
+
+for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "where", "logical_and",
+              "logical_or", "equal", "not_equal", "greater", "less", "floor", "ceil", "sign", "atomic_rmw",
+              "shared_constant", "gather_flattened", "random_seed", "rand", "erf_dx", "gelu_dx", "mish",
+              "softplus", "bitwise_and", "bitwise_or", "invert", "left_shift", "right_shift", "trunc"):
+    globals()[_name] = _unsupported(_name)
+
+
+# ------------------------------------------------------------------ reductions (VectorE)
+def _reduce_view(x, axis, what):
+    """x with the reduced (trailing free) axes merged into one innermost dim, and the kept dims."""
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = sorted(a + x.ndim if a < 0 else a for a in axes)
+    if x.pdim in axes:
+        fail("nl.%s over the partition dim is not supported: reduce along free axes (or transpose first)" % what,
+             Unsupported)
+    if axes != list(range(x.ndim - len(axes), x.ndim)):
+        fail("nl.%s: axis=%r must be the trailing free axes of a tile of shape %s" % (what, axis, x.shape))
+    red = [x.dims[a] for a in axes]
+    for outer, inner in zip(red, red[1:]):
+        if outer[0] != inner[0] * inner[1]:
+            fail("nl.%s: reduced axes %r of this tile view are not contiguous" % (what, axis))
+    merged = [red[-1][0], math.prod(s for _, s in red)]
+    kept = [d for i, d in enumerate(x.dims) if i not in axes]
+    return Tile(x.decl, x.offset, kept + [merged], x.pdim, x.owner), kept, axes
+
+
+def _reduce(op, x, axis, dtype, keepdims, name):
+    x = _tile(x, name)
+    src, kept, axes = _reduce_view(x, axis, name)
+    shape = tuple(s for i, (_, s) in enumerate(x.dims) if i not in axes or keepdims)
+    shape = tuple(1 if (i in axes) else s for i, s in enumerate(shape)) if keepdims else shape
+    out = _new(_pfirst(shape, x.pdim), _dt.of(dtype) or x.dtype, name)
+    current().emit("vector", "tensor_reduce", out, [src], [("op", op)])
+    return out
+
+
+def _pfirst(shape, pdim):
+    return (shape[pdim],) + tuple(s for i, s in enumerate(shape) if i != pdim)
+
+
+def sum(x, axis, dtype=None, keepdims=False, mask=None):  # noqa: A001 (NKI's name)
+    return _reduce("sum", x, axis, dtype, keepdims, "sum")
+
+
+def max(x, axis, dtype=None, keepdims=False, mask=None):  # noqa: A001
+    return _reduce("max", x, axis, dtype, keepdims, "max")
+
+
+def min(x, axis, dtype=None, keepdims=False, mask=None):  # noqa: A001
+    return _reduce("min", x, axis, dtype, keepdims, "min")
+
+
+def mean(x, axis, dtype=None, keepdims=False, mask=None):
+    return _reduce("mean", x, axis, dtype, keepdims, "mean")
+
+
+# ------------------------------------------------------------------ TensorE
+def _check_sbuf(t, what):
+    if t.decl.space != sbuf:
+        fail("%s operands are read from SBUF; this tile is in %s (copy it with nl.copy)" % (what, t.decl.space))
+
+
+def _transpose_to_psum(x, what):
+    x = _tile(x, what)
+    info = current().info
+    if x.free_elements > info["tensor_cols"]:
+        fail("%s: free size %d exceeds %d (it becomes the partition dim)" % (what, x.free_elements, info["tensor_cols"]))
+    out = _new((x.free_elements, x.partitions), float32, what, psum)
+    current().emit("tensor", "transpose", out, [x])
+    return out
+
+
+def transpose(x, dtype=None, mask=None):
+    """[P, F] -> [F, P] on TensorE, into PSUM (fp32)."""
+    return _transpose_to_psum(x, "transpose")
+
+
+def matmul(x, y, transpose_x=False, mask=None):
+    """x @ y into a PSUM fp32 tile on TensorE; x is [M, K] (or [K, M] with transpose_x=True), y [K, N]."""
+    x, y = _tile(x, "matmul"), _tile(y, "matmul")
+    if not transpose_x:
+        xt = _transpose_to_psum(x, "matmul")
+        x = copy(xt, dtype=x.dtype)
+    _check_sbuf(x, "matmul")
+    _check_sbuf(y, "matmul")
+    return _matmul(x, y)
+
+
+def _matmul(stationary, moving):
+    info = current().info
+    k, m, n = stationary.partitions, stationary.free_elements, moving.free_elements
+    if moving.partitions != k:
+        fail("matmul: contraction (partition) dims differ: stationary %s, moving %s" % (stationary.shape, moving.shape))
+    if m > info["tensor_cols"]:
+        fail("matmul: stationary free size %d exceeds the %d PE columns" % (m, info["tensor_cols"]))
+    if n > info["moving_free_max"]:
+        fail("matmul: moving free size %d exceeds %d (one PSUM bank)" % (n, info["moving_free_max"]))
+    out = _new((m, n), float32, "matmul", psum)
+    current().emit("tensor", "matmul", out, [stationary, moving])
+    return out
+
+
+# ------------------------------------------------------------------ memory
+def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+    """A tensor: in HBM (buffer=nl.shared_hbm/hbm: a kernel output) or an SBUF/PSUM tile."""
+    dtype = _dt.of(dtype)
+    if buffer in _HBM:
+        return current().hbm_tensor(name or "out", [int(s) for s in shape], dtype)
+    if buffer not in (sbuf, psum):
+        fail("unknown buffer %r (use nl.sbuf, nl.psum, nl.shared_hbm)" % (buffer,))
+    if buffer == psum and dtype is not float32:
+        fail("PSUM tiles are fp32 (PSUM accumulates in FP32); got %r" % (dtype,))
+    return current().new_tile(shape, dtype, buffer, name or "tile", num_buffers)
+
+
+def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):
+    if buffer in _HBM:
+        fail("nl.full/zeros in HBM is not supported: fill a tile and nl.store it", Unsupported)
+    t = ndarray(shape, dtype, buffer, name, num_buffers)
+    _memset(t, fill_value)
+    return t
+
+
+def zeros(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+    return full(shape, 0.0, dtype, buffer, name, num_buffers)
+
+
+def ones(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+    return full(shape, 1.0, dtype, buffer, name, num_buffers)
+
+
+def _memset(dst, value):
+    current().emit("vector", "memset", dst, [], [("value", float(value))])
+
+
+def _copy_into(dst, src):
+    current().emit("vector", "tensor_copy", dst, [src])
+
+
+def load(src, dtype=None, mask=None, num_buffers=None):
+    """HBM -> a new SBUF tile (DMA, triggered from Sync); dim 0 of `src` is the partition dim."""
+    if mask is not None:
+        fail("nl.load(mask=...) is not supported", Unsupported)
+    if not isinstance(src, HbmTensor):
+        fail("nl.load reads an HBM tensor, got %r" % (src,))
+    if src.ndim == 0:
+        fail("nl.load of a single element: index with a slice to keep a partition dim")
+    if src.shape[0] > current().info["partitions"]:
+        fail("nl.load: partition dim %d (dim 0 of %s) exceeds the %d partitions; load it in tiles of %d"
+             % (src.shape[0], src.shape, current().info["partitions"], current().info["partitions"]))
+    out = current().new_tile(src.shape, _dt.of(dtype) or src.dtype, sbuf, "load", num_buffers)
+    current().emit("sync", "dma_copy", out, [src])
+    return out
+
+
+def store(dst, value, mask=None):
+    """A tile -> HBM (DMA). Triggered from the engine that produced the tile."""
+    if mask is not None:
+        fail("nl.store(mask=...) is not supported", Unsupported)
+    if not isinstance(dst, HbmTensor):
+        fail("nl.store writes an HBM tensor, got %r" % (dst,))
+    value = _tile(value, "nl.store value")
+    if dst.num_elements != value.num_elements or (dst.ndim and dst.shape[0] != value.partitions
+                                                    and dst.ndim == value.ndim):
+        fail("nl.store: destination shape %s does not match the tile's %s" % (dst.shape, value.shape))
+    prog = current()
+    prog.emit(prog.dma_engine(value), "dma_copy", dst, [value])
+
+
+def copy(x, dtype=None, mask=None):
+    """A copy of a tile into a new SBUF tile (VectorE), casting to dtype."""
+    x = _tile(x, "copy")
+    out = _new(_tile_shape(x), _dt.of(dtype) or x.dtype, "copy")
+    _copy_into(out, x)
+    return out

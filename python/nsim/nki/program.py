@@ -1,0 +1,225 @@
+"""The kernel being traced: tensors, tile allocation and the instruction list.
+
+Kernel code runs once in Python (loops unroll); every nl/nisa call appends
+instructions here. `finish()` then checks capacity, adds the semaphores that
+order the engines (dependencies.py) and writes the .nk text (emit.py).
+"""
+import math
+import re
+
+from . import dtypes
+from .errors import KernelError, fail, user_frames, where
+from .views import Decl, HbmTensor, Tile
+
+_current = []
+
+
+def current():
+    if not _current:
+        fail("nki.language / nki.isa functions can only be called inside an @nki.jit kernel being run")
+    return _current[-1]
+
+
+class ParDim(int):
+    """nl.par_dim(n): marks the partition dim of a tile shape."""
+
+
+class Instr:
+    def __init__(self, engine, opcode, operands, attrs, where, reads, writes):
+        self.engine, self.opcode, self.operands, self.attrs = engine, opcode, operands, attrs
+        self.where, self.reads, self.writes = where, reads, writes
+        self.waits, self.signals = [], []
+
+    @property
+    def is_dma(self):
+        return self.opcode == "dma_copy"
+
+
+class Program:
+    def __init__(self, name, info, num_buffers=2, dma_queues=4):
+        self.name = _identifier(name)
+        self.info = info                      # config limits (_nsim_core.config_info)
+        self.num_buffers = num_buffers        # per loop-local tile, unless overridden
+        self.dma_queues = dma_queues          # DMA queues the frontend rotates over
+        self.decls, self.instrs = [], []
+        self._names, self._sites = set(), {}
+        self._next_queue = 0
+        self.loop_depth = 0
+        self._last_engine = {}                # decl name -> stream engine of its last compute write
+        self._fresh = None                    # (instr, tile): a result nothing has read yet
+
+    def __enter__(self):
+        _current.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _current.pop()
+
+    # ------------------------------------------------------------ tensors
+    def unique_name(self, base):
+        base = _identifier(base)
+        name, k = base, 1
+        while name in self._names or name in ("inf", "nan"):
+            name, k = "%s_%d" % (base, k), k + 1
+        self._names.add(name)
+        return name
+
+    def hbm_tensor(self, name, shape, dtype, init=None):
+        decl = Decl(self.unique_name(name), "hbm", dtype, shape, where(), init)
+        self.decls.append(decl)
+        return HbmTensor(decl)
+
+    def new_tile(self, shape, dtype, space, label, num_buffers=None, name=None):
+        """A tile of `shape` (partition dim first, or marked with nl.par_dim) in sbuf/psum.
+
+        Tiles made by the same call site of the kernel rotate over N physical
+        buffers (modulo allocation): N = num_buffers, else the kernel's default
+        inside an nl loop, else 1.
+        """
+        shape = tuple(shape)
+        if not shape or any(not isinstance(s, int) or s <= 0 for s in shape):
+            fail("tile shape must be positive integers, got %r" % (shape,))
+        pdim = next((i for i, s in enumerate(shape) if isinstance(s, ParDim)), 0)
+        parts = shape[pdim]
+        if parts > self.info["partitions"]:
+            fail("partition dim %d of tile %s exceeds the %d partitions" % (parts, shape, self.info["partitions"]))
+        frames = user_frames()
+        site = (tuple((f.f_code, f.f_lasti) for f in frames), shape, dtype.nk, space)
+        entry = self._sites.get(site)
+        if entry is None:
+            n = num_buffers or (self.num_buffers if self.loop_depth > 0 else 1)
+            line = frames[0].f_lineno if frames else 0
+            entry = self._sites[site] = {"n": int(n), "decls": [], "count": 0,
+                                         "label": "%s_L%d" % (name or label, line)}
+        slot = entry["count"] % entry["n"]
+        entry["count"] += 1
+        if slot == len(entry["decls"]):
+            free = [s for i, s in enumerate(shape) if i != pdim]
+            decl = Decl(self.unique_name("%s_b%d" % (entry["label"], slot)), space, dtype,
+                        [parts] + (free or [1]), where())
+            decl.buffers = entry["n"]
+            self.decls.append(decl)
+            entry["decls"].append(decl)
+        decl = entry["decls"][slot]
+        decl.version += 1
+        dims, stride = [], 1
+        for i in reversed(range(len(shape))):
+            if i == pdim:
+                dims.insert(0, [decl.free_size, parts])
+            else:
+                dims.insert(0, [stride, shape[i]])
+                stride *= shape[i]
+        tile = Tile(decl, 0, dims, pdim)
+        tile.where, tile.written = where(), False
+        decl.owner = tile
+        return tile
+
+    # ------------------------------------------------------------ instructions
+    def _check_live(self, view, reading):
+        if isinstance(view, Tile):
+            if view.version != view.decl.version:
+                new = view.decl.owner
+                fail("tile from line %d is used after its buffer was reused by the tile from line %d "
+                     "(%d buffer(s) for that allocation): give it more with num_buffers=, or keep it "
+                     "outside the loop" % (view.owner.where[1], new.where[1], view.decl.buffers))
+            if reading and not view.owner.written:
+                fail("tile from line %d is read before anything was written to it" % view.owner.where[1])
+
+    def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=()):
+        """Appends one instruction; `dst` is written, `srcs` (and views in attrs) are read."""
+        operands = ([dst] if dst is not None else []) + list(srcs)
+        attr_views = [v for _, v in attrs if hasattr(v, "decl")]
+        reads = list(srcs) + attr_views + list(reads)
+        writes = ([dst] if dst is not None else []) + list(writes)
+        for v in reads:
+            self._check_live(v, reading=True)
+        for v in writes:
+            self._check_live(v, reading=False)
+            if isinstance(v, Tile):
+                v.owner.written = True
+        if opcode == "dma_copy" and not any(k == "queue" for k, _ in attrs):
+            attrs = list(attrs) + [("queue", self.next_queue())]
+        ins = Instr(engine, opcode, operands, list(attrs), where(), reads, writes)
+        self.instrs.append(ins)
+        if opcode != "dma_copy":
+            for v in writes:
+                self._last_engine[v.decl.name] = engine
+        self._fresh = (ins, dst) if isinstance(dst, Tile) and dst is dst.owner else None
+        return ins
+
+    def dma_engine(self, src):
+        """Which stream triggers a DMA: the producer of an on-chip source (its
+        in-order hazard check stands in for a semaphore), else Sync."""
+        if isinstance(src, Tile):
+            return self._last_engine.get(src.decl.name, "sync")
+        return "sync"
+
+    def take_fresh(self, value):
+        """The instruction that produced `value`, if nothing has read it since."""
+        if self._fresh and self._fresh[1] is value and self.instrs and self.instrs[-1] is self._fresh[0]:
+            return self._fresh[0]
+        return None
+
+    def assign(self, dst, value):
+        from . import language as nl
+        if isinstance(value, (int, float)):
+            nl._memset(dst, value)
+            return
+        if not isinstance(value, Tile):
+            fail("only tiles and numbers can be assigned to a tile slice, got %r" % (value,))
+        _check_same_size(dst, value, "assignment")
+        ins = self.take_fresh(value)
+        # Write the result straight into dst; TensorE can only write PSUM.
+        if ins is not None and (ins.engine != "tensor" or dst.decl.space == "psum"):
+            self._retarget(ins, value, dst)
+            return
+        nl._copy_into(dst, value)
+
+    def accumulate(self, dst, value):
+        from . import language as nl
+        if isinstance(value, Tile):
+            ins = self.take_fresh(value)
+            if ins is not None and ins.opcode == "matmul" and dst.decl.space == "psum":
+                _check_same_size(dst, value, "+=")
+                already = dst.owner.written
+                self._retarget(ins, value, dst)
+                if already:
+                    ins.attrs.append(("accumulate", "true"))
+                    ins.reads.append(dst)
+                return
+        nl._binary_into(dst, dst, value, "add")
+
+    def _retarget(self, ins, old, new):
+        self._check_live(new, reading=False)
+        ins.operands[0] = new
+        ins.writes = [new if w is old else w for w in ins.writes]
+        new.owner.written = True
+        old.decl.version += 1  # the temporary is gone; any later use of it is an error
+        if not ins.is_dma:
+            self._last_engine[new.decl.name] = ins.engine
+        self._fresh = None
+
+    def next_queue(self):
+        q = self._next_queue % self.dma_queues
+        self._next_queue += 1
+        return q
+
+    # ------------------------------------------------------------ finish
+    def used_decls(self):
+        used = set()
+        for ins in self.instrs:
+            for v in ins.operands + [v for _, v in ins.attrs if hasattr(v, "decl")]:
+                used.add(v.decl.name)
+        return [d for d in self.decls if d.space == "hbm" or d.name in used]
+
+
+def _check_same_size(dst, value, what):
+    if dst.partitions != value.partitions or dst.free_elements != value.free_elements:
+        fail("%s: shapes differ: %s (%d partitions x %d) and %s (%d partitions x %d)"
+             % (what, dst.shape, dst.partitions, dst.free_elements, value.shape, value.partitions,
+                value.free_elements))
+
+
+def _identifier(name):
+    name = re.sub(r"[^A-Za-z0-9_]", "_", str(name)) or "t"
+    return name if re.match(r"[A-Za-z_]", name) else "t_" + name

@@ -1,0 +1,236 @@
+"""Tensors and tiles as the kernel sees them, and the access patterns under them.
+
+A `Decl` is one tensor of the emitted kernel (an HBM tensor or one physical
+SBUF/PSUM buffer). A `View` is a strided window onto a Decl in the .nk
+`.ap(offset, [[stride, size], ...])` form: for on-chip tensors one of its dims
+is the partition dim (stride = the decl's free size). `HbmTensor` and `Tile`
+are the views kernel code holds; indexing them gives sub-views.
+"""
+import math
+
+from .errors import fail
+
+
+class IndexExpr:
+    """`nl.arange` / `nl.mgrid` values: start + step * i for i < size, tagged with
+    the axis they index (None until `[:, None]` / `[None, :]` places them)."""
+
+    def __init__(self, start, step, size, axis=None):
+        self.start, self.step, self.size, self.axis = start, step, size, axis
+
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        axes = [i for i, k in enumerate(key) if k is not None]
+        if len(axes) != 1 or not isinstance(key[axes[0]], slice) or key[axes[0]] != slice(None):
+            fail("an nl.arange is placed on an axis with [:, None] or [None, :]; got %r" % (key,))
+        return IndexExpr(self.start, self.step, self.size, axes[0])
+
+    def _affine(self, mul=1, add=0):
+        return IndexExpr(self.start * mul + add, self.step * mul, self.size, self.axis)
+
+    def __add__(self, c):
+        if not isinstance(c, int):
+            fail("index expressions support + and * with integers only (got %r)" % (c,))
+        return self._affine(add=c)
+
+    __radd__ = __add__
+
+    def __sub__(self, c):
+        return self + (-c)
+
+    def __mul__(self, c):
+        if not isinstance(c, int) or c <= 0:
+            fail("index expressions support * by a positive integer only (got %r)" % (c,))
+        return self._affine(mul=c)
+
+    __rmul__ = __mul__
+
+    def as_slice(self):
+        return slice(self.start, self.start + self.step * self.size, self.step)
+
+
+class Decl:
+    """One tensor of the emitted kernel."""
+
+    def __init__(self, name, space, dtype, shape, where=None, init=None):
+        self.name, self.space, self.dtype, self.shape = name, space, dtype, list(shape)
+        self.where, self.init = where, init
+        self.owner = None      # the Tile currently living in this buffer (on-chip)
+        self.version = 0
+
+    @property
+    def on_chip(self):
+        return self.space != "hbm"
+
+    @property
+    def free_size(self):
+        return math.prod(self.shape[1:]) if self.on_chip else math.prod(self.shape)
+
+    @property
+    def bytes_per_partition(self):
+        return self.free_size * self.dtype.size
+
+
+class View:
+    """A strided window onto a Decl; `pdim` is the index of the partition dim in `dims` (on-chip)."""
+
+    def __init__(self, decl, offset, dims, pdim=None):
+        self.decl, self.offset, self.dims, self.pdim = decl, offset, [list(d) for d in dims], pdim
+
+    # ---------------------------------------------------------- shape
+    @property
+    def shape(self):
+        return tuple(size for _, size in self.dims)
+
+    @property
+    def dtype(self):
+        return self.decl.dtype
+
+    @property
+    def ndim(self):
+        return len(self.dims)
+
+    @property
+    def partitions(self):
+        return self.dims[self.pdim][1] if self.pdim is not None else None
+
+    @property
+    def free_elements(self):
+        return math.prod(s for i, (_, s) in enumerate(self.dims) if i != self.pdim)
+
+    @property
+    def num_elements(self):
+        return math.prod(self.shape)
+
+    # ---------------------------------------------------------- indexing
+    def _indexed(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        if any(k is Ellipsis for k in key):
+            i = key.index(Ellipsis)
+            key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
+        if len(key) > self.ndim:
+            fail("%d indices for a %d-dim %s of shape %s" % (len(key), self.ndim, self._what(), self.shape))
+        offset, dims, pdim = self.offset, [], None
+        for d, (stride, size) in enumerate(self.dims):
+            k = key[d] if d < len(key) else slice(None)
+            if isinstance(k, IndexExpr):
+                k = k.as_slice()
+            if isinstance(k, int) and not isinstance(k, bool):
+                i = k + size if k < 0 else k
+                if not 0 <= i < size:
+                    fail("index %d out of bounds for dim %d of %s (size %d)" % (k, d, self._what(), size))
+                offset += i * stride
+                if d == self.pdim:  # a partition index keeps a partition dim of size 1
+                    pdim = len(dims)
+                    dims.append([stride, 1])
+            elif isinstance(k, slice):
+                start, stop, step = k.start, k.stop, k.step
+                step = 1 if step is None else step
+                if step <= 0:
+                    fail("slice step must be positive (dim %d of %s)" % (d, self._what()))
+                start = 0 if start is None else (start + size if start < 0 else start)
+                stop = size if stop is None else (stop + size if stop < 0 else stop)
+                if not (0 <= start < stop <= size):
+                    fail("slice %d:%d out of bounds for dim %d of %s (size %d)" % (start, stop, d, self._what(), size))
+                if d == self.pdim:
+                    if step != 1:
+                        fail("the partition dim of %s must be sliced contiguously (step 1)" % self._what())
+                    pdim = len(dims)
+                offset += start * stride
+                dims.append([stride * step, (stop - start + step - 1) // step])
+            else:
+                fail("unsupported index %r for dim %d of %s (use ints, slices, nl.arange)" % (k, d, self._what()))
+        if self.pdim is not None and pdim is None:
+            fail("indexing %s dropped its partition dim" % self._what())
+        return offset, dims, pdim
+
+    def _what(self):
+        return "tensor '%s'" % self.decl.name
+
+    # ---------------------------------------------------------- text
+    def ap_text(self):
+        """The .nk access pattern: partition pair first for on-chip tensors."""
+        dims = self.dims
+        if self.pdim is not None:
+            dims = [dims[self.pdim]] + [d for i, d in enumerate(dims) if i != self.pdim]
+        dims = [d for i, d in enumerate(dims) if d[1] != 1 or (self.pdim is not None and i == 0)] or [[1, 1]]
+        return "%s.ap(%d, [%s])" % (self.decl.name, self.offset,
+                                    ", ".join("[%d, %d]" % (s, n) for s, n in dims))
+
+    def flat(self):
+        """The same elements with all free dims merged into one, when they are contiguous."""
+        free = [d for i, d in enumerate(self.dims) if i != self.pdim]
+        for outer, inner in zip(free, free[1:]):
+            if outer[0] != inner[0] * inner[1]:
+                return None
+        stride = free[-1][0] if free else 1
+        return [self.dims[self.pdim], [stride, self.free_elements]]
+
+
+class HbmTensor(View):
+    """A tensor in device memory (a kernel argument, or nl.ndarray in hbm/shared_hbm)."""
+
+    def __init__(self, decl, offset=0, dims=None):
+        if dims is None:
+            dims, stride = [], 1
+            for size in reversed(decl.shape):
+                dims.insert(0, [stride, size])
+                stride *= size
+        super().__init__(decl, offset, dims)
+
+    def __getitem__(self, key):
+        offset, dims, _ = self._indexed(key)
+        return HbmTensor(self.decl, offset, dims)
+
+    def __setitem__(self, key, value):
+        fail("assigning to an HBM tensor: write it with nl.store(%s[...], value=tile)" % self.decl.name)
+
+    def __repr__(self):
+        return "HbmTensor(%s, shape=%s, %r)" % (self.decl.name, self.shape, self.dtype)
+
+
+class Tile(View):
+    """An SBUF or PSUM tile (or a window of one). Lives while its buffer holds it."""
+
+    def __init__(self, decl, offset, dims, pdim, owner=None):
+        super().__init__(decl, offset, dims, pdim)
+        self.owner = owner if owner is not None else self  # the whole tile this view belongs to
+        self.version = decl.version
+
+    @property
+    def buffer(self):
+        return self.decl.space
+
+    def _what(self):
+        return "tile '%s'" % self.decl.name
+
+    def __getitem__(self, key):
+        offset, dims, pdim = self._indexed(key)
+        return Tile(self.decl, offset, dims, pdim, self.owner)
+
+    def __setitem__(self, key, value):
+        from . import program
+        program.current().assign(self[key], value)
+
+    def __iadd__(self, value):
+        from . import program
+        program.current().accumulate(self, value)
+        return self
+
+    # Arithmetic operators lower like the nl functions.
+    def _binary(self, name, other, reverse=False):
+        from . import language as nl
+        a, b = (other, self) if reverse else (self, other)
+        return getattr(nl, name)(a, b)
+
+    def __add__(self, o): return self._binary("add", o)
+    def __radd__(self, o): return self._binary("add", o, True)
+    def __sub__(self, o): return self._binary("subtract", o)
+    def __rsub__(self, o): return self._binary("subtract", o, True)
+    def __mul__(self, o): return self._binary("multiply", o)
+    def __rmul__(self, o): return self._binary("multiply", o, True)
+    def __truediv__(self, o): return self._binary("divide", o)
+    def __neg__(self): return self._binary("multiply", -1.0)
+
+    def __repr__(self):
+        return "Tile(%s, shape=%s, %r, %s)" % (self.decl.name, self.shape, self.dtype, self.decl.space)

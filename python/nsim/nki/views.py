@@ -29,6 +29,8 @@ class IndexExpr:
         return IndexExpr(self.start * mul + add, self.step * mul, self.size, self.axis)
 
     def __add__(self, c):
+        if isinstance(c, (IndexExpr, IndexSum)):
+            return IndexSum([self]) + c
         if not isinstance(c, int):
             fail("index expressions support + and * with integers only (got %r)" % (c,))
         return self._affine(add=c)
@@ -47,6 +49,18 @@ class IndexExpr:
 
     def as_slice(self):
         return slice(self.start, self.start + self.step * self.size, self.step)
+
+
+class IndexSum:
+    """A sum of index expressions on different axes (nisa.iota's argument)."""
+
+    def __init__(self, terms):
+        self.terms = terms
+
+    def __add__(self, other):
+        return IndexSum(self.terms + (other.terms if isinstance(other, IndexSum) else [other]))
+
+    __radd__ = __add__
 
 
 class Decl:

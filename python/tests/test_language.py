@@ -1,0 +1,220 @@
+"""Every nl function, run on the simulator, against NumPy (bf16 rounding included)."""
+import numpy as np
+import pytest
+from conftest import BF16, bf16, f32
+
+import nsim.nki as nki
+import nsim.nki.language as nl
+
+
+def unary_kernel(fn):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=fn(nl.load(a)))
+        return out
+    return k
+
+
+def binary_kernel(fn):
+    @nki.jit
+    def k(a, b):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=fn(nl.load(a), nl.load(b)))
+        return out
+    return k
+
+
+BINARY = [
+    (nl.add, np.add), (nl.subtract, np.subtract), (nl.multiply, np.multiply), (nl.divide, np.divide),
+    (nl.maximum, np.maximum), (nl.minimum, np.minimum),
+]
+
+
+@pytest.mark.parametrize("fn,ref", BINARY, ids=[f.__name__ for f, _ in BINARY])
+def test_binary_bf16(fn, ref, rng):
+    a, b = bf16(rng.standard_normal((128, 64))), bf16(rng.standard_normal((128, 64)) + 3)
+    y = nki.simulate_kernel(binary_kernel(fn), a, b)
+    assert y.dtype == BF16
+    np.testing.assert_array_equal(f32(y), f32(bf16(ref(f32(a), f32(b)))))
+
+
+def test_power_f32(rng):
+    a = np.abs(rng.standard_normal((64, 32))).astype(np.float32) + 0.5
+    b = rng.standard_normal((64, 32)).astype(np.float32)
+    y = nki.simulate_kernel(binary_kernel(nl.power), a, b)
+    np.testing.assert_allclose(y, np.power(a, b), rtol=1e-6)
+
+
+def test_scalar_operands_and_operators(rng):
+    a = bf16(rng.standard_normal((32, 16)))
+    y = nki.simulate_kernel(unary_kernel(lambda t: nl.add(t, 2.0) * 3.0 - 1.0), a)
+    expect = bf16(f32(bf16(f32(bf16(f32(a) + 2.0)) * 3.0)) - 1.0)
+    np.testing.assert_array_equal(f32(y), f32(expect))
+    y = nki.simulate_kernel(unary_kernel(lambda t: 1.0 - t), a)
+    np.testing.assert_array_equal(f32(y), f32(bf16(1.0 - f32(a))))
+    y = nki.simulate_kernel(unary_kernel(nl.negative), a)
+    np.testing.assert_array_equal(f32(y), -f32(a))
+
+
+def test_column_broadcast(rng):
+    @nki.jit
+    def k(a, c):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.multiply(nl.load(a), nl.load(c)))
+        return out
+    a = rng.standard_normal((64, 48)).astype(np.float32)
+    c = rng.standard_normal((64, 1)).astype(np.float32)
+    np.testing.assert_allclose(nki.simulate_kernel(k, a, c), a * c, rtol=1e-6)
+
+
+ACTIVATIONS = [
+    (nl.exp, np.exp), (nl.tanh, np.tanh), (nl.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
+    (nl.silu, lambda x: x / (1 + np.exp(-x))), (nl.relu, lambda x: np.maximum(x, 0)), (nl.square, np.square),
+    (nl.gelu, None),
+]
+
+
+@pytest.mark.parametrize("fn,ref", ACTIVATIONS, ids=[f.__name__ for f, _ in ACTIVATIONS])
+def test_activation_f32(fn, ref, rng):
+    a = rng.standard_normal((128, 32)).astype(np.float32)
+    y = nki.simulate_kernel(unary_kernel(fn), a)
+    if ref is None:  # gelu: tanh or erf form; both are within 1e-3 of each other
+        from math import erf
+        ref = np.vectorize(lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2))))
+    np.testing.assert_allclose(y, ref(a).astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("fn,ref", [(nl.sqrt, np.sqrt), (nl.rsqrt, lambda x: 1 / np.sqrt(x)),
+                                    (nl.reciprocal, lambda x: 1 / x), (nl.log, np.log)],
+                         ids=["sqrt", "rsqrt", "reciprocal", "log"])
+def test_positive_activation(fn, ref, rng):
+    a = (np.abs(rng.standard_normal((128, 32))) + 0.1).astype(np.float32)
+    np.testing.assert_allclose(nki.simulate_kernel(unary_kernel(fn), a), ref(a), rtol=1e-5)
+
+
+def test_activation_bf16_rounds(rng):
+    a = bf16(rng.standard_normal((128, 32)))
+    y = nki.simulate_kernel(unary_kernel(nl.exp), a)
+    assert y.dtype == BF16
+    np.testing.assert_array_equal(f32(y), f32(bf16(np.exp(f32(a)))))
+
+
+@pytest.mark.parametrize("fn,ref", [(nl.sum, np.sum), (nl.max, np.max), (nl.min, np.min), (nl.mean, np.mean)],
+                         ids=["sum", "max", "min", "mean"])
+def test_reductions(fn, ref, rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((a.shape[0], 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=fn(nl.load(a), axis=1, keepdims=True))
+        return out
+    a = rng.standard_normal((128, 256)).astype(np.float32)
+    np.testing.assert_allclose(nki.simulate_kernel(k, a), ref(a, axis=1, keepdims=True), rtol=1e-5, atol=1e-5)
+
+
+def test_reduce_two_trailing_axes(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((a.shape[0],), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.sum(nl.load(a), axis=(1, 2)))
+        return out
+    a = rng.standard_normal((32, 4, 8)).astype(np.float32)
+    np.testing.assert_allclose(nki.simulate_kernel(k, a), a.sum(axis=(1, 2)), rtol=1e-5, atol=1e-5)
+
+
+def test_copy_casts(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.copy(nl.load(a), dtype=nl.bfloat16))
+        return out
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    np.testing.assert_array_equal(f32(nki.simulate_kernel(k, a)), f32(bf16(a)))
+
+
+def test_load_casts_and_store_f16(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=nl.float16, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(a, dtype=nl.float16))
+        return out
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a.astype(np.float16))
+
+
+@pytest.mark.parametrize("transpose_x", [True, False])
+def test_matmul(transpose_x, rng):
+    @nki.jit
+    def k(x, y):
+        out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        res = nl.matmul(nl.load(x), nl.load(y), transpose_x=transpose_x)
+        nl.store(out, value=nl.copy(res))
+        return out
+    x = bf16(rng.standard_normal((128, 128)))
+    y = bf16(rng.standard_normal((128, 512)))
+    ref = (f32(x) if transpose_x else f32(x).T).T @ f32(y)
+    np.testing.assert_allclose(nki.simulate_kernel(k, x, y), ref, rtol=1e-4, atol=1e-3)
+
+
+def test_transpose(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((a.shape[1], a.shape[0]), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.copy(nl.transpose(nl.load(a))))
+        return out
+    a = rng.standard_normal((64, 96)).astype(np.float32)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a.T)
+
+
+def test_zeros_full_ones():
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((3, 8, 4), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out[0], value=nl.zeros((8, 4), nl.float32))
+        nl.store(out[1], value=nl.full((8, 4), 2.5, nl.float32))
+        nl.store(out[2], value=nl.ones((8, 4), nl.float32))
+        return out
+    y = nki.simulate_kernel(k, np.zeros((1, 1), np.float32))
+    np.testing.assert_array_equal(y, np.stack([np.zeros((8, 4)), np.full((8, 4), 2.5), np.ones((8, 4))]))
+
+
+def test_arange_mgrid_indexing_and_loops(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p = nl.arange(64)[:, None]
+        i_f = nl.arange(32)[None, :]
+        g = nl.mgrid[0:64, 0:32]
+        for i in nl.sequential_range(2):
+            t = nl.load(a[i * 64 + i_p, i_f])
+            nl.store(out[i * 64 + g.p, g.x], value=t)
+        for j in nl.static_range(1):
+            nl.store(out[:, 32 * (j + 1):], value=nl.load(a[:, 32:]))
+        return out
+    a = rng.standard_normal((128, 64)).astype(np.float32)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a)
+
+
+def test_psum_accumulate_with_iadd(rng):
+    @nki.jit
+    def k(xT, y):
+        out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+        acc = nl.zeros((128, 256), nl.float32, buffer=nl.psum)
+        for kk in nl.affine_range(xT.shape[0] // 128):
+            acc += nl.matmul(nl.load(xT[kk * 128:(kk + 1) * 128, :]), nl.load(y[kk * 128:(kk + 1) * 128, :]),
+                             transpose_x=True)
+        nl.store(out, value=nl.copy(acc))
+        return out
+    xT = bf16(rng.standard_normal((512, 128)))
+    y = bf16(rng.standard_normal((512, 256)))
+    np.testing.assert_allclose(nki.simulate_kernel(k, xT, y), f32(xT).T @ f32(y), rtol=1e-4, atol=1e-3)
+
+
+def test_output_argument_written_in_place(rng):
+    @nki.jit
+    def k(a, out):
+        nl.store(out, value=nl.exp(nl.load(a)))
+    a = rng.standard_normal((8, 8)).astype(np.float32)
+    out = np.zeros_like(a)
+    assert nki.simulate_kernel(k, a, out) is None
+    np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)

@@ -24,3 +24,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
 echo "setup: all build dependencies present"
+
+# --- Python frontend (python/, package `nsim`; issue 11) ---------------------
+# pybind11 headers for //python:_nsim_core.so (found by
+# third_party/python/python_configure.bzl through the python3 on PATH), NumPy,
+# ml_dtypes (bf16 host arrays), pytest, and `nsim` itself as an editable
+# install so `python3 examples/nki/*.py` works from the repo root.
+# Idempotent: pip skips what is already installed at these versions.
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+python3 -m pip install -q --disable-pip-version-check \
+  pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools
+python3 -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e "$repo_root/python"
+echo "setup: python frontend dependencies present (then: bazel build //python:_nsim_core.so //tools:nsim)"

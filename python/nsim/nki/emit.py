@@ -55,7 +55,7 @@ def check_capacity(program):
             if sbuf_used > sbuf_cap:
                 raise KernelError("SBUF over capacity at this tile (%s, %d buffer(s) of %d B per partition): "
                                   "the kernel's tiles need %d B per partition, %s has %d; reduce the tile size or "
-                                  "num_buffers" % (d.name, getattr(d, "buffers", 1), d.bytes_per_partition,
+                                  "num_buffers, or loop with nl.affine_range (tiles of Python loops are not reused)" % (d.name, getattr(d, "buffers", 1), d.bytes_per_partition,
                                                   sbuf_used, info["name"], sbuf_cap), d.where)
         elif d.space == "psum":
             banks_used += -(-d.bytes_per_partition // bank)

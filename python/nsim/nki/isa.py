@@ -123,7 +123,7 @@ def iota(expr, dtype, mask=None):
     terms = expr.terms if isinstance(expr, IndexSum) else [expr]
     if not all(isinstance(t, IndexExpr) and t.axis in (0, 1) for t in terms):
         fail("iota takes nl.arange(P)[:, None] and/or nl.arange(F)[None, :] terms")
-    base = sum(t.start for t in terms)
+    base = sum(t.start for t in terms) + (expr.const if isinstance(expr, IndexSum) else 0)
     p = [t for t in terms if t.axis == 0]
     f = [t for t in terms if t.axis == 1]
     if len(p) > 1 or len(f) > 1:

@@ -41,16 +41,23 @@ class Kernel:
         program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues)
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
         inputs, call_args = {}, {}
+
+        def hbm(name, value):
+            if not isinstance(value, np.ndarray):
+                return value
+            dt = dtypes.of(value.dtype, "argument '%s' dtype" % name)
+            t = program.hbm_tensor(name, value.shape, dt)
+            inputs[t.decl.name] = (value, dt)
+            call_args[t.decl.name] = t
+            return t
+
         with program:
-            for name, value in bound.arguments.items():
-                if isinstance(value, np.ndarray):
-                    dt = dtypes.of(value.dtype, "argument '%s' dtype" % name)
-                    t = program.hbm_tensor(name, value.shape, dt)
-                    inputs[t.decl.name] = (value, dt)
-                    call_args[name] = t
+            for name, value in list(bound.arguments.items()):
+                if isinstance(value, tuple):  # *args
+                    bound.arguments[name] = tuple(hbm("%s%d" % (name, i), v) for i, v in enumerate(value))
                 else:
-                    call_args[name] = value
-            result = self.fn(**call_args)
+                    bound.arguments[name] = hbm(name, value)
+            result = self.fn(*bound.args, **bound.kwargs)
         outputs = _hbm_leaves(result)
         written = {v.decl.name for ins in program.instrs for v in ins.writes}
         for name, value in call_args.items():  # arguments the kernel wrote: outputs in place

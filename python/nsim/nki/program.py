@@ -74,7 +74,8 @@ class Program:
 
         Tiles made by the same call site of the kernel rotate over N physical
         buffers (modulo allocation): N = num_buffers, else the kernel's default
-        inside an nl loop, else 1.
+        inside an nl loop. Outside nl loops (straight-line code, Python loops)
+        every tile gets its own buffer.
         """
         shape = tuple(shape)
         if not shape or any(not isinstance(s, int) or s <= 0 for s in shape):
@@ -87,17 +88,17 @@ class Program:
         site = (tuple((f.f_code, f.f_lasti) for f in frames), shape, dtype.nk, space)
         entry = self._sites.get(site)
         if entry is None:
-            n = num_buffers or (self.num_buffers if self.loop_depth > 0 else 1)
+            n = num_buffers or (self.num_buffers if self.loop_depth > 0 else 0)  # 0: no reuse
             line = frames[0].f_lineno if frames else 0
             entry = self._sites[site] = {"n": int(n), "decls": [], "count": 0,
                                          "label": "%s_L%d" % (name or label, line)}
-        slot = entry["count"] % entry["n"]
+        slot = entry["count"] % entry["n"] if entry["n"] else entry["count"]
         entry["count"] += 1
         if slot == len(entry["decls"]):
             free = [s for i, s in enumerate(shape) if i != pdim]
             decl = Decl(self.unique_name("%s_b%d" % (entry["label"], slot)), space, dtype,
                         [parts] + (free or [1]), where())
-            decl.buffers = entry["n"]
+            decl.buffers = entry["n"] or 1
             self.decls.append(decl)
             entry["decls"].append(decl)
         decl = entry["decls"][slot]

@@ -54,11 +54,15 @@ class IndexExpr:
 class IndexSum:
     """A sum of index expressions on different axes (nisa.iota's argument)."""
 
-    def __init__(self, terms):
-        self.terms = terms
+    def __init__(self, terms, const=0):
+        self.terms, self.const = terms, const
 
     def __add__(self, other):
-        return IndexSum(self.terms + (other.terms if isinstance(other, IndexSum) else [other]))
+        if isinstance(other, int):
+            return IndexSum(self.terms, self.const + other)
+        if isinstance(other, IndexSum):
+            return IndexSum(self.terms + other.terms, self.const + other.const)
+        return IndexSum(self.terms + [other], self.const)
 
     __radd__ = __add__
 

@@ -156,4 +156,4 @@ def tensor_tensor_scan(*args, **kwargs):
 for _name in ("affine_select", "bn_stats", "bn_aggr", "local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "max8", "nc_find_index8",
               "nc_match_replace8", "tensor_partition_reduce", "dropout", "shuffle", "nc_stream_shuffle"):
-    globals()[_name] = nl._unsupported(_name)
+    globals()[_name] = nl._unsupported(_name, "nisa")

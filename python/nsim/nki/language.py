@@ -29,6 +29,19 @@ def par_dim(n):
     return ParDim(n)
 
 
+class _TileSize:
+    """nl.tile_size: the hardware's tile limits, from the config the kernel runs on."""
+
+    pmax = property(lambda self: current().info["partitions"])
+    gemm_stationary_fmax = property(lambda self: current().info["tensor_cols"])
+    gemm_moving_fmax = property(lambda self: current().info["moving_free_max"])
+    psum_fmax = property(lambda self: current().info["psum_bank_bytes"] // 4)
+    psum_num_banks = property(lambda self: current().info["psum_banks"])
+
+
+tile_size = _TileSize()
+
+
 # ------------------------------------------------------------------ index expressions and loops
 def arange(start, stop=None, step=1):
     if stop is None:
@@ -225,9 +238,9 @@ square = _unary("square")
 identity = _unary("identity")
 
 
-def _unsupported(name):
+def _unsupported(name, module="nl"):
     def fn(*args, **kwargs):
-        fail("nl.%s is not supported by the simulator (no such ISA operation modelled)" % name, Unsupported)
+        fail("%s.%s is not supported by the simulator (no such ISA operation modelled)" % (module, name), Unsupported)
     fn.__name__ = name
     return fn
 

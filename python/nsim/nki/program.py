@@ -169,6 +169,8 @@ class Program:
         if not isinstance(value, Tile):
             fail("only tiles and numbers can be assigned to a tile slice, got %r" % (value,))
         _check_same_size(dst, value, "assignment")
+        if value.decl is dst.decl and value.offset == dst.offset and value.dims == dst.dims:
+            return  # `t[...] += x` assigns the updated view back to itself
         ins = self.take_fresh(value)
         # Write the result straight into dst; TensorE can only write PSUM.
         if ins is not None and (ins.engine != "tensor" or dst.decl.space == "psum"):

@@ -1,0 +1,115 @@
+"""Modulo allocation of loop-local tiles, PSUM banks and capacity errors."""
+import re
+
+import numpy as np
+import pytest
+from conftest import bf16, f32
+
+import nsim.nki as nki
+import nsim.nki.language as nl
+
+
+def vector_add(num_buffers):
+    @nki.jit(num_buffers=num_buffers)
+    def k(a, b):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(a.shape[0] // 128):
+            ta = nl.load(a[i * 128:(i + 1) * 128, :])
+            tb = nl.load(b[i * 128:(i + 1) * 128, :])
+            nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(ta, tb))
+        return out
+    return k
+
+
+def sbuf_tensors(text):
+    return re.findall(r"^tensor (\S+) sbuf", text, re.M)
+
+
+@pytest.fixture
+def ab(rng):
+    return bf16(rng.standard_normal((1024, 512))), bf16(rng.standard_normal((1024, 512)))
+
+
+def test_loop_local_tiles_rotate_over_n_buffers(ab):
+    a, b = ab
+    times = {}
+    for n in (1, 2, 4):
+        r = nki.benchmark(vector_add(n), a, b)
+        np.testing.assert_array_equal(f32(r.outputs), f32(bf16(f32(a) + f32(b))))
+        # three allocation sites (two loads, one add), n buffers each, whatever the 8 iterations
+        assert len(sbuf_tensors(r.kernel_text)) == 3 * n
+        times[n] = r.device_time_ns
+    # one buffer serialises load, add and store of consecutive iterations; more overlap them
+    assert times[1] > times[2] >= times[4]
+
+
+def test_per_tile_override(ab):
+    @nki.jit(num_buffers=2)
+    def k(a, b):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(a.shape[0] // 128):
+            ta = nl.load(a[i * 128:(i + 1) * 128, :], num_buffers=3)
+            tb = nl.load(b[i * 128:(i + 1) * 128, :])
+            nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(ta, tb))
+        return out
+    text = nki.benchmark(k, *ab).kernel_text
+    names = sbuf_tensors(text)
+    assert len([n for n in names if n.startswith("load_L%d" % (k.fn.__code__.co_firstlineno + 4))]) == 3
+    assert len(names) == 3 + 2 + 2
+
+
+def test_tile_used_after_its_buffer_was_reused_is_an_error():
+    @nki.jit(num_buffers=2)
+    def k(a):
+        out = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+        tiles = []
+        for i in nl.affine_range(4):
+            tiles.append(nl.load(a[i * 128:(i + 1) * 128, :]))
+        nl.store(out, value=nl.add(tiles[0], tiles[3]))
+        return out
+    with pytest.raises(nki.KernelError, match=r"test_allocation.py:%d: tile from line %d is used after its buffer "
+                       r"was reused by the tile from line %d" % ((k.fn.__code__.co_firstlineno + 6,)
+                                                                  + (k.fn.__code__.co_firstlineno + 5,) * 2)):
+        nki.simulate_kernel(k, np.zeros((512, 8), np.float32))
+
+
+def test_sbuf_capacity_error_names_the_tile():
+    @nki.jit(num_buffers=4)
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(a.shape[1] // 16384):
+            t = nl.load(a[:, i * 16384:(i + 1) * 16384])  # 64 KiB per partition, 4 buffers > 224 KiB
+            nl.store(out[:, i * 16384:(i + 1) * 16384], value=t)
+        return out
+    line = k.fn.__code__.co_firstlineno + 4
+    with pytest.raises(nki.KernelError, match=r"test_allocation.py:%d: SBUF over capacity at this tile "
+                       r"\(load_L%d_b3, 4 buffer\(s\) of 65536 B per partition\)" % (line, line)):
+        nki.simulate_kernel(k, np.zeros((128, 4 * 16384), np.float32))
+
+
+def test_psum_tiles_take_banks():
+    @nki.jit
+    def k(x):
+        out = nl.ndarray((9, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(x)
+        accs = [nl.matmul(t[:, 0:128], t, transpose_x=True) for _ in range(9)]  # nine live PSUM tiles, 8 banks
+        for j, acc in enumerate(accs):
+            nl.store(out[j], value=nl.copy(acc))
+        return out
+    with pytest.raises(nki.KernelError, match=r"PSUM over capacity at this tile .* need 9 banks, trn2 has 8 banks"):
+        nki.simulate_kernel(k, np.zeros((128, 512), np.float32))
+
+
+def test_psum_tiles_within_banks_run():
+    @nki.jit
+    def k(x):
+        out = nl.ndarray((8, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(x)
+        accs = [nl.matmul(t[:, 0:128], t, transpose_x=True) for _ in range(8)]
+        for j, acc in enumerate(accs):
+            nl.store(out[j], value=nl.copy(acc))
+        return out
+    x = np.random.default_rng(0).standard_normal((128, 512)).astype(np.float32)
+    y = nki.simulate_kernel(k, x)
+    for j in range(8):
+        np.testing.assert_allclose(y[j], x[:, :128].T @ x, rtol=1e-4, atol=1e-3)

@@ -1,0 +1,83 @@
+"""Semaphores the frontend inserts between engines, checked in the text and in the timeline."""
+import re
+
+import numpy as np
+from conftest import bf16
+
+import nsim.nki as nki
+import nsim.nki.language as nl
+from test_allocation import vector_add
+
+
+def lines_of(text, opcode):
+    return [l for l in text.splitlines() if re.match(r"\w+: %s " % opcode, l)]
+
+
+def test_vector_add_semaphores(rng):
+    a, b = bf16(rng.standard_normal((512, 64))), bf16(rng.standard_normal((512, 64)))
+    text = nki.benchmark(vector_add(2), a, b).kernel_text
+    adds, dmas = lines_of(text, "tensor_tensor"), lines_of(text, "dma_copy")
+    # each add waits for its two loads (RAW across engines): the k-th write of its buffers
+    assert [len(re.findall(r"wait=load_\w+_b%d_w>=%d" % (i % 2, i // 2 + 1), l)) for i, l in enumerate(adds)] == [2] * 4
+    # the store is triggered by VectorE right after the add: ordered by the engine, no semaphore
+    stores = [l for l in dmas if l.startswith("vector:")]
+    assert len(stores) == 4 and not any("wait=" in l for l in stores)
+    # iteration 2 reuses iteration 0's buffers: its loads wait until the add has read them (WAR)
+    loads = [l for l in dmas if l.startswith("sync:")]
+    assert not any("wait=" in l for l in loads[:4])
+    assert [re.findall(r"wait=load_\w+_(b[01])_r>=(\d)", l) for l in loads[4:]] == \
+        [[("b0", "1")], [("b0", "1")], [("b1", "1")], [("b1", "1")]]
+    # nothing reads `out`: stores of disjoint tiles are not ordered among themselves
+    assert "out_w" not in text
+
+
+def test_timeline_respects_dependencies(rng):
+    a, b = bf16(rng.standard_normal((512, 64))), bf16(rng.standard_normal((512, 64)))
+    r = nki.benchmark(vector_add(1), a, b)
+    dma_end = {}
+    for engine, index, _q, _e, _s, end, _b in r.dma:
+        dma_end[(engine, index)] = max(end, dma_end.get((engine, index), 0))
+    dma_start = {}
+    for engine, index, _q, _e, start, _end, _b in r.dma:
+        dma_start[(engine, index)] = min(start, dma_start.get((engine, index), float("inf")))
+    adds = sorted((s, e) for engine, _i, s, e, _w in r.instructions if engine == "vector" and e - s > 50)
+    loads = sorted(k for k in dma_end if k[0] == "sync")
+    assert len(adds) == 4 and len(loads) == 8
+    for i, (start, end) in enumerate(adds):
+        # RAW: the add of iteration i starts after both of its loads landed
+        assert start >= max(dma_end[loads[2 * i]], dma_end[loads[2 * i + 1]])
+        # WAR with one buffer: the next iteration's loads start after this add read the tiles
+        if i + 1 < len(adds):
+            assert dma_start[loads[2 * i + 2]] >= end
+
+
+def test_same_engine_chain_has_no_semaphores_cross_engine_does(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        u = nl.multiply(nl.add(t, 1.0), 2.0)   # VectorE -> VectorE
+        nl.store(out, value=nl.exp(u))          # VectorE -> ScalarE
+        return out
+    a = np.random.default_rng(0).standard_normal((32, 32)).astype(np.float32)
+    r = nki.benchmark(k, a)
+    np.testing.assert_allclose(r.outputs, np.exp((a + 1) * 2), rtol=1e-5)
+    ts = lines_of(r.kernel_text, "tensor_scalar")
+    assert "wait=" in ts[0] and "wait=" not in ts[1]
+    assert re.search(r"wait=tensor_scalar|wait=multiply_\w+_w>=1", lines_of(r.kernel_text, "activation")[0])
+
+
+def test_partial_writes_are_all_awaited(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+        for h in range(4):
+            t[:, h * 16:(h + 1) * 16] = nl.load(a[:, h * 16:(h + 1) * 16])   # four DMAs into one tile
+        nl.store(out, value=nl.exp(t))
+        return out
+    a = np.random.default_rng(1).standard_normal((64, 64)).astype(np.float32)
+    r = nki.benchmark(k, a)
+    np.testing.assert_allclose(r.outputs, np.exp(a), rtol=1e-5)
+    assert re.search(r"wait=tile_\w+_w>=4", lines_of(r.kernel_text, "activation")[0])
+    assert len(lines_of(r.kernel_text, "dma_copy")) == 5  # the loads went straight into t (no copies)

@@ -1,7 +1,7 @@
 """Semaphores that order the engines, as the NKI compiler inserts them.
 
-Two counting semaphores per tensor: `<t>_w` counts completed writes, `<t>_r`
-completed reads. An instruction that reads t waits until `<t>_w` reaches the
+Two counting semaphores per tensor (per block of a blocked tile, see
+View.units): `<t>_w` counts completed writes, `<t>_r` completed reads. An instruction that reads t waits until `<t>_w` reaches the
 number of writes issued before it; one that writes t waits for all earlier
 writes and reads. Counting totals makes the order of completions irrelevant.
 A wait is left out when every pending access ran on the same in-order engine
@@ -54,6 +54,7 @@ def add_semaphores(instrs):
 def _names(views):
     out = []
     for v in views:
-        if v.decl.name not in out:
-            out.append(v.decl.name)
+        for unit in v.units():
+            if unit not in out:
+                out.append(unit)
     return out

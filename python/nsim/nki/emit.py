@@ -2,7 +2,6 @@
 its lines back to the kernel's Python source lines."""
 import os
 
-from .errors import KernelError
 
 _ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")
 
@@ -42,25 +41,3 @@ def _value(v):
     if isinstance(v, float):
         return repr(v) if v == v and v not in (float("inf"), float("-inf")) else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
     return str(v)
-
-
-def check_capacity(program):
-    """SBUF and PSUM must hold every buffer at once; names the tile that overflows."""
-    info = program.info
-    sbuf_cap, bank, banks = info["sbuf_bytes_per_partition"], info["psum_bank_bytes"], info["psum_banks"]
-    sbuf_used, banks_used = 0, 0
-    for d in program.used_decls():
-        if d.space == "sbuf":
-            sbuf_used += -(-d.bytes_per_partition // 64) * 64  # the loader aligns SBUF tensors to 64 B
-            if sbuf_used > sbuf_cap:
-                raise KernelError("SBUF over capacity at this tile (%s, %d buffer(s) of %d B per partition): "
-                                  "the kernel's tiles need %d B per partition, %s has %d; reduce the tile size or "
-                                  "num_buffers, or loop with nl.affine_range (tiles of Python loops are not reused)" % (d.name, getattr(d, "buffers", 1), d.bytes_per_partition,
-                                                  sbuf_used, info["name"], sbuf_cap), d.where)
-        elif d.space == "psum":
-            banks_used += -(-d.bytes_per_partition // bank)
-            if banks_used > banks:
-                raise KernelError("PSUM over capacity at this tile (%s, %d B per partition): the kernel's PSUM "
-                                  "tiles need %d banks, %s has %d banks of %d B; use fewer PSUM tiles or "
-                                  "num_buffers" % (d.name, d.bytes_per_partition, banks_used, info["name"],
-                                                   banks, bank), d.where)

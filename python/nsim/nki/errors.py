@@ -29,12 +29,22 @@ class Unsupported(KernelError, NotImplementedError):
     """An NKI API the simulator frontend does not implement (yet)."""
 
 
+_IN_PACKAGE = {}  # code object -> whether it is the frontend's own code
+
+
+def _in_package(code):
+    inside = _IN_PACKAGE.get(code)
+    if inside is None:
+        inside = _IN_PACKAGE[code] = os.path.abspath(code.co_filename).startswith(_PACKAGE_DIR + os.sep)
+    return inside
+
+
 def user_frames():
     """Frames of the kernel's own code, innermost first: those outside this package."""
     frames = []
     f = sys._getframe(1)
     while f is not None:
-        if not os.path.abspath(f.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        if not _in_package(f.f_code):
             frames.append(f)
         elif frames:
             break  # back in the frontend (the tracer): the kernel's frames end here

@@ -10,7 +10,8 @@ import numpy as np
 from .. import _core
 from . import dtypes
 from .dependencies import add_semaphores
-from .emit import check_capacity, kernel_text
+from .allocation import check_capacity, shrink_plan
+from .emit import kernel_text
 from .errors import KernelError
 from .program import Program
 from .views import HbmTensor
@@ -29,7 +30,7 @@ class Traced:
 class Kernel:
     """An @nki.jit kernel. Calling it with NumPy arrays simulates it (nki.simulate_kernel)."""
 
-    def __init__(self, fn, num_buffers=2, dma_queues=4):
+    def __init__(self, fn, num_buffers=None, dma_queues=4):
         functools.update_wrapper(self, fn)
         self.fn, self.num_buffers, self.dma_queues = fn, num_buffers, dma_queues
 
@@ -38,7 +39,18 @@ class Kernel:
 
     def trace(self, args, kwargs, config="trn2", overrides=()):
         info = _core.core().config_info(config, list(overrides))
-        program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues)
+        traced = self._trace(args, kwargs, info, {})
+        plan = shrink_plan(traced.program)
+        if plan:  # the automatic double buffering does not fit: retrace with fewer buffers
+            traced = self._trace(args, kwargs, info, plan)
+        traced.program.drop_removed()
+        check_capacity(traced.program)
+        semaphores = add_semaphores(traced.program.instrs)
+        traced.text, traced.where = kernel_text(traced.program, semaphores)
+        return traced
+
+    def _trace(self, args, kwargs, info, site_buffers):
+        program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues, site_buffers)
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
         inputs, call_args = {}, {}
 
@@ -65,16 +77,14 @@ class Kernel:
                 outputs.append(value)
         if not program.instrs:
             raise KernelError("kernel '%s' does nothing: it has no loads, stores or compute" % self.fn.__name__)
-        check_capacity(program)
-        semaphores = add_semaphores(program.instrs)
-        text, where = kernel_text(program, semaphores)
-        return Traced(program, text, where, inputs, outputs, result)
+        return Traced(program, None, None, inputs, outputs, result)
 
 
-def jit(fn=None, *, num_buffers=2, dma_queues=4, **_ignored):
+def jit(fn=None, *, num_buffers=None, dma_queues=4, **_ignored):
     """Marks an NKI kernel. num_buffers: physical buffers of each loop-local tile
-    (modulo allocation; per tile: num_buffers= on nl.ndarray/load); dma_queues:
-    the DMA queues the frontend rotates transfers over."""
+    (modulo allocation; per tile: num_buffers= on nl.ndarray/load; default:
+    double buffering, single where that does not fit); dma_queues: the DMA
+    queues the frontend rotates transfers over."""
     if fn is None:
         return lambda f: Kernel(f, num_buffers, dma_queues)
     return Kernel(fn, num_buffers, dma_queues)

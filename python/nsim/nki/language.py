@@ -364,7 +364,9 @@ def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):
     if buffer in _HBM:
         fail("nl.full/zeros in HBM is not supported: fill a tile and nl.store it", Unsupported)
     t = ndarray(shape, dtype, buffer, name, num_buffers)
-    _memset(t, fill_value)
+    ins = _memset(t, fill_value)
+    if buffer == psum and fill_value == 0:
+        current().zero_filled(t, ins)
     return t
 
 
@@ -377,7 +379,7 @@ def ones(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
 
 
 def _memset(dst, value):
-    current().emit("vector", "memset", dst, [], [("value", float(value))])
+    return current().emit("vector", "memset", dst, [], [("value", float(value))])
 
 
 def _copy_into(dst, src):

@@ -7,7 +7,7 @@ order the engines (dependencies.py) and writes the .nk text (emit.py).
 import math
 import re
 
-from . import dtypes
+from .allocation import DEFAULT_BUFFERS
 from .errors import KernelError, fail, user_frames, where
 from .views import Decl, HbmTensor, Tile
 
@@ -29,6 +29,7 @@ class Instr:
         self.engine, self.opcode, self.operands, self.attrs = engine, opcode, operands, attrs
         self.where, self.reads, self.writes = where, reads, writes
         self.waits, self.signals = [], []
+        self.removed = False
 
     @property
     def is_dma(self):
@@ -36,10 +37,11 @@ class Instr:
 
 
 class Program:
-    def __init__(self, name, info, num_buffers=2, dma_queues=4):
+    def __init__(self, name, info, num_buffers=None, dma_queues=4, site_buffers=None):
         self.name = _identifier(name)
         self.info = info                      # config limits (_nsim_core.config_info)
-        self.num_buffers = num_buffers        # per loop-local tile, unless overridden
+        self.num_buffers = num_buffers        # per loop-local tile, unless overridden; None: automatic
+        self.site_buffers = site_buffers or {}  # automatic choices made to fit capacity (allocation.py)
         self.dma_queues = dma_queues          # DMA queues the frontend rotates over
         self.decls, self.instrs = [], []
         self._names, self._sites = set(), {}
@@ -47,6 +49,7 @@ class Program:
         self.loop_depth = 0
         self._last_engine = {}                # decl name -> stream engine of its last compute write
         self._fresh = None                    # (instr, tile): a result nothing has read yet
+        self._zero_fill = {}                  # id(PSUM tile) -> its nl.zeros memset, while nothing else touched it
 
     def __enter__(self):
         _current.append(self)
@@ -88,10 +91,14 @@ class Program:
         site = (tuple((f.f_code, f.f_lasti) for f in frames), shape, dtype.nk, space)
         entry = self._sites.get(site)
         if entry is None:
-            n = num_buffers or (self.num_buffers if self.loop_depth > 0 else 0)  # 0: no reuse
+            auto = not num_buffers and not self.num_buffers and self.loop_depth > 0
+            if num_buffers or self.loop_depth == 0:
+                n = num_buffers or 0  # 0: every tile gets its own buffer
+            else:
+                n = self.num_buffers or self.site_buffers.get(site, DEFAULT_BUFFERS)
             line = frames[0].f_lineno if frames else 0
-            entry = self._sites[site] = {"n": int(n), "decls": [], "count": 0,
-                                         "label": "%s_L%d" % (name or label, line)}
+            entry = self._sites[site] = {"n": int(n), "decls": [], "count": 0, "key": site, "space": space,
+                                         "auto": auto, "label": "%s_L%d" % (name or label, line)}
         slot = entry["count"] % entry["n"] if entry["n"] else entry["count"]
         entry["count"] += 1
         if slot == len(entry["decls"]):
@@ -99,6 +106,7 @@ class Program:
             decl = Decl(self.unique_name("%s_b%d" % (entry["label"], slot)), space, dtype,
                         [parts] + (free or [1]), where())
             decl.buffers = entry["n"] or 1
+            decl.block_free = math.prod(shape[pdim + 1:])
             self.decls.append(decl)
             entry["decls"].append(decl)
         decl = entry["decls"][slot]
@@ -134,6 +142,8 @@ class Program:
         writes = ([dst] if dst is not None else []) + list(writes)
         for v in reads:
             self._check_live(v, reading=True)
+        for v in reads + writes:
+            self._zero_fill.pop(id(getattr(v, "owner", None)), None)
         for v in writes:
             self._check_live(v, reading=False)
             if isinstance(v, Tile):
@@ -184,13 +194,26 @@ class Program:
             ins = self.take_fresh(value)
             if ins is not None and ins.opcode == "matmul" and dst.decl.space == "psum":
                 _check_same_size(dst, value, "+=")
-                already = dst.owner.written
+                already = dst.owner.written and not self._drop_zero_fill(dst)
                 self._retarget(ins, value, dst)
                 if already:
                     ins.attrs.append(("accumulate", "true"))
                     ins.reads.append(dst)
                 return
         nl._binary_into(dst, dst, value, "add")
+
+    def zero_filled(self, tile, ins):
+        """Notes that `ins` (a memset 0) is all that happened to the PSUM tile so far."""
+        self._zero_fill[id(tile)] = (tile, ins)
+
+    def _drop_zero_fill(self, dst):
+        """`psum += matmul` into a tile nl.zeros just cleared: like the NKI compiler, start the
+        accumulation group with a plain matmul instead of clearing PSUM on VectorE first."""
+        entry = self._zero_fill.pop(id(dst.owner), None)
+        if entry is None or dst.offset != 0 or dst.dims != dst.owner.dims:
+            return False
+        entry[1].removed = True
+        return True
 
     def _retarget(self, ins, old, new):
         self._check_live(new, reading=False)
@@ -208,9 +231,17 @@ class Program:
         return q
 
     # ------------------------------------------------------------ finish
+    def drop_removed(self):
+        self.instrs = [ins for ins in self.instrs if not ins.removed]
+
+    def sites(self):
+        return list(self._sites.values())
+
     def used_decls(self):
         used = set()
         for ins in self.instrs:
+            if ins.removed:
+                continue
             for v in ins.operands + [v for _, v in ins.attrs if hasattr(v, "decl")]:
                 used.add(v.decl.name)
         return [d for d in self.decls if d.space == "hbm" or d.name in used]

@@ -6,6 +6,7 @@ SBUF/PSUM buffer). A `View` is a strided window onto a Decl in the .nk
 is the partition dim (stride = the decl's free size). `HbmTensor` and `Tile`
 are the views kernel code holds; indexing them gives sub-views.
 """
+import functools
 import math
 
 from .errors import fail
@@ -85,6 +86,16 @@ class Decl:
         return math.prod(self.shape[1:]) if self.on_chip else math.prod(self.shape)
 
     @property
+    def block_free(self):
+        """Free elements of one block: tiles with leading block dims ((B, par_dim(P), F)) are B
+        separately tracked blocks; any other tensor is one."""
+        return getattr(self, "_block_free", None) or self.free_size
+
+    @block_free.setter
+    def block_free(self, n):
+        self._block_free = n
+
+    @property
     def bytes_per_partition(self):
         return self.free_size * self.dtype.size
 
@@ -96,7 +107,7 @@ class View:
         self.decl, self.offset, self.dims, self.pdim = decl, offset, [list(d) for d in dims], pdim
 
     # ---------------------------------------------------------- shape
-    @property
+    @functools.cached_property
     def shape(self):
         return tuple(size for _, size in self.dims)
 
@@ -108,15 +119,15 @@ class View:
     def ndim(self):
         return len(self.dims)
 
-    @property
+    @functools.cached_property
     def partitions(self):
         return self.dims[self.pdim][1] if self.pdim is not None else None
 
-    @property
+    @functools.cached_property
     def free_elements(self):
         return math.prod(s for i, (_, s) in enumerate(self.dims) if i != self.pdim)
 
-    @property
+    @functools.cached_property
     def num_elements(self):
         return math.prod(self.shape)
 
@@ -164,6 +175,15 @@ class View:
 
     def _what(self):
         return "tensor '%s'" % self.decl.name
+
+    def units(self):
+        """The dependency units this view touches: the blocks of a blocked tile, else the tensor."""
+        d = self.decl
+        if not d.on_chip or d.block_free >= d.free_size:
+            return [d.name]
+        f0 = self.offset % d.free_size
+        f1 = f0 + sum(stride * (size - 1) for i, (stride, size) in enumerate(self.dims) if i != self.pdim)
+        return ["%s_k%d" % (d.name, b) for b in range(f0 // d.block_free, f1 // d.block_free + 1)]
 
     # ---------------------------------------------------------- text
     def ap_text(self):

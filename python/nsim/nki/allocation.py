@@ -1,0 +1,70 @@
+"""SBUF and PSUM capacity: what the kernel's buffers need, and fitting them.
+
+Every physical buffer is live for the whole kernel (the loader places each
+declared tensor at its own offset), so the buffers must fit side by side:
+SBUF tensors aligned to 64 B per partition as the loader does, PSUM tiles in
+whole banks. Loop-local tiles default to double buffering; when that does not
+fit, the largest default-allocated sites drop to one buffer (as the NKI
+compiler's allocator trades pipelining for capacity) before it is an error.
+"""
+from .errors import KernelError
+
+DEFAULT_BUFFERS = 2   # loop-local tiles of a kernel without num_buffers=: double buffering
+SBUF_ALIGNMENT = 64   # bytes; sim/model/loaded_kernel.cc kSbufAlignment
+
+
+def footprint(decl, info):
+    """SBUF bytes per partition, or PSUM banks, of one buffer."""
+    if decl.space == "sbuf":
+        return -(-decl.bytes_per_partition // SBUF_ALIGNMENT) * SBUF_ALIGNMENT
+    return -(-decl.bytes_per_partition // info["psum_bank_bytes"])
+
+
+def capacity(space, info):
+    return info["sbuf_bytes_per_partition"] if space == "sbuf" else info["psum_banks"]
+
+
+def used(program, space):
+    return sum(footprint(d, program.info) for d in program.used_decls() if d.space == space)
+
+
+def shrink_plan(program):
+    """{site: 1} for the largest default double-buffered sites whose second buffers must go
+    for SBUF and PSUM to fit; empty when it fits or nothing can shrink."""
+    plan = {}
+    for space in ("sbuf", "psum"):
+        excess = used(program, space) - capacity(space, program.info)
+        sites = [e for e in program.sites() if e["auto"] and e["space"] == space and len(e["decls"]) > 1]
+        sites.sort(key=lambda e: -footprint(e["decls"][0], program.info))
+        used_names = {d.name for d in program.used_decls()}
+        for e in sites:
+            if excess <= 0:
+                break
+            extra = [d for d in e["decls"][1:] if d.name in used_names]
+            plan[e["key"]] = 1
+            excess -= sum(footprint(d, program.info) for d in extra)
+    return plan
+
+
+def check_capacity(program):
+    """Raises KernelError naming the tile at which SBUF or PSUM overflows."""
+    info = program.info
+    total = {"sbuf": 0, "psum": 0}
+    for d in program.used_decls():
+        if d.space not in total:
+            continue
+        total[d.space] += footprint(d, info)
+        if total[d.space] <= capacity(d.space, info):
+            continue
+        if d.space == "sbuf":
+            raise KernelError(
+                "SBUF over capacity at this tile (%s, %d buffer(s) of %d B per partition): the kernel's tiles "
+                "need %d B per partition, %s has %d; reduce the tile size or num_buffers, or loop with "
+                "nl.affine_range (tiles of Python loops are not reused)"
+                % (d.name, d.buffers, d.bytes_per_partition, used(program, "sbuf"), info["name"],
+                   capacity("sbuf", info)), d.where)
+        raise KernelError(
+            "PSUM over capacity at this tile (%s, %d buffer(s) of %d B per partition): the kernel's PSUM tiles "
+            "need %d banks, %s has %d banks of %d B; use fewer PSUM tiles or num_buffers"
+            % (d.name, d.buffers, d.bytes_per_partition, used(program, "psum"), info["name"], info["psum_banks"],
+               info["psum_bank_bytes"]), d.where)

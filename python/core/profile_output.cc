@@ -9,8 +9,9 @@ namespace pyfront {
 
 std::vector<std::string> WriteKernelProfile(const Kernel& kernel, const ExecutionResult& result,
                                             const HardwareConfig& config, const std::string& dir) {
-  // One captured execution on NC 0 starting at time 0: no framework ops and
-  // no runtime calls, so the trace shows the hardware execution and its lanes.
+  // One captured execution on NC 0 starting at time 0, without framework ops
+  // or runtime calls: the trace shows the execution (neuron_hw lane), one lane
+  // per engine and DMA queue, and the counters.
   prof::RecordedExecution rec;
   rec.captured = true;
   prof::DeviceExecution& e = rec.exec;
@@ -25,7 +26,7 @@ std::vector<std::string> WriteKernelProfile(const Kernel& kernel, const Executio
 
   prof::Recording recording;
   recording.settings.use_device = "neuron";
-  recording.settings.runtime_lanes = false;
+  recording.settings.runtime_lanes = true;  // includes the neuron_hw lane (nc_exec_running)
   recording.settings.device_lanes = true;
   recording.executions.push_back(std::move(rec));
   recording.export_time = result.device_time;

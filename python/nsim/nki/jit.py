@@ -58,7 +58,7 @@ class Kernel:
             if not isinstance(value, np.ndarray):
                 return value
             dt = dtypes.of(value.dtype, "argument '%s' dtype" % name)
-            t = program.hbm_tensor(name, value.shape, dt)
+            t = program.hbm_tensor(name, value.shape, dt, argument=True)
             inputs[t.decl.name] = (value, dt)
             call_args[t.decl.name] = t
             return t

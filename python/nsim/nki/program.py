@@ -67,8 +67,8 @@ class Program:
         self._names.add(name)
         return name
 
-    def hbm_tensor(self, name, shape, dtype, init=None):
-        decl = Decl(self.unique_name(name), "hbm", dtype, shape, where(), init)
+    def hbm_tensor(self, name, shape, dtype, argument=False):
+        decl = Decl(self.unique_name(name), "hbm", dtype, shape, None if argument else where())
         self.decls.append(decl)
         return HbmTensor(decl)
 

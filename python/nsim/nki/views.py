@@ -71,9 +71,9 @@ class IndexSum:
 class Decl:
     """One tensor of the emitted kernel."""
 
-    def __init__(self, name, space, dtype, shape, where=None, init=None):
+    def __init__(self, name, space, dtype, shape, where=None):
         self.name, self.space, self.dtype, self.shape = name, space, dtype, list(shape)
-        self.where, self.init = where, init
+        self.where = where
         self.owner = None      # the Tile currently living in this buffer (on-chip)
         self.version = 0
 
@@ -195,15 +195,6 @@ class View:
         return "%s.ap(%d, [%s])" % (self.decl.name, self.offset,
                                     ", ".join("[%d, %d]" % (s, n) for s, n in dims))
 
-    def flat(self):
-        """The same elements with all free dims merged into one, when they are contiguous."""
-        free = [d for i, d in enumerate(self.dims) if i != self.pdim]
-        for outer, inner in zip(free, free[1:]):
-            if outer[0] != inner[0] * inner[1]:
-                return None
-        stride = free[-1][0] if free else 1
-        return [self.dims[self.pdim], [stride, self.free_elements]]
-
 
 class HbmTensor(View):
     """A tensor in device memory (a kernel argument, or nl.ndarray in hbm/shared_hbm)."""
@@ -222,6 +213,26 @@ class HbmTensor(View):
 
     def __setitem__(self, key, value):
         fail("assigning to an HBM tensor: write it with nl.store(%s[...], value=tile)" % self.decl.name)
+
+    def reshape(self, shape):
+        """The same elements in another row-major shape (the view must be contiguous)."""
+        shape = tuple(shape)
+        if math.prod(shape) != self.num_elements:
+            fail("cannot reshape %s of shape %s to %s" % (self._what(), self.shape, shape))
+        stride = 1
+        for s, n in reversed(self.dims):
+            if n > 1 and s != stride:
+                fail("reshape of a non-contiguous view of %s" % self._what())
+            stride *= n
+        dims, stride = [], 1
+        for n in reversed(shape):
+            dims.insert(0, [stride, n])
+            stride *= n
+        return HbmTensor(self.decl, self.offset, dims)
+
+    def broadcast_to(self, shape):
+        """Repeats size-1 dims (stride 0), e.g. a [1, N] row to [128, N] for a broadcast load."""
+        return HbmTensor(self.decl, self.offset, _broadcast_dims(self, shape))
 
     def __repr__(self):
         return "HbmTensor(%s, shape=%s, %r)" % (self.decl.name, self.shape, self.dtype)
@@ -250,6 +261,14 @@ class Tile(View):
         from . import program
         program.current().assign(self[key], value)
 
+    def broadcast_to(self, shape):
+        """Repeats size-1 free dims (stride 0). Partitions cannot be broadcast on chip: load the
+        data broadcast from HBM instead (HbmTensor.broadcast_to)."""
+        if len(shape) == self.ndim and shape[self.pdim] != self.partitions:
+            fail("a tile cannot be broadcast across partitions (%s to %s): load it with "
+                 "nl.load(t.broadcast_to(...)) from HBM" % (self.shape, tuple(shape)))
+        return Tile(self.decl, self.offset, _broadcast_dims(self, shape), self.pdim, self.owner)
+
     def __iadd__(self, value):
         from . import program
         program.current().accumulate(self, value)
@@ -272,3 +291,15 @@ class Tile(View):
 
     def __repr__(self):
         return "Tile(%s, shape=%s, %r, %s)" % (self.decl.name, self.shape, self.dtype, self.decl.space)
+
+
+def _broadcast_dims(view, shape):
+    shape = tuple(shape)
+    if len(shape) != view.ndim:
+        fail("broadcast_to %s: needs %d dims like %s" % (shape, view.ndim, view.shape))
+    dims = []
+    for (stride, size), n in zip(view.dims, shape):
+        if size != n and size != 1:
+            fail("cannot broadcast %s to %s: only size-1 dims repeat" % (view.shape, shape))
+        dims.append([stride if size == n else 0, n])
+    return dims

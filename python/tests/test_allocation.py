@@ -113,3 +113,27 @@ def test_psum_tiles_within_banks_run():
     y = nki.simulate_kernel(k, x)
     for j in range(8):
         np.testing.assert_allclose(y[j], x[:, :128].T @ x, rtol=1e-4, atol=1e-3)
+
+
+def test_default_double_buffering_shrinks_to_fit():
+    @nki.jit
+    def k(a, b):
+        out = nl.ndarray(b.shape, dtype=b.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(2):
+            big = nl.load(a[:, i * 40960:(i + 1) * 40960])    # 160 KiB per partition: only one fits
+            small = nl.load(b[:, i * 64:(i + 1) * 64])
+            nl.store(out[:, i * 64:(i + 1) * 64], value=nl.add(small, nl.max(big, axis=1, keepdims=True)))
+        return out
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((128, 2 * 40960)).astype(np.float32)
+    b = rng.standard_normal((128, 128)).astype(np.float32)
+    r = nki.benchmark(k, a, b)
+    expect = np.concatenate([b[:, i * 64:(i + 1) * 64] + a[:, i * 40960:(i + 1) * 40960].max(axis=1, keepdims=True)
+                             for i in range(2)], axis=1)
+    np.testing.assert_array_equal(r.outputs, expect)
+    names = sbuf_tensors(r.kernel_text)
+    line = k.fn.__code__.co_firstlineno
+    assert [n for n in names if n.startswith("load_L%d_" % (line + 4))] == ["load_L%d_b0" % (line + 4)]
+    assert len([n for n in names if n.startswith("load_L%d_" % (line + 5))]) == 2  # small tiles keep two
+    with pytest.raises(nki.KernelError, match="SBUF over capacity"):   # an explicit count is not shrunk
+        nki.simulate_kernel(nki.jit(k.fn, num_buffers=2), a, b)

@@ -117,3 +117,10 @@ def test_kernel_that_does_nothing():
         return None
     with pytest.raises(nki.KernelError, match="does nothing"):
         nki.simulate_kernel(k, X)
+
+
+def test_unsupported_nl_dtype():
+    @nki.jit
+    def k(a):
+        return nl.ndarray((4, 4), dtype=nl.float8_e4m3, buffer=nl.sbuf)
+    expect(k, 2, "nl.float8_e4m3 is not supported by the simulator", nki.Unsupported)

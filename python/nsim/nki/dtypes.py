@@ -27,11 +27,24 @@ int32 = DType("int32", "i32", 4, np.dtype(np.int32))
 ALL = (float32, bfloat16, float16, int32)
 
 
+class UnsupportedDType:
+    """An NKI dtype the simulator has no element type for (fp8, tf32, 8-bit ints)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "nl." + self.name
+
+
 def of(x, what="dtype"):
     """The DType for an NKI dtype, a NumPy dtype/type, or None."""
     from .errors import fail, Unsupported
     if x is None or isinstance(x, DType):
         return x
+    if isinstance(x, UnsupportedDType):
+        fail("%s %r is not supported by the simulator (supported: float32, bfloat16, float16, int32)" % (what, x),
+             Unsupported)
     try:
         npd = np.dtype(x)
     except TypeError:

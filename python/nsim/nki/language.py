@@ -21,7 +21,9 @@ hbm = "hbm"
 shared_hbm = "shared_hbm"
 private_hbm = "private_hbm"
 _HBM = (hbm, shared_hbm, private_hbm)
-tfloat32 = float8_e4m3 = float8_e5m2 = uint8 = int8 = None  # unsupported types fail in dtypes.of
+tfloat32, float8_e4m3, float8_e5m2, uint8, int8, uint16, int16, uint32 = (
+    _dt.UnsupportedDType(n) for n in ("tfloat32", "float8_e4m3", "float8_e5m2", "uint8", "int8", "uint16", "int16",
+                                      "uint32"))
 
 
 def par_dim(n):
@@ -216,14 +218,13 @@ def _unary(func):
     def fn(x, dtype=None, mask=None):
         x = _tile(x, func)
         out = _new(_tile_shape(x), _dt.of(dtype) or x.dtype, func)
-        _activation_into(out, _FUNC_NAMES.get(func, func), x)
+        _activation_into(out, func, x)
         return out
     fn.__name__ = func
-    fn.__doc__ = "nl.%s on ScalarE (activation func=%s)." % (func, _FUNC_NAMES.get(func, func))
+    fn.__doc__ = "nl.%s on ScalarE (activation func=%s)." % (func, func)
     return fn
 
 
-_FUNC_NAMES = {"copy_act": "identity"}
 exp = _unary("exp")
 log = _unary("log")
 sqrt = _unary("sqrt")
@@ -409,8 +410,7 @@ def store(dst, value, mask=None):
     if not isinstance(dst, HbmTensor):
         fail("nl.store writes an HBM tensor, got %r" % (dst,))
     value = _tile(value, "nl.store value")
-    if dst.num_elements != value.num_elements or (dst.ndim and dst.shape[0] != value.partitions
-                                                    and dst.ndim == value.ndim):
+    if dst.num_elements != value.num_elements or (dst.ndim == value.ndim and dst.shape != _tile_shape(value)):
         fail("nl.store: destination shape %s does not match the tile's %s" % (dst.shape, value.shape))
     prog = current()
     prog.emit(prog.dma_engine(value), "dma_copy", dst, [value])

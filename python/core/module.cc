@@ -29,7 +29,8 @@ py::dict ConfigInfo(const std::string& config, const std::vector<std::string>& o
   d["tensor_rows"] = c.tensor.rows;
   d["tensor_cols"] = c.tensor.cols;
   d["moving_free_max"] = c.tensor.moving_free_max;
-  d["dma_queues"] = c.dma.engines * c.dma.queues_per_engine;
+  d["dma_queues"] = c.dma.queues_per_engine;
+  d["semaphores"] = c.kernel.semaphores;
   return d;
 }
 

@@ -7,18 +7,12 @@ from conftest import bf16, f32
 
 import nsim.nki as nki
 import nsim.nki.language as nl
+import vector_add as examples_vector_add
 
 
 def vector_add(num_buffers):
-    @nki.jit(num_buffers=num_buffers)
-    def k(a, b):
-        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
-        for i in nl.affine_range(a.shape[0] // 128):
-            ta = nl.load(a[i * 128:(i + 1) * 128, :])
-            tb = nl.load(b[i * 128:(i + 1) * 128, :])
-            nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(ta, tb))
-        return out
-    return k
+    """The example's tiled vector add with an explicit buffer count."""
+    return nki.jit(examples_vector_add.vector_add_tiled.fn, num_buffers=num_buffers)
 
 
 def sbuf_tensors(text):
@@ -54,7 +48,7 @@ def test_per_tile_override(ab):
         return out
     text = nki.benchmark(k, *ab).kernel_text
     names = sbuf_tensors(text)
-    assert len([n for n in names if n.startswith("load_L%d" % (k.fn.__code__.co_firstlineno + 4))]) == 3
+    assert len([n for n in names if n.startswith("load_L%d_" % (k.fn.__code__.co_firstlineno + 4))]) == 3
     assert len(names) == 3 + 2 + 2
 
 

@@ -2,6 +2,7 @@
 import re
 
 import numpy as np
+import pytest
 from conftest import bf16
 
 import nsim.nki as nki
@@ -81,3 +82,26 @@ def test_partial_writes_are_all_awaited(rng):
     np.testing.assert_allclose(r.outputs, np.exp(a), rtol=1e-5)
     assert re.search(r"wait=tile_\w+_w>=4", lines_of(r.kernel_text, "activation")[0])
     assert len(lines_of(r.kernel_text, "dma_copy")) == 5  # the loads went straight into t (no copies)
+
+
+def test_semaphore_budget_coarsens_tracking(rng):
+    """With fewer semaphores than the finest tracking needs, units get coarser: still correct, never faster."""
+    a, b = bf16(rng.standard_normal((1024, 64))), bf16(rng.standard_normal((1024, 64)))
+    expect = bf16(a.astype(np.float32) + b.astype(np.float32)).astype(np.float32)
+    times = []
+    for limit, semaphores in ((256, None), (4, ["slot0_r", "slot0_w", "slot1_r", "slot1_w"]),
+                              (2, ["sem0_r", "sem0_w"])):
+        r = nki.benchmark(vector_add(2), a, b, overrides=["kernel.semaphores=%d" % limit])
+        np.testing.assert_array_equal(r.outputs.astype(np.float32), expect)
+        declared = re.findall(r"^semaphore (\S+)", r.kernel_text, re.M)
+        assert len(declared) <= limit
+        if semaphores:
+            assert declared == semaphores
+        times.append(r.device_time_ns)
+    assert times[0] <= times[1] <= times[2]
+
+
+def test_semaphore_budget_too_small(rng):
+    a = bf16(rng.standard_normal((256, 8)))
+    with pytest.raises(nki.KernelError, match="needs 2 semaphores; the config has 1"):
+        nki.simulate_kernel(vector_add(1), a, a, overrides=["kernel.semaphores=1"])

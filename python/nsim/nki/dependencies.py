@@ -9,20 +9,51 @@ stream (the engine's own hazard check orders those) or was already waited for
 by that stream. DMA transfers complete asynchronously, so they always count
 as pending for everyone. Writes to a tensor nothing reads (a kernel output)
 are not ordered among themselves: stores of disjoint tiles run concurrently.
+
+The core has a fixed number of semaphores (config kernel.semaphores). When the
+finest tracking needs more, coarser units are used, each still correct (a
+unit is treated as one tensor, so ordering only gets stricter): whole tensors
+instead of blocks, then one unit per buffer slot of the loops' rotating
+allocations, then a fixed number of buckets.
 """
+from .errors import KernelError
 
 
-def add_semaphores(instrs):
-    """Fills `waits` and `signals` of every instruction; returns the semaphores waited on."""
+def add_semaphores(instrs, limit):
+    """Fills `waits` and `signals` of every instruction within `limit` semaphores; returns those waited on."""
+    buckets = {}
+
+    def bucket(key):
+        return "sem%d" % buckets.setdefault(key, len(buckets) % max(1, limit // 2))
+
+    levels = (
+        lambda v: v.units(),
+        lambda v: [v.decl.name],
+        lambda v: [_slot_unit(v.decl)],
+        lambda v: [bucket(_slot_unit(v.decl))],
+    )
+    for units_of in levels:
+        semaphores = _assign(instrs, units_of)
+        if len(semaphores) <= limit:
+            return semaphores
+    raise KernelError("the kernel needs %d semaphores; the config has %d" % (len(semaphores), limit))
+
+
+def _slot_unit(decl):
+    slot = getattr(decl, "slot", None)
+    return "slot%d" % slot if slot is not None else decl.name
+
+
+def _assign(instrs, units_of):
     writers, readers = {}, {}   # decl name -> stream tag of each access ("dma" for transfers)
     known = {}                  # (stream, decl, kind) -> accesses that stream knows are done
     waited = set()
-    read_anywhere = {name for ins in instrs for name in _names(ins.reads)}
+    read_anywhere = {name for ins in instrs for name in _names(ins.reads, units_of)}
     for ins in instrs:
         stream = ins.engine
         tag = "dma" if ins.is_dma else stream
-        reads = _names(ins.reads)
-        writes = _names(ins.writes)
+        reads = _names(ins.reads, units_of)
+        writes = _names(ins.writes, units_of)
         needs = {}
 
         def check(name, kind):
@@ -39,6 +70,7 @@ def add_semaphores(instrs):
                 check(name, "w")
                 check(name, "r")
         ins.waits = sorted(needs.items())
+        ins.signals = []
         waited.update(needs)
         for name in reads:
             readers.setdefault(name, []).append(tag)
@@ -51,10 +83,10 @@ def add_semaphores(instrs):
     return sorted(waited)
 
 
-def _names(views):
+def _names(views, units_of):
     out = []
     for v in views:
-        for unit in v.units():
+        for unit in units_of(v):
             if unit not in out:
                 out.append(unit)
     return out

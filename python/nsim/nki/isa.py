@@ -33,8 +33,15 @@ def _engine(engine, allowed, default, what):
     return engine
 
 
-def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None, **_kw):
+def _no_options(kwargs, what):
+    if kwargs:
+        fail("nisa.%s: options %s are not supported" % (what, ", ".join(sorted(kwargs))), Unsupported)
+
+
+def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None, **kwargs):
     """PSUM[M, N] = stationary[K, M]^T @ moving[K, N] on TensorE."""
+    nl._no_mask(mask, "nisa.nc_matmul")
+    _no_options(kwargs, "nc_matmul")
     stationary, moving = nl._tile(stationary, "nc_matmul"), nl._tile(moving, "nc_matmul")
     nl._check_sbuf(stationary, "nc_matmul")
     nl._check_sbuf(moving, "nc_matmul")
@@ -43,6 +50,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
 
 def nc_transpose(data, engine=None, mask=None, dtype=None):
     """[P, F] -> [F, P] on TensorE into PSUM (the VectorE 32x32 form is not modelled)."""
+    nl._no_mask(mask, "nisa.nc_transpose")
     _engine(engine, ("tensor",), "tensor", "nc_transpose")
     return nl._transpose_to_psum(data, "nc_transpose")
 
@@ -51,6 +59,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
                mask=None):
     """op(data * scale + bias) on ScalarE; with reduce_res=[P, 1] tile, the sums along the free axis are
     accumulated into it (reduce_op must be nl.add)."""
+    nl._no_mask(mask, "nisa.activation")
     data = nl._tile(data, "activation")
     func = _lookup(_ACTIVATION, op, "activation")
     if reduce_op is not None and reduce_op not in (nl.add, nl.sum):
@@ -63,6 +72,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
 
 
 def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None):
+    nl._no_mask(mask, "nisa.tensor_tensor")
     _engine(engine, ("vector",), "vector", "tensor_tensor")
     a, b = nl._tile(data1, "tensor_tensor"), nl._tile(data2, "tensor_tensor")
     if a.partitions != b.partitions or a.free_elements != b.free_elements:
@@ -84,6 +94,7 @@ def _scalar_operand(x, like):
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, dtype=None,
                   engine=None, mask=None):
     """(data op0 operand0) op1 operand1 on VectorE (or GpSimd); operands are numbers or [P, 1] columns."""
+    nl._no_mask(mask, "nisa.tensor_scalar")
     if reverse0 or reverse1:
         fail("tensor_scalar reverse operands are not supported", Unsupported)
     engine = _engine(engine, ("vector", "gpsimd"), "vector", "tensor_scalar")
@@ -97,12 +108,14 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
 
 
 def tensor_reduce(op, data, axis, dtype=None, keepdims=False, negate=False, mask=None):
+    nl._no_mask(mask, "nisa.tensor_reduce")
     if negate:
         fail("tensor_reduce(negate=True) is not supported", Unsupported)
     return nl._reduce(_lookup(_REDUCE, op, "tensor_reduce"), data, axis, dtype, keepdims, "tensor_reduce")
 
 
 def tensor_copy(src, dtype=None, engine=None, mask=None):
+    nl._no_mask(mask, "nisa.tensor_copy")
     engine = _engine(engine, ("vector", "scalar", "gpsimd"), "vector", "tensor_copy")
     src = nl._tile(src, "tensor_copy")
     out = nl._new(nl._tile_shape(src), _dt.of(dtype) or src.dtype, "copy")
@@ -111,6 +124,7 @@ def tensor_copy(src, dtype=None, engine=None, mask=None):
 
 
 def memset(shape, value, dtype, engine=None, mask=None):
+    nl._no_mask(mask, "nisa.memset")
     engine = _engine(engine, ("vector", "gpsimd"), "vector", "memset")
     out = nl._new(shape, _dt.of(dtype), "memset")
     current().emit(engine, "memset", out, [], [("value", float(value))])
@@ -120,6 +134,7 @@ def memset(shape, value, dtype, engine=None, mask=None):
 def iota(expr, dtype, mask=None):
     """GpSimd: a tile holding expr = base + p * partition_step + i * free_step, from nl.arange
     expressions placed on the partition ([:, None]) and free ([None, :]) axes."""
+    nl._no_mask(mask, "nisa.iota")
     terms = expr.terms if isinstance(expr, IndexSum) else [expr]
     if not all(isinstance(t, IndexExpr) and t.axis in (0, 1) for t in terms):
         fail("iota takes nl.arange(P)[:, None] and/or nl.arange(F)[None, :] terms")
@@ -135,9 +150,11 @@ def iota(expr, dtype, mask=None):
     return out
 
 
-def dma_copy(dst, src, queue=None, engine=None, mask=None, **_kw):
+def dma_copy(dst, src, queue=None, engine=None, mask=None, **kwargs):
     """A DMA between HBM, SBUF and PSUM on `queue` (default: the frontend's rotation), triggered from
     `engine` (default: the producer of an on-chip source, else Sync)."""
+    nl._no_mask(mask, "nisa.dma_copy")
+    _no_options(kwargs, "dma_copy")
     for v, what in ((dst, "dst"), (src, "src")):
         if not isinstance(v, (HbmTensor, Tile)):
             fail("dma_copy %s must be a tensor or tile, got %r" % (what, v))

@@ -39,13 +39,16 @@ class Kernel:
 
     def trace(self, args, kwargs, config="trn2", overrides=()):
         info = _core.core().config_info(config, list(overrides))
+        if not 1 <= self.dma_queues <= info["dma_queues"]:
+            raise KernelError("nki.jit(dma_queues=%d): %s has DMA queues 0..%d"
+                              % (self.dma_queues, info["name"], info["dma_queues"] - 1))
         traced = self._trace(args, kwargs, info, {})
         plan = shrink_plan(traced.program)
         if plan:  # the automatic double buffering does not fit: retrace with fewer buffers
             traced = self._trace(args, kwargs, info, plan)
         traced.program.drop_removed()
         check_capacity(traced.program)
-        semaphores = add_semaphores(traced.program.instrs)
+        semaphores = add_semaphores(traced.program.instrs, info["semaphores"])
         traced.text, traced.where = kernel_text(traced.program, semaphores)
         return traced
 
@@ -80,11 +83,13 @@ class Kernel:
         return Traced(program, None, None, inputs, outputs, result)
 
 
-def jit(fn=None, *, num_buffers=None, dma_queues=4, **_ignored):
+def jit(fn=None, *, num_buffers=None, dma_queues=4, mode=None, platform_target=None):
     """Marks an NKI kernel. num_buffers: physical buffers of each loop-local tile
     (modulo allocation; per tile: num_buffers= on nl.ndarray/load; default:
     double buffering, single where that does not fit); dma_queues: the DMA
-    queues the frontend rotates transfers over."""
+    queues the frontend rotates transfers over. NKI's mode= and platform_target=
+    are accepted and have no effect: the kernel always runs on the simulator,
+    on the config given to simulate_kernel/benchmark."""
     if fn is None:
         return lambda f: Kernel(f, num_buffers, dma_queues)
     return Kernel(fn, num_buffers, dma_queues)

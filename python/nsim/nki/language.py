@@ -122,6 +122,11 @@ def _new(shape, dtype, label, space=sbuf, num_buffers=None):
     return current().new_tile(shape, dtype, space, label, num_buffers)
 
 
+def _no_mask(mask, what):
+    if mask is not None:
+        fail("%s(mask=...): masks are not supported; use shapes that are multiples of the tile" % what, Unsupported)
+
+
 def _number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
@@ -168,35 +173,26 @@ def _binary(name, x, y, dtype):
     return out
 
 
-def add(x, y, dtype=None, mask=None):
-    return _binary("add", x, y, dtype)
+def _binary_fn(name):
+    def fn(x, y, dtype=None, mask=None):
+        _no_mask(mask, name)
+        return _binary(name, x, y, dtype)
+    fn.__name__ = name
+    fn.__doc__ = "nl.%s element-wise on VectorE (op=%s)." % (name, _ALU[name])
+    return fn
 
 
-def subtract(x, y, dtype=None, mask=None):
-    return _binary("subtract", x, y, dtype)
-
-
-def multiply(x, y, dtype=None, mask=None):
-    return _binary("multiply", x, y, dtype)
-
-
-def divide(x, y, dtype=None, mask=None):
-    return _binary("divide", x, y, dtype)
-
-
-def maximum(x, y, dtype=None, mask=None):
-    return _binary("maximum", x, y, dtype)
-
-
-def minimum(x, y, dtype=None, mask=None):
-    return _binary("minimum", x, y, dtype)
-
-
-def power(x, y, dtype=None, mask=None):
-    return _binary("power", x, y, dtype)
+add = _binary_fn("add")
+subtract = _binary_fn("subtract")
+multiply = _binary_fn("multiply")
+divide = _binary_fn("divide")
+maximum = _binary_fn("maximum")
+minimum = _binary_fn("minimum")
+power = _binary_fn("power")
 
 
 def negative(x, dtype=None, mask=None):
+    _no_mask(mask, "negative")
     return _binary("multiply", x, -1.0, dtype)
 
 
@@ -216,6 +212,7 @@ def _activation_into(dst, func, x, scale=1.0, bias=None, acc=None):
 
 def _unary(func):
     def fn(x, dtype=None, mask=None):
+        _no_mask(mask, func)
         x = _tile(x, func)
         out = _new(_tile_shape(x), _dt.of(dtype) or x.dtype, func)
         _activation_into(out, func, x)
@@ -286,20 +283,19 @@ def _pfirst(shape, pdim):
     return (shape[pdim],) + tuple(s for i, s in enumerate(shape) if i != pdim)
 
 
-def sum(x, axis, dtype=None, keepdims=False, mask=None):  # noqa: A001 (NKI's name)
-    return _reduce("sum", x, axis, dtype, keepdims, "sum")
+def _reduce_fn(op):
+    def fn(x, axis, dtype=None, keepdims=False, mask=None):
+        _no_mask(mask, op)
+        return _reduce(op, x, axis, dtype, keepdims, op)
+    fn.__name__ = op
+    fn.__doc__ = "nl.%s along trailing free axes on VectorE (tensor_reduce op=%s)." % (op, op)
+    return fn
 
 
-def max(x, axis, dtype=None, keepdims=False, mask=None):  # noqa: A001
-    return _reduce("max", x, axis, dtype, keepdims, "max")
-
-
-def min(x, axis, dtype=None, keepdims=False, mask=None):  # noqa: A001
-    return _reduce("min", x, axis, dtype, keepdims, "min")
-
-
-def mean(x, axis, dtype=None, keepdims=False, mask=None):
-    return _reduce("mean", x, axis, dtype, keepdims, "mean")
+sum = _reduce_fn("sum")  # noqa: A001 (NKI's names)
+max = _reduce_fn("max")  # noqa: A001
+min = _reduce_fn("min")  # noqa: A001
+mean = _reduce_fn("mean")
 
 
 # ------------------------------------------------------------------ TensorE
@@ -320,11 +316,13 @@ def _transpose_to_psum(x, what):
 
 def transpose(x, dtype=None, mask=None):
     """[P, F] -> [F, P] on TensorE, into PSUM (fp32)."""
+    _no_mask(mask, "transpose")
     return _transpose_to_psum(x, "transpose")
 
 
 def matmul(x, y, transpose_x=False, mask=None):
     """x @ y into a PSUM fp32 tile on TensorE; x is [M, K] (or [K, M] with transpose_x=True), y [K, N]."""
+    _no_mask(mask, "matmul")
     x, y = _tile(x, "matmul"), _tile(y, "matmul")
     if not transpose_x:
         xt = _transpose_to_psum(x, "matmul")
@@ -389,8 +387,7 @@ def _copy_into(dst, src):
 
 def load(src, dtype=None, mask=None, num_buffers=None):
     """HBM -> a new SBUF tile (DMA, triggered from Sync); dim 0 of `src` is the partition dim."""
-    if mask is not None:
-        fail("nl.load(mask=...) is not supported", Unsupported)
+    _no_mask(mask, "nl.load")
     if not isinstance(src, HbmTensor):
         fail("nl.load reads an HBM tensor, got %r" % (src,))
     if src.ndim == 0:
@@ -405,8 +402,7 @@ def load(src, dtype=None, mask=None, num_buffers=None):
 
 def store(dst, value, mask=None):
     """A tile -> HBM (DMA). Triggered from the engine that produced the tile."""
-    if mask is not None:
-        fail("nl.store(mask=...) is not supported", Unsupported)
+    _no_mask(mask, "nl.store")
     if not isinstance(dst, HbmTensor):
         fail("nl.store writes an HBM tensor, got %r" % (dst,))
     value = _tile(value, "nl.store value")
@@ -418,6 +414,7 @@ def store(dst, value, mask=None):
 
 def copy(x, dtype=None, mask=None):
     """A copy of a tile into a new SBUF tile (VectorE), casting to dtype."""
+    _no_mask(mask, "copy")
     x = _tile(x, "copy")
     out = _new(_tile_shape(x), _dt.of(dtype) or x.dtype, "copy")
     _copy_into(out, x)

@@ -107,6 +107,8 @@ class Program:
                         [parts] + (free or [1]), where())
             decl.buffers = entry["n"] or 1
             decl.block_free = math.prod(shape[pdim + 1:])
+            if entry["n"] > 1:
+                decl.slot = slot  # its place in the loop's rotation (dependencies.py groups by it)
             self.decls.append(decl)
             entry["decls"].append(decl)
         decl = entry["decls"][slot]

@@ -19,17 +19,17 @@ def test_vector_add_semaphores(rng):
     text = nki.benchmark(vector_add(2), a, b).kernel_text
     adds, dmas = lines_of(text, "tensor_tensor"), lines_of(text, "dma_copy")
     # each add waits for its two loads (RAW across engines): the k-th write of its buffers
-    assert [len(re.findall(r"wait=load_\w+_b%d_w>=%d" % (i % 2, i // 2 + 1), l)) for i, l in enumerate(adds)] == [2] * 4
+    assert [len(re.findall(r"wait=sem_load_\w+_b%d_w>=%d" % (i % 2, i // 2 + 1), l)) for i, l in enumerate(adds)] == [2] * 4
     # the store is triggered by VectorE right after the add: ordered by the engine, no semaphore
     stores = [l for l in dmas if l.startswith("vector:")]
     assert len(stores) == 4 and not any("wait=" in l for l in stores)
     # iteration 2 reuses iteration 0's buffers: its loads wait until the add has read them (WAR)
     loads = [l for l in dmas if l.startswith("sync:")]
     assert not any("wait=" in l for l in loads[:4])
-    assert [re.findall(r"wait=load_\w+_(b[01])_r>=(\d)", l) for l in loads[4:]] == \
+    assert [re.findall(r"wait=sem_load_\w+_(b[01])_r>=(\d)", l) for l in loads[4:]] == \
         [[("b0", "1")], [("b0", "1")], [("b1", "1")], [("b1", "1")]]
     # nothing reads `out`: stores of disjoint tiles are not ordered among themselves
-    assert "out_w" not in text
+    assert "sem_out_w" not in text
 
 
 def test_timeline_respects_dependencies(rng):
@@ -65,7 +65,7 @@ def test_same_engine_chain_has_no_semaphores_cross_engine_does(rng):
     np.testing.assert_allclose(r.outputs, np.exp((a + 1) * 2), rtol=1e-5)
     ts = lines_of(r.kernel_text, "tensor_scalar")
     assert "wait=" in ts[0] and "wait=" not in ts[1]
-    assert re.search(r"wait=tensor_scalar|wait=multiply_\w+_w>=1", lines_of(r.kernel_text, "activation")[0])
+    assert re.search(r"wait=sem_multiply_\w+_w>=1", lines_of(r.kernel_text, "activation")[0])
 
 
 def test_partial_writes_are_all_awaited(rng):
@@ -80,7 +80,7 @@ def test_partial_writes_are_all_awaited(rng):
     a = np.random.default_rng(1).standard_normal((64, 64)).astype(np.float32)
     r = nki.benchmark(k, a)
     np.testing.assert_allclose(r.outputs, np.exp(a), rtol=1e-5)
-    assert re.search(r"wait=tile_\w+_w>=4", lines_of(r.kernel_text, "activation")[0])
+    assert re.search(r"wait=sem_tile_\w+_w>=4", lines_of(r.kernel_text, "activation")[0])
     assert len(lines_of(r.kernel_text, "dma_copy")) == 5  # the loads went straight into t (no copies)
 
 
@@ -89,8 +89,8 @@ def test_semaphore_budget_coarsens_tracking(rng):
     a, b = bf16(rng.standard_normal((1024, 64))), bf16(rng.standard_normal((1024, 64)))
     expect = bf16(a.astype(np.float32) + b.astype(np.float32)).astype(np.float32)
     times = []
-    for limit, semaphores in ((256, None), (4, ["slot0_r", "slot0_w", "slot1_r", "slot1_w"]),
-                              (2, ["sem0_r", "sem0_w"])):
+    for limit, semaphores in ((256, None), (4, ["sem_slot0_r", "sem_slot0_w", "sem_slot1_r", "sem_slot1_w"]),
+                              (2, ["sem_b0_r", "sem_b0_w"])):
         r = nki.benchmark(vector_add(2), a, b, overrides=["kernel.semaphores=%d" % limit])
         np.testing.assert_array_equal(r.outputs.astype(np.float32), expect)
         declared = re.findall(r"^semaphore (\S+)", r.kernel_text, re.M)

@@ -24,7 +24,7 @@ def add_semaphores(instrs, limit):
     buckets = {}
 
     def bucket(key):
-        return "sem%d" % buckets.setdefault(key, len(buckets) % max(1, limit // 2))
+        return "b%d" % buckets.setdefault(key, len(buckets) % max(1, limit // 2))
 
     levels = (
         lambda v: v.units(),
@@ -60,7 +60,7 @@ def _assign(instrs, units_of):
             log = (writers if kind == "w" else readers).setdefault(name, [])
             seen = known.get((stream, name, kind), 0)
             if any(t != stream for t in log[seen:]):
-                needs["%s_%s" % (name, kind)] = len(log)
+                needs["sem_%s_%s" % (name, kind)] = len(log)
             known[(stream, name, kind)] = len(log)
 
         for name in reads:
@@ -74,10 +74,10 @@ def _assign(instrs, units_of):
         waited.update(needs)
         for name in reads:
             readers.setdefault(name, []).append(tag)
-            ins.signals.append("%s_r" % name)
+            ins.signals.append("sem_%s_r" % name)
         for name in writes:
             writers.setdefault(name, []).append(tag)
-            ins.signals.append("%s_w" % name)
+            ins.signals.append("sem_%s_w" % name)
     for ins in instrs:
         ins.signals = [s for s in ins.signals if s in waited]
     return sorted(waited)

@@ -1,8 +1,9 @@
 """The kernel being traced: tensors, tile allocation and the instruction list.
 
 Kernel code runs once in Python (loops unroll); every nl/nisa call appends
-instructions here. `finish()` then checks capacity, adds the semaphores that
-order the engines (dependencies.py) and writes the .nk text (emit.py).
+instructions here. jit.Kernel.trace then checks capacity (allocation.py),
+adds the semaphores that order the engines (dependencies.py) and writes the
+.nk text (emit.py).
 """
 import math
 import re
@@ -60,7 +61,9 @@ class Program:
 
     # ------------------------------------------------------------ tensors
     def unique_name(self, base):
+        """A tensor name; "sem_" names are the semaphores' (tensors and semaphores share one namespace)."""
         base = _identifier(base)
+        base = "t_" + base if base.startswith("sem_") else base
         name, k = base, 1
         while name in self._names or name in ("inf", "nan"):
             name, k = "%s_%d" % (base, k), k + 1

@@ -33,6 +33,6 @@ echo "setup: all build dependencies present"
 # Idempotent: pip skips what is already installed at these versions.
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python3 -m pip install -q --disable-pip-version-check \
-  pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools
+  pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e "$repo_root/python"
 echo "setup: python frontend dependencies present (then: bazel build //python:_nsim_core.so //tools:nsim)"

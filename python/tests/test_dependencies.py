@@ -105,3 +105,26 @@ def test_semaphore_budget_too_small(rng):
     a = bf16(rng.standard_normal((256, 8)))
     with pytest.raises(nki.KernelError, match="needs 2 semaphores; the config has 1"):
         nki.simulate_kernel(vector_add(1), a, a, overrides=["kernel.semaphores=1"])
+
+
+def test_blocks_are_tracked_separately_then_in_groups(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray((8, nl.par_dim(128), 64), dtype=a.dtype, buffer=nl.sbuf)
+        for b in range(8):
+            t[b] = nl.load(a[:, b * 64:(b + 1) * 64])
+        for b in range(8):
+            nl.store(out[:, b * 64:(b + 1) * 64], value=nl.exp(t[b]))
+        return out
+    a = rng.standard_normal((128, 512)).astype(np.float32)
+    for limit, units in ((256, 8), (4, 4), (2, 2)):
+        r = nki.benchmark(k, a, overrides=["kernel.semaphores=%d" % limit])
+        np.testing.assert_allclose(r.outputs, np.exp(a), rtol=1e-6)
+        sems = re.findall(r"^semaphore (\S+)", r.kernel_text, re.M)
+        assert len(sems) == units and all(re.fullmatch(r"sem_tile_L\d+_b0_k\d_w", s) for s in sems)
+        # the exp of the first block of a unit waits for that unit's loads; the unit's others are covered
+        exps = lines_of(r.kernel_text, "activation")
+        per_unit = 8 // units
+        waits = [re.findall(r"wait=\S+>=(\d+)", l) for l in exps]
+        assert waits == [[str(per_unit)] if b % per_unit == 0 else [] for b in range(8)]

@@ -12,8 +12,8 @@ are not ordered among themselves: stores of disjoint tiles run concurrently.
 
 The core has a fixed number of semaphores (config kernel.semaphores). When the
 finest tracking needs more, coarser units are used, each still correct (a
-unit is treated as one tensor, so ordering only gets stricter): whole tensors
-instead of blocks, then one unit per buffer slot of the loops' rotating
+unit is treated as one tensor, so ordering only gets stricter): 2, 4, 8, ...
+blocks per unit, whole tensors, then one unit per buffer slot of the loops' rotating
 allocations, then a fixed number of buckets.
 """
 from .errors import KernelError
@@ -26,8 +26,10 @@ def add_semaphores(instrs, limit):
     def bucket(key):
         return "b%d" % buckets.setdefault(key, len(buckets) % max(1, limit // 2))
 
-    levels = (
-        lambda v: v.units(),
+    most_blocks = max((v.decl.free_size // v.decl.block_free for ins in instrs for v in ins.reads + ins.writes
+                       if v.decl.on_chip), default=1)
+    groups = [1 << k for k in range(most_blocks.bit_length()) if 1 << k < most_blocks] or [1]
+    levels = tuple((lambda g: lambda v: v.units(g))(g) for g in groups) + (
         lambda v: [v.decl.name],
         lambda v: [_slot_unit(v.decl)],
         lambda v: [bucket(_slot_unit(v.decl))],

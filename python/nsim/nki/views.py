@@ -176,14 +176,16 @@ class View:
     def _what(self):
         return "tensor '%s'" % self.decl.name
 
-    def units(self):
-        """The dependency units this view touches: the blocks of a blocked tile, else the tensor."""
+    def units(self, group=1):
+        """The dependency units this view touches: the blocks of a blocked tile, `group` blocks per
+        unit, else the tensor."""
         d = self.decl
-        if not d.on_chip or d.block_free >= d.free_size:
+        if not d.on_chip or d.block_free * group >= d.free_size:
             return [d.name]
         f0 = self.offset % d.free_size
         f1 = f0 + sum(stride * (size - 1) for i, (stride, size) in enumerate(self.dims) if i != self.pdim)
-        return ["%s_k%d" % (d.name, b) for b in range(f0 // d.block_free, f1 // d.block_free + 1)]
+        size = d.block_free * group
+        return ["%s_k%d" % (d.name, b) for b in range(f0 // size, f1 // size + 1)]
 
     # ---------------------------------------------------------- text
     def ap_text(self):

@@ -124,3 +124,11 @@ def test_unsupported_nl_dtype():
     def k(a):
         return nl.ndarray((4, 4), dtype=nl.float8_e4m3, buffer=nl.sbuf)
     expect(k, 2, "nl.float8_e4m3 is not supported by the simulator", nki.Unsupported)
+
+
+def test_scalar_array_argument():
+    @nki.jit
+    def k(a, s):
+        return a
+    with pytest.raises(nki.KernelError, match="argument 's' of kernel 'k' has shape \\(\\)"):
+        nki.simulate_kernel(k, X, np.array(2.0, np.float32))

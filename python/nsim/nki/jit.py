@@ -60,6 +60,10 @@ class Kernel:
         def hbm(name, value):
             if not isinstance(value, np.ndarray):
                 return value
+            if value.ndim == 0 or value.size == 0:
+                raise KernelError("argument '%s' of kernel '%s' has shape %s: tensors need at least one element "
+                                  "in at least one dim (pass plain numbers as Python scalars)"
+                                  % (name, self.fn.__name__, value.shape))
             dt = dtypes.of(value.dtype, "argument '%s' dtype" % name)
             t = program.hbm_tensor(name, value.shape, dt, argument=True)
             inputs[t.decl.name] = (value, dt)

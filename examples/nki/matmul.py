@@ -158,10 +158,24 @@ def nki_matmul_fully_optimized_(lhsT, rhs, TILES_IN_BLOCK_M=16, TILES_IN_BLOCK_N
 STEPS = (nki_matmul_tiled_, nki_matmul_hoist_load_, nki_matmul_block_free_dimension_, nki_matmul_fully_optimized_)
 
 
+def reference(lhsT, rhs, block_k=None):
+    """lhsT^T @ rhs rounded to bf16; with block_k, accumulated per K block into bf16 as the fully
+    optimised kernel's result tiles do: bf16(bf16(P0) + P1) + ..."""
+    f32 = np.float32
+    block_k = block_k or lhsT.shape[0]
+    acc = None
+    for k in range(0, lhsT.shape[0], block_k):
+        p = lhsT[k:k + block_k].astype(f32).T @ rhs[k:k + block_k].astype(f32)
+        acc = (p if acc is None else acc.astype(f32) + p).astype(lhsT.dtype)
+    return acc
+
+
 def check(kernel, lhsT, rhs, config, out=None):
     r = nki.benchmark(kernel, lhsT, rhs, config=config, out_dir=out)
-    ref = lhsT.astype(np.float32).T @ rhs.astype(np.float32)
-    err = np.max(np.abs(r.outputs.astype(np.float32) - ref) / (np.abs(ref) + 1.0))
+    ref = reference(lhsT, rhs, 1024 if kernel is nki_matmul_fully_optimized_ else None).astype(np.float32)
+    # bf16 results differ from NumPy's by rounding flips (summation order): one bf16 ulp of the
+    # largest value is 2^-8 = 0.4 % of it
+    err = np.max(np.abs(r.outputs.astype(np.float32) - ref)) / np.max(np.abs(ref))
     return r, err
 
 
@@ -175,7 +189,9 @@ def main():
     lhsT = rng.standard_normal((64, 128)).astype(ml_dtypes.bfloat16)
     rhs = rng.standard_normal((64, 512)).astype(ml_dtypes.bfloat16)
     r, err = check(nki_matmul_basic_, lhsT, rhs, args.config)
-    print("%-34s %16s %10.3f us  max rel err %.1e" % ("nki_matmul_basic_", "128x512x64", r.device_time_us, err))
+    print("%-34s %16s %10.3f us  max err/max %.1e" % ("nki_matmul_basic_", "128x512x64", r.device_time_us, err))
+    if err > 1e-2:
+        raise SystemExit("nki_matmul_basic_: output does not match NumPy")
     s = args.size
     lhsT = rng.standard_normal((s, s)).astype(ml_dtypes.bfloat16)
     rhs = rng.standard_normal((s, s)).astype(ml_dtypes.bfloat16)
@@ -183,10 +199,10 @@ def main():
         out = args.out if kernel is STEPS[-1] else None
         r, err = check(kernel, lhsT, rhs, args.config, out)
         flops = 2.0 * s ** 3
-        print("%-34s %16s %10.3f us  max rel err %.1e  %6.1f TFLOP/s  TensorE util %5.1f%%"
+        print("%-34s %16s %10.3f us  max err/max %.1e  %6.1f TFLOP/s  TensorE util %5.1f%%"
               % (kernel.__name__, "%dx%dx%d" % (s, s, s), r.device_time_us, err, flops / r.device_time_ns / 1e3,
                  100 * r.summary["engines"]["TensorE"]["utilization"]))
-        if err > 2e-2:
+        if err > 1e-2:
             raise SystemExit("%s: output does not match NumPy" % kernel.__name__)
 
 

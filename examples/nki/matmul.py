@@ -188,6 +188,7 @@ def main():
     rng = np.random.default_rng(0)
     lhsT = rng.standard_normal((64, 128)).astype(ml_dtypes.bfloat16)
     rhs = rng.standard_normal((64, 512)).astype(ml_dtypes.bfloat16)
+    print("%-34s %16s %13s  (bf16 on %s)" % ("kernel", "M x N x K", "device time", args.config))
     r, err = check(nki_matmul_basic_, lhsT, rhs, args.config)
     print("%-34s %16s %10.3f us  max err/max %.1e" % ("nki_matmul_basic_", "128x512x64", r.device_time_us, err))
     if err > 1e-2:

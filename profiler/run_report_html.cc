@@ -81,7 +81,7 @@ HtmlSection TimelineSection(const Recording& rec, const ProfileDeviceSummary& s)
   note += "</p>\n";
   const std::vector<std::string> lanes = LaneOrder(s);
   json chart = {
-      {"width", 1200},
+      {"width", 1000},
       {"height", {{"step", 22}}},
       {"data", {{"values", std::move(t.rows)}}},
       {"mark", {{"type", "bar"}, {"cornerRadius", 1}}},

@@ -48,6 +48,16 @@ std::vector<int64_t> ParseShape(const std::string& flag, const std::string& text
   return shape;
 }
 
+int ParseIntFlag(const std::string& flag, const std::string& text, int lo, int hi) {
+  const std::string expected = "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  bool digits = !text.empty() && text.size() <= 10;
+  for (size_t i = 0; i < text.size(); ++i) digits = digits && ((text[i] >= '0' && text[i] <= '9') || (i == 0 && text[i] == '-'));
+  if (!digits) throw UsageError(flag + " '" + text + "': " + expected);
+  const long long v = std::stoll(text);
+  if (v < lo || v > hi) throw UsageError(flag + " " + text + ": " + expected);
+  return static_cast<int>(v);
+}
+
 std::string UserPath(const std::string& p) {
   const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
   if (p.empty() || p[0] == '/' || wd == nullptr) return p;

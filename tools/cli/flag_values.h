@@ -16,6 +16,10 @@ constexpr int64_t kMaxShapeElements = int64_t{1} << 24;
 // "4,512" -> {4, 512}.
 std::vector<int64_t> ParseShape(const std::string& flag, const std::string& text);
 
+// An integer flag in [lo, hi]: "abc", "4.5" and out-of-range values are
+// errors naming the flag and the range.
+int ParseIntFlag(const std::string& flag, const std::string& text, int lo, int hi);
+
 // `bazel run` starts in the runfiles tree; a relative path means the user's
 // directory (BUILD_WORKING_DIRECTORY).
 std::string UserPath(const std::string& path);

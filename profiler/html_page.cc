@@ -22,7 +22,21 @@ window.nsimCharts = Promise.all(Object.entries(specs).map(([id, spec]) =>
   vegaEmbed('#chart-' + id, spec, {actions: false, renderer: 'svg'})
     .catch(err => { console.error('chart ' + id + ': ' + err);
                     document.getElementById('chart-' + id).textContent = 'chart failed: ' + err; })));
-window.nsimCharts.then(() => document.body.setAttribute('data-charts-drawn', 'true'));
+window.nsimCharts.then(() => document.body.setAttribute('data-charts-drawn', String(Object.keys(specs).length)));
+)js";
+
+// Counts console errors and uncaught exceptions into <html data-errors>, so
+// a headless browser (tools/tests/test_report_html.py) can tell a page that
+// drew from one that failed.
+constexpr const char* kErrorCounter = R"js(
+(function () {
+  const count = () => document.documentElement.setAttribute('data-errors',
+      String(Number(document.documentElement.getAttribute('data-errors') || 0) + 1));
+  const original = console.error;
+  console.error = function () { count(); original.apply(console, arguments); };
+  window.addEventListener('error', count);
+  window.addEventListener('unhandledrejection', count);
+})();
 )js";
 
 // JSON inside <script type="application/json">: "</" must not close the tag.
@@ -77,7 +91,7 @@ std::string HtmlPage(const std::string& title, const std::string& intro_html,
   }
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
                      HtmlEscape(title) + "</title>\n<style>" + kStyle + "</style>\n";
-  page += "<script>";
+  page += "<script>" + std::string(kErrorCounter) + "</script>\n<script>";
   page += kVegaJs;
   page += "</script>\n<script>";
   page += kVegaLiteJs;

@@ -166,7 +166,7 @@ HtmlSection RooflineSection(const ProfileDeviceSummary& s) {
   const json x = {{"field", "arithmetic_intensity"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
                   {"title", "arithmetic intensity (FLOP per HBM byte)"}};
   const json y = {{"field", "flops_per_s"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
-                  {"title", "achieved FLOP/s"}};
+                  {"title", "achieved FLOP/s"}, {"axis", {{"format", "~s"}}}};
   json chart = {
       {"width", 600},
       {"height", 360},

@@ -24,3 +24,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
 echo "setup: all build dependencies present"
+
+# --- profile tools (issue 15 / CLI part of issue 14) ---------------------------
+# libcli11-dev: the flags library of every binary (tools/cli). chromium: the
+# headless browser of tools/tests/test_report_html.py. jsonschema + pytest:
+# `python3 -m pytest tools/tests` (output schema, report rendering).
+profile_packages=(libcli11-dev chromium)
+profile_missing=()
+for p in "${profile_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || profile_missing+=("$p")
+done
+if [ ${#profile_missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${profile_missing[@]}"
+fi
+python3 -c "import jsonschema, pytest, numpy" 2>/dev/null ||
+  python3 -m pip install -q "jsonschema==4.26.0" "pytest==9.0.3" "numpy==2.4.6"
+echo "setup: profile tools present (CLI11, chromium, jsonschema, pytest)"

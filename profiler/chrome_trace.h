@@ -1,6 +1,7 @@
 #pragma once
 // trace.json: a Kineto-like Chrome trace of one Recording that opens in
-// Perfetto UI and chrome://tracing (profiler-conventions 4, checklist 6).
+// Perfetto UI and the DevTools Performance panel (profiler-conventions 4,
+// checklist 6).
 //
 // Lanes, named as in Neuron Explorer:
 //   process "host PID:<pid>":  framework/TID:<t>      ATen ops, compiled regions, ProfilerStep#N

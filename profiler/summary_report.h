@@ -1,6 +1,6 @@
 #pragma once
-// Renders a ProfileDeviceSummary as JSON (device_summary.json, for tools and
-// regression checks) and as text (device_summary.txt, for people).
+// Renders a ProfileDeviceSummary as JSON (summary.json, for tools and
+// regression checks; docs/output-schema.md) and as text (summary.txt).
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "profiler/engine_lanes.h"
 #include "profiler/html_page.h"
 #include "profiler/summary_report.h"
+#include "profiler/time_format.h"
 
 namespace nsim {
 namespace prof {
@@ -14,12 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-std::string Ns(Picos ps) { return Fixed(PicosToNanos(ps), 3); }
+std::string Ns(Picos ps) { return FormatFixed(PicosToNanos(ps), 3); }
 
 std::string Arg(const InstructionSlice& s, const std::string& key) {
   for (const auto& [k, v] : s.args)
@@ -135,7 +130,7 @@ HtmlSection RooflineSection(const ProfileDeviceSummary& s) {
     const Roofline& r = e.roofline;
     table.push_back({e.kernel_name, BoundName(r.bound), Ns(e.device_time), Ns(r.compute_floor),
                      Ns(r.memory_floor), Ns(r.overhead),
-                     std::isinf(r.arithmetic_intensity) ? "inf" : Fixed(r.arithmetic_intensity, 3)});
+                     std::isinf(r.arithmetic_intensity) ? "inf" : FormatFixed(r.arithmetic_intensity, 3)});
     peak = std::max(peak, e.PeakFlopsPerSecond());
     bw = std::max(bw, e.PeakHbmBytesPerSecond());
     if (e.flops <= 0 || e.hbm_bytes() <= 0 || e.device_time <= 0) continue;

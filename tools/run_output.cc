@@ -6,33 +6,11 @@
 #include "profiler/csv_export.h"
 #include "profiler/device_summary.h"
 #include "profiler/summary_report.h"
-#include "sim/isa/opcode_spec.h"
-#include "sim/kernel/printer.h"
+#include "runtime/device_capture.h"
 #include "tools/npy.h"
 
 namespace nsim {
 namespace {
-
-// The same slices the runtime hands the profiler for a captured execution
-// (runtime/profiler_bridge.cc), so nsim run's files read like the study's.
-prof::InstructionSlice Slice(const Kernel& k, const InstructionRecord& rec) {
-  const Instruction& in = k.streams[static_cast<int>(rec.engine)][rec.index];
-  const OpcodeSpec& spec = Spec(in.opcode);
-  prof::InstructionSlice s;
-  s.lane = EngineLaneName(rec.engine);
-  s.opcode = spec.name;
-  s.args = {{"operands", FormatOperands(k, in)}, {"hw_opcode", spec.hw_name}, {"index", std::to_string(rec.index)},
-            {"semaphore_wait_ns", std::to_string(PicosToNanos(rec.wait))}};
-  if (in.line > 0) s.args.emplace_back("line", std::to_string(in.line));
-  s.start = rec.start;
-  s.end = rec.end;
-  s.flops = spec.flops(k, in);
-  return s;
-}
-
-prof::DmaSlice Slice(const DmaRecord& d) {
-  return {"DMA q" + std::to_string(d.queue), d.dma_engine, d.bytes, d.start, d.end, d.touches_hbm};
-}
 
 nlohmann::json Records(const prof::Recording& rec) {
   nlohmann::json out = nlohmann::json::array();
@@ -77,14 +55,9 @@ prof::Recording RecordingOfExecution(const HardwareConfig& config, const Kernel&
   e.exec.end = r.device_time;
   e.exec.kernel_hash = r.kernel_hash;
   e.exec.kernel_name = kernel.name;
-  e.exec.kernel_text = FormatKernel(kernel);
-  for (const InstructionRecord& rec : r.instructions) e.exec.instructions.push_back(Slice(kernel, rec));
-  for (const DmaRecord& d : r.dma) e.exec.dma.push_back(Slice(d));
   e.exec.hbm_read_bytes = r.hbm_bytes_read;
   e.exec.hbm_write_bytes = r.hbm_bytes_written;
-  // Dense 16-bit peak: every PE does a multiply-add per TensorE cycle (S1).
-  e.exec.peak_flops_per_s = 2.0 * static_cast<double>(config.tensor.rows * config.tensor.cols) * config.tensor.freq_hz;
-  e.exec.peak_hbm_bytes_per_s = config.dma.hbm_bytes_per_ns * 1e9;
+  rt::CaptureExecution(kernel, r, config, &e.exec);
   prof::Recording rec;
   rec.settings.runtime_lanes = false;  // no host or runtime: the kernel alone
   rec.settings.device_lanes = true;

@@ -1,8 +1,8 @@
 #include "benchmarks/rmsnorm/study_page.h"
 
-#include <cstdio>
 
 #include "profiler/html_page.h"
+#include "profiler/time_format.h"
 
 namespace nsim {
 namespace study {
@@ -10,11 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 }  // namespace
 
@@ -26,14 +21,14 @@ std::string StudyPageHtml(const json& report) {
     const std::string name = impl["name"];
     const double model_us = impl["device_time_ns"].get<double>() / 1000.0;
     bars.push_back({{"implementation", name}, {"source", "model"}, {"self_neuron_us", model_us}});
-    std::vector<std::string> row = {name, std::to_string(impl["dispatches"].get<int64_t>()), Fixed(model_us, 1),
-                                    Fixed(impl["self_cpu_ns"].get<double>() / 1000.0, 1), "", "", ""};
+    std::vector<std::string> row = {name, std::to_string(impl["dispatches"].get<int64_t>()), prof::FormatFixed(model_us, 1),
+                                    prof::FormatFixed(impl["self_cpu_ns"].get<double>() / 1000.0, 1), "", "", ""};
     if (impl.contains("study")) {
       const double study_us = impl["study"]["device_time_ns"].get<double>() / 1000.0;
       bars.push_back({{"implementation", name}, {"source", "measured study"}, {"self_neuron_us", study_us}});
-      row[4] = Fixed(study_us, 1);
-      row[5] = Fixed(impl["study"]["self_cpu_ns"].get<double>() / 1000.0, 1);
-      row[6] = Fixed(impl["error_percent"]["device_time"].get<double>(), 1) + " %";
+      row[4] = prof::FormatFixed(study_us, 1);
+      row[5] = prof::FormatFixed(impl["study"]["self_cpu_ns"].get<double>() / 1000.0, 1);
+      row[6] = prof::FormatFixed(impl["error_percent"]["device_time"].get<double>(), 1) + " %";
     }
     rows.push_back(row);
     links += "<a href=\"" + prof::HtmlEscape(slug) + "/report.html\">" + prof::HtmlEscape(name) + "</a> ";

@@ -69,7 +69,9 @@ ExportedFiles WriteProfileOutput(const Recording& rec, const std::string& dir, c
       WriteFile(fs::path(dir) / "summary.json", SummaryDocument(summary, run.about).dump(2) + "\n");
   files.summary_text = WriteFile(fs::path(dir) / "summary.txt", SummaryText(summary));
   files.instructions_csv = WriteFile(fs::path(dir) / "instructions.csv", InstructionsCsv(rec));
-  files.report_html = WriteFile(fs::path(dir) / "report.html", RunReportHtml(rec, summary, run.title));
+  if (run.report_html) {
+    files.report_html = WriteFile(fs::path(dir) / "report.html", RunReportHtml(rec, summary, run.title));
+  }
   return files;
 }
 
@@ -79,7 +81,10 @@ NeuronProfiler::NeuronProfiler(NeuronConfig config)
 void NeuronProfiler::export_trace(Profile& prof) {
   fs::path dir = state_->config.profile_output_dir;
   if (!state_->exports.empty()) dir /= "export_" + std::to_string(state_->exports.size());
-  state_->exports.push_back(WriteProfileOutput(prof.recording(), dir.string()));
+  RunDescription run;
+  run.title = "nsim profile: " + dir.string();
+  run.report_html = state_->exports.empty();
+  state_->exports.push_back(WriteProfileOutput(prof.recording(), dir.string(), run));
 }
 
 }  // namespace prof

@@ -7,7 +7,7 @@
 //   summary.json / summary.txt      DEVICE mode: per execution and profile totals
 //                                   (schema: docs/output-schema.md)
 //   report.html                     DEVICE mode: timeline, utilisation, roofline, top
-//                                   instructions (run_report_html.h)
+//                                   instructions (run_report_html.h); first export only
 //   instructions.csv                DEVICE mode: one row per instruction and DMA piece
 //   op_table.csv                    the key_averages() rows, when the window has ops
 // Files are written under a temporary name and renamed, so a file that
@@ -45,6 +45,9 @@ struct ExportedFiles {
 struct RunDescription {
   std::string title = "nsim profile";  // report.html's heading
   nlohmann::json about = nlohmann::json::object();
+  // report.html embeds ~0.9 MB of chart runtime: a schedule with many cycles
+  // writes it for its first export only.
+  bool report_html = true;
 };
 
 // Writes every file for `recording` into `dir` (created if missing). Throws

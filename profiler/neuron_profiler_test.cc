@@ -113,6 +113,8 @@ TEST_F(NeuronProfilerTest, LaterExportsGoToTheirOwnDirectories) {
   EXPECT_TRUE(fs::exists(dir_ / "trace.json"));
   EXPECT_TRUE(fs::exists(dir_ / "export_1" / "trace.json"));
   EXPECT_TRUE(fs::exists(dir_ / "export_1" / "101.neff"));
+  EXPECT_TRUE(fs::exists(dir_ / "report.html"));
+  EXPECT_FALSE(fs::exists(dir_ / "export_1" / "report.html"));  // ~0.9 MB each: first export only
 }
 
 TEST_F(NeuronProfilerTest, UncapturedCoreWritesNoKernelFiles) {

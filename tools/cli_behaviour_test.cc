@@ -145,3 +145,31 @@ TEST(CliTest, CompareShowsTheWhatIf) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliTest, QuietOnAPipe) {
+  // Progress goes to stderr only on a terminal; a successful run says nothing there.
+  const Outcome o = RunTool(kStudy, "--out " + (TmpDir() / "quiet").string());
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+}
+
+TEST(CliTest, CtrlCStopsAtAStepAndLeavesCompleteFiles) {
+  // 4000 steps would take minutes; SIGINT after 2 s stops at the next step.
+  const fs::path dir = TmpDir() / "interrupted";
+  const Outcome o = RunTool("timeout --preserve-status -s INT 2 " + std::string(kStudy),
+                            "--steps 4000 --out " + dir.string());
+  EXPECT_RUN(o, 130, err, "interrupted");
+  int complete = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    EXPECT_NE(e.path().extension(), ".partial") << e.path();
+    if (e.path().filename() == "summary.json") {
+      EXPECT_NO_THROW(nlohmann::json::parse(Slurp(e.path()))) << e.path();
+      ++complete;
+    }
+  }
+  EXPECT_GT(complete, 0);
+}
+
+}  // namespace

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profiler/json_writer.h"
+
 namespace nsim {
 namespace prof {
 
@@ -13,30 +15,31 @@ std::string NtffText(const DeviceExecution& exec) {
   json instructions = json::array();
   for (const InstructionSlice& s : exec.instructions) {
     json operands = json::object();
-    for (const auto& [k, v] : s.args) operands[k] = v;
+    for (const auto& [k, v] : s.args) operands[k] = IsPlainNumber(v) ? json(std::stod(v)) : json(v);
     instructions.push_back({{"engine", s.lane},
                             {"opcode", s.opcode},
                             {"operands", operands},
-                            {"start_ps", s.start},
-                            {"end_ps", s.end},
-                            {"flops", s.flops}});
+                            {"start_ns", PicosToNanos(s.start)},
+                            {"end_ns", PicosToNanos(s.end)},
+                            {"model_flops", s.flops}});
   }
   json dma = json::array();
   for (const DmaSlice& d : exec.dma) {
     dma.push_back({{"queue", d.queue},
                    {"dma_engine", d.dma_engine},
                    {"bytes", d.bytes},
-                   {"start_ps", d.start},
-                   {"end_ps", d.end},
+                   {"start_ns", PicosToNanos(d.start)},
+                   {"end_ns", PicosToNanos(d.end)},
                    {"touches_hbm", d.touches_hbm}});
   }
   // Times are relative to the execution start, as in the simulator's records.
-  json doc = {{"format", "nsim-ntff-1"},
+  json doc = {{"schema", "nsim-ntff"},
+              {"schema_version", 1},
               {"kernel_hash", std::to_string(exec.kernel_hash)},
               {"kernel_name", exec.kernel_name},
               {"neff", NeffFileName(exec.kernel_hash)},
               {"nc", exec.nc},
-              {"device_time_ps", exec.end - exec.start},
+              {"total_time_ns", PicosToNanos(exec.end - exec.start)},
               {"hbm_read_bytes", exec.hbm_read_bytes},
               {"hbm_write_bytes", exec.hbm_write_bytes},
               {"instructions", instructions},

@@ -222,7 +222,7 @@ class TraceBuilder {
     const int pid = kDevicePidBase + x.nc;
     for (const InstructionSlice& s : x.instructions) {
       JsonArgs args;
-      for (const auto& [k, v] : s.args) args.Str(k, v);
+      for (const auto& [k, v] : s.args) args.Value(k, v);
       if (s.flops > 0) args.Int("flops", s.flops);
       AddSlice(Lane({pid, kEngineRank, EngineNumber(s.lane), s.lane}), s.opcode,
                "neuron_instruction", x.start + s.start, x.start + s.end, args.Done());
@@ -340,7 +340,7 @@ class TraceBuilder {
     AppendJsonString(out_, s.name);
     WritePlace(lanes_[s.lane].pid, s.tid, s.ts);
     out_ += ", \"dur\": ";
-    AppendMicros(out_, s.end - s.ts);
+    AppendDuration(out_, s.ts, s.end);
     out_ += ", \"args\": " + s.args + "}";
   }
 

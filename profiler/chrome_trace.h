@@ -1,6 +1,7 @@
 #pragma once
 // trace.json: a Kineto-like Chrome trace of one Recording that opens in
-// Perfetto UI and chrome://tracing (profiler-conventions 4, checklist 6).
+// Perfetto UI and the DevTools Performance panel (profiler-conventions 4,
+// checklist 6).
 //
 // Lanes, named as in Neuron Explorer:
 //   process "host PID:<pid>":  framework/TID:<t>      ATen ops, compiled regions, ProfilerStep#N
@@ -13,8 +14,9 @@
 // A lane whose slices overlap without nesting is split into sub-lanes
 // "<name> (2)", ... so that every lane nests strictly. Flow arrows ("ac2g")
 // run ATen op -> runtime call -> hardware execution. Timestamps are
-// microseconds with nanosecond decimals on the simulated clock
-// (baseTimeNanoseconds 0).
+// microseconds on the simulated clock (baseTimeNanoseconds 0), written as
+// exact binary fractions so that ts + dur adds up exactly in viewers that add
+// in floating point (json_writer.h); Perfetto recovers the integer ns.
 #include <string>
 
 #include "profiler/recording.h"

@@ -118,17 +118,46 @@ TEST_F(ChromeTraceTest, HasKinetoContainerAndTimestampFormat) {
   EXPECT_EQ(p.doc["baseTimeNanoseconds"], 0);
   EXPECT_TRUE(p.doc["deviceProperties"].is_array());
   EXPECT_EQ(p.doc["traceName"], "trace.json");
-  // Every ts/dur is microseconds with exactly three decimals (ns precision).
+  // Every ts/dur is microseconds on the 2^-16 us grid: an exact binary
+  // fraction (at most 16 decimals) that Perfetto's llround(us * 1000) maps
+  // back to integer ns.
   const std::regex number(R"re("(ts|dur)": ([0-9.]+))re");
   int checked = 0;
   for (auto it = std::sregex_iterator(p.text.begin(), p.text.end(), number);
        it != std::sregex_iterator(); ++it) {
     const std::string value = (*it)[2];
-    if (value == "0") continue;  // metadata events
-    EXPECT_TRUE(std::regex_match(value, std::regex(R"(\d+\.\d{3})"))) << value;
+    EXPECT_TRUE(std::regex_match(value, std::regex(R"(\d+(\.\d{1,16})?)"))) << value;
+    const double ticks = std::stod(value) * 65536.0;
+    EXPECT_EQ(ticks, std::floor(ticks)) << value;
     ++checked;
   }
   EXPECT_GT(checked, 100);
+}
+
+// What speedscope and DevTools do: ts + dur in floating point, no rounding.
+// Slices on one lane must still nest or follow one another exactly.
+TEST_F(ChromeTraceTest, FloatingPointEndsNest) {
+  const Parsed p = Parse(ChromeTraceJson(RecordStudy()));
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> lanes;
+  for (const json& e : p.doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const double ts = e["ts"].get<double>();
+    lanes[{e["pid"], e["tid"]}].push_back({ts, ts + e["dur"].get<double>()});
+  }
+  int nested = 0;
+  for (auto& [lane, spans] : lanes) {
+    std::sort(spans.begin(), spans.end(), [](auto a, auto b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+    std::vector<double> open;  // ends of the enclosing slices
+    for (const auto& [ts, end] : spans) {
+      while (!open.empty() && open.back() <= ts) open.pop_back();
+      if (!open.empty()) {
+        EXPECT_LE(end, open.back()) << "lane " << lane.first << "/" << lane.second << " slice at " << ts;
+        ++nested;
+      }
+      open.push_back(end);
+    }
+  }
+  EXPECT_GT(nested, 10);
 }
 
 TEST_F(ChromeTraceTest, LanesAreNamedLikeNeuronExplorer) {

@@ -153,11 +153,13 @@ TEST(DeviceSummaryTest, RecordingSummaryUsesCapturedExecutionsAndNamesTheirOps) 
   EXPECT_EQ(s.total.device_time, 20 * kT);
 
   const nlohmann::json doc = nlohmann::json::parse(SummaryJson(s));
-  EXPECT_EQ(doc["total"]["device_time_ps"], 20 * kT);
+  EXPECT_EQ(doc["schema_version"], kSchemaVersion);
+  EXPECT_DOUBLE_EQ(doc["total_time_ns"].get<double>(), PicosToNanos(20 * kT));
+  EXPECT_DOUBLE_EQ(doc["total"]["total_time_ns"].get<double>(), PicosToNanos(20 * kT));
   EXPECT_EQ(doc["executions"][0]["kernel_hash"], "42");
   EXPECT_EQ(doc["executions"][0]["engines"][1]["by_opcode"]["tensor_tensor"], 2);
   EXPECT_EQ(doc["executions"][0]["roofline"]["verdict"], "overhead-bound");
-  EXPECT_DOUBLE_EQ(doc["executions"][0]["mbu"].get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ(doc["executions"][0]["mbu_estimated_percent"].get<double>(), 12.5);
   const std::string text = SummaryText(s);
   EXPECT_NE(text.find("kernel rmsnorm (hash 42) on NC0, launched by aten::mul"), std::string::npos)
       << text;

@@ -50,12 +50,29 @@ void AppendJsonString(std::string& out, const std::string& s) {
 
 int64_t TraceNanos(Picos ps) { return ps <= 0 ? 0 : ps / kPicosPerNano; }
 
-void AppendMicros(std::string& out, int64_t ns) {
-  AppendInt(out, ns / 1000);
-  const int frac = static_cast<int>(ns % 1000);
-  const char digits[4] = {'.', static_cast<char>('0' + frac / 100),
-                          static_cast<char>('0' + frac / 10 % 10), static_cast<char>('0' + frac % 10)};
-  out.append(digits, 4);
+int64_t TraceTicks(int64_t ns) {
+  // ns * 2^16 / 1000, rounded; 2^16 / 1000 = 8192 / 125.
+  return (ns * 8192 + 62) / 125;
+}
+
+void AppendTicks(std::string& out, int64_t ticks) {
+  AppendInt(out, ticks >> kTraceTickBits);
+  const int64_t frac = ticks & ((int64_t{1} << kTraceTickBits) - 1);
+  if (frac == 0) return;
+  // frac / 2^16 = frac * 5^16 / 10^16: exactly 16 decimals.
+  int64_t digits = frac * 152587890625LL;
+  char buf[17];
+  for (int i = 15; i >= 0; --i, digits /= 10) buf[i] = static_cast<char>('0' + digits % 10);
+  int len = 16;
+  while (buf[len - 1] == '0') --len;
+  out += '.';
+  out.append(buf, len);
+}
+
+void AppendMicros(std::string& out, int64_t ns) { AppendTicks(out, TraceTicks(ns)); }
+
+void AppendDuration(std::string& out, int64_t start_ns, int64_t end_ns) {
+  AppendTicks(out, TraceTicks(end_ns) - TraceTicks(start_ns));
 }
 
 void JsonArgs::Key(const std::string& key) {
@@ -83,6 +100,24 @@ JsonArgs& JsonArgs::Num(const char* key, double value) {
 JsonArgs& JsonArgs::Str(const std::string& key, const std::string& value) {
   Key(key);
   AppendJsonString(body_, value);
+  return *this;
+}
+
+bool IsPlainNumber(const std::string& s) {
+  size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
+  bool digits = false, dot = false;
+  for (; i < s.size(); ++i) {
+    if (s[i] >= '0' && s[i] <= '9') digits = true;
+    else if (s[i] == '.' && !dot) dot = true;
+    else return false;
+  }
+  return digits && s.back() != '.' && s.size() < 32;
+}
+
+JsonArgs& JsonArgs::Value(const std::string& key, const std::string& value) {
+  if (!IsPlainNumber(value)) return Str(key, value);
+  Key(key);
+  body_ += value;
   return *this;
 }
 

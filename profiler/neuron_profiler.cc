@@ -7,6 +7,10 @@
 
 #include "profiler/artifacts.h"
 #include "profiler/chrome_trace.h"
+#include "profiler/csv_export.h"
+#include "profiler/event_list.h"
+#include "profiler/function_events.h"
+#include "profiler/run_report_html.h"
 #include "profiler/device_summary.h"
 #include "profiler/profile.h"
 #include "profiler/summary_report.h"
@@ -18,11 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("profiler: cannot write " + path.string());
-  return path.string();
+  return WriteFileAtomically(path.string(), text);
 }
 
 // Like Neuron's per-NEFF capture, a kernel's first execution stands for it.
@@ -37,18 +37,41 @@ void WriteKernelPairs(const Recording& rec, const fs::path& dir, ExportedFiles& 
 
 }  // namespace
 
-ExportedFiles WriteProfileOutput(const Recording& rec, const std::string& dir) {
+std::string WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("profiler: cannot write " + path);
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("profiler: cannot write " + path + ": " + ec.message());
+  return path;
+}
+
+ExportedFiles WriteProfileOutput(const Recording& rec, const std::string& dir, const RunDescription& run) {
   ExportedFiles files;
   files.dir = dir;
   fs::create_directories(dir);
   TraceOptions trace_options;
   trace_options.trace_name = (fs::path(dir) / "trace.json").string();
   files.trace = WriteFile(trace_options.trace_name, ChromeTraceJson(rec, trace_options));
+  if (!rec.ops.empty()) {
+    const EventList avg = EventList(BuildFunctionEvents(rec), rec.settings.use_device).key_averages();
+    files.op_table_csv = WriteFile(fs::path(dir) / "op_table.csv", OpTableCsv(avg));
+  }
   if (!rec.settings.device_lanes) return files;
   WriteKernelPairs(rec, dir, files);
   const ProfileDeviceSummary summary = SummarizeRecording(rec);
-  files.summary_json = WriteFile(fs::path(dir) / "device_summary.json", SummaryJson(summary));
-  files.summary_text = WriteFile(fs::path(dir) / "device_summary.txt", SummaryText(summary));
+  files.summary_json =
+      WriteFile(fs::path(dir) / "summary.json", SummaryDocument(summary, run.about).dump(2) + "\n");
+  files.summary_text = WriteFile(fs::path(dir) / "summary.txt", SummaryText(summary));
+  files.instructions_csv = WriteFile(fs::path(dir) / "instructions.csv", InstructionsCsv(rec));
+  if (run.report_html) {
+    files.report_html = WriteFile(fs::path(dir) / "report.html", RunReportHtml(rec, summary, run.title));
+  }
   return files;
 }
 
@@ -58,7 +81,10 @@ NeuronProfiler::NeuronProfiler(NeuronConfig config)
 void NeuronProfiler::export_trace(Profile& prof) {
   fs::path dir = state_->config.profile_output_dir;
   if (!state_->exports.empty()) dir /= "export_" + std::to_string(state_->exports.size());
-  state_->exports.push_back(WriteProfileOutput(prof.recording(), dir.string()));
+  RunDescription run;
+  run.title = "nsim profile: " + dir.string();
+  run.report_html = state_->exports.empty();
+  state_->exports.push_back(WriteProfileOutput(prof.recording(), dir.string(), run));
 }
 
 }  // namespace prof

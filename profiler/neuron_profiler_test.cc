@@ -71,8 +71,8 @@ TEST_F(NeuronProfilerTest, WritesTraceKernelPairsAndSummary) {
   ASSERT_EQ(exporter.exports().size(), 1u);
   EXPECT_TRUE(fs::exists(dir_ / "trace.json"));
   EXPECT_NO_THROW(json::parse(Slurp(dir_ / "trace.json")));
-  EXPECT_TRUE(fs::exists(dir_ / "device_summary.json"));
-  EXPECT_TRUE(fs::exists(dir_ / "device_summary.txt"));
+  EXPECT_TRUE(fs::exists(dir_ / "summary.json"));
+  EXPECT_TRUE(fs::exists(dir_ / "summary.txt"));
 
   // Four distinct kernels (mul, mean, add, rsqrt): one pair each, same stem.
   std::set<std::string> neff, ntff;
@@ -100,11 +100,11 @@ TEST_F(NeuronProfilerTest, WritesTraceKernelPairsAndSummary) {
   }
   EXPECT_EQ(referenced, (std::set<std::string>{"101.neff", "102.neff", "103.neff", "104.neff"}));
 
-  const json summary = json::parse(Slurp(dir_ / "device_summary.json"));
+  const json summary = json::parse(Slurp(dir_ / "summary.json"));
   EXPECT_EQ(summary["executions"].size(), 6u);
   Picos device_time = 0;
   for (const Op& op : RmsNormEagerOps()) device_time += op.device_time;
-  EXPECT_EQ(summary["total"]["device_time_ps"], device_time);
+  EXPECT_DOUBLE_EQ(summary["total_time_ns"].get<double>(), PicosToNanos(device_time));
 }
 
 TEST_F(NeuronProfilerTest, LaterExportsGoToTheirOwnDirectories) {
@@ -113,6 +113,8 @@ TEST_F(NeuronProfilerTest, LaterExportsGoToTheirOwnDirectories) {
   EXPECT_TRUE(fs::exists(dir_ / "trace.json"));
   EXPECT_TRUE(fs::exists(dir_ / "export_1" / "trace.json"));
   EXPECT_TRUE(fs::exists(dir_ / "export_1" / "101.neff"));
+  EXPECT_TRUE(fs::exists(dir_ / "report.html"));
+  EXPECT_FALSE(fs::exists(dir_ / "export_1" / "report.html"));  // ~0.9 MB each: first export only
 }
 
 TEST_F(NeuronProfilerTest, UncapturedCoreWritesNoKernelFiles) {
@@ -120,7 +122,7 @@ TEST_F(NeuronProfilerTest, UncapturedCoreWritesNoKernelFiles) {
   Run(4, MakeSchedule(2, 1, 1));
   EXPECT_TRUE(fs::exists(dir_ / "trace.json"));
   EXPECT_FALSE(fs::exists(dir_ / "101.neff"));
-  const json summary = json::parse(Slurp(dir_ / "device_summary.json"));
+  const json summary = json::parse(Slurp(dir_ / "summary.json"));
   EXPECT_TRUE(summary["executions"].empty());
 }
 
@@ -128,7 +130,7 @@ TEST_F(NeuronProfilerTest, RuntimeModeAloneWritesOnlyTheTrace) {
   cfg_.modes = {ProfileMode::kRuntime};
   const NeuronProfiler exporter = Run(4, MakeSchedule(2, 1, 1));
   EXPECT_TRUE(fs::exists(dir_ / "trace.json"));
-  EXPECT_FALSE(fs::exists(dir_ / "device_summary.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "summary.json"));
   EXPECT_TRUE(exporter.exports()[0].neff.empty());
 }
 

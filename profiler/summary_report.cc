@@ -22,15 +22,20 @@ std::string Intensity(double ai) {
   return std::isinf(ai) ? "inf" : FormatFixed(ai, 3);
 }
 
+double Ns(Picos ps) { return PicosToNanos(ps); }
+double Pct(double fraction) { return 100.0 * fraction; }
+
+// Schema docs/output-schema.md, "device summary": ns as numbers, snake_case,
+// neuron-profile's Summary names where one exists.
 json RooflineJson(const DeviceSummary& s) {
   const Roofline& r = s.roofline;
   return {{"verdict", BoundName(r.bound)},
-          {"arithmetic_intensity_flop_per_byte",
+          {"mm_arithmetic_intensity",
            std::isinf(r.arithmetic_intensity) ? json(nullptr) : json(r.arithmetic_intensity)},
-          {"ridge_point_flop_per_byte", r.ridge_point},
-          {"compute_floor_ps", r.compute_floor},
-          {"memory_floor_ps", r.memory_floor},
-          {"overhead_ps", r.overhead},
+          {"peak_flops_bandwidth_ratio", r.ridge_point},
+          {"compute_floor_ns", Ns(r.compute_floor)},
+          {"memory_floor_ns", Ns(r.memory_floor)},
+          {"overhead_ns", Ns(r.overhead)},
           {"explanation", RooflineExplanation(s)}};
 }
 
@@ -38,37 +43,42 @@ json SummaryToJson(const DeviceSummary& s) {
   json engines = json::array();
   for (const EngineStats& e : s.engines) {
     engines.push_back({{"engine", e.lane},
-                       {"busy_ps", e.busy},
-                       {"utilisation", s.Utilisation(e)},
-                       {"instructions", e.instructions},
-                       {"flops", e.flops},
+                       {"active_time_ns", Ns(e.busy)},
+                       {"active_time_percent", Pct(s.Utilisation(e))},
+                       {"instruction_count", e.instructions},
+                       {"model_flops", e.flops},
                        {"by_opcode", e.by_opcode}});
   }
   json queues = json::array();
   for (const DmaQueueStats& q : s.dma_queues) {
-    queues.push_back(
-        {{"queue", q.queue}, {"bytes", q.bytes}, {"transfers", q.transfers}, {"busy_ps", q.busy}});
+    queues.push_back({{"queue", q.queue},
+                      {"bytes", q.bytes},
+                      {"transfers", q.transfers},
+                      {"active_time_ns", Ns(q.busy)}});
   }
   return {{"kernel_name", s.kernel_name},
           {"kernel_hash", std::to_string(s.kernel_hash)},
           {"nc", s.nc},
           {"launched_by", s.launched_by},
           {"executions", s.executions},
-          {"device_time_ps", s.device_time},
-          {"active_time_ps", s.active_time},
+          {"total_time_ns", Ns(s.device_time)},
+          {"total_active_time_ns", Ns(s.active_time)},
+          {"total_active_time_percent", s.device_time > 0 ? Pct(static_cast<double>(s.active_time) / s.device_time) : 0.0},
           {"engines", engines},
           {"dma_queues", queues},
-          {"dma_bytes", s.dma_bytes},
-          {"dma_transfers", s.dma_transfers},
+          {"dma_transfer_total_bytes", s.dma_bytes},
+          {"dma_transfer_count", s.dma_transfers},
+          {"dma_transfer_average_bytes",
+           s.dma_transfers > 0 ? static_cast<double>(s.dma_bytes) / s.dma_transfers : 0.0},
           {"dma_bytes_per_s", s.DmaBytesPerSecond()},
           {"hbm_read_bytes", s.hbm_read_bytes},
           {"hbm_write_bytes", s.hbm_write_bytes},
           {"hbm_bytes_per_s", s.HbmBytesPerSecond()},
-          {"mbu", s.Mbu()},
-          {"flops", s.flops},
+          {"mbu_estimated_percent", Pct(s.Mbu())},
+          {"model_flops", s.flops},
           {"peak_flops_per_s", s.PeakFlopsPerSecond()},
           {"peak_hbm_bytes_per_s", s.PeakHbmBytesPerSecond()},
-          {"mfu", s.Mfu()},
+          {"mfu_estimated_percent", Pct(s.Mfu())},
           {"roofline", RooflineJson(s)}};
 }
 
@@ -142,12 +152,19 @@ std::string RooflineExplanation(const DeviceSummary& s) {
   return out.str();
 }
 
-std::string SummaryJson(const ProfileDeviceSummary& summary) {
+json SummaryDocument(const ProfileDeviceSummary& summary, const json& about) {
   json execs = json::array();
   for (const DeviceSummary& s : summary.executions) execs.push_back(SummaryToJson(s));
-  json doc = {{"executions", execs}, {"total", SummaryToJson(summary.total)}};
-  return doc.dump(2) + "\n";
+  json doc = {{"schema", kSummarySchema},
+              {"schema_version", kSchemaVersion},
+              {"total_time_ns", PicosToNanos(summary.total.device_time)}};
+  for (const auto& [key, value] : about.items()) doc[key] = value;
+  doc["executions"] = execs;
+  doc["total"] = SummaryToJson(summary.total);
+  return doc;
 }
+
+std::string SummaryJson(const ProfileDeviceSummary& summary) { return SummaryDocument(summary).dump(2) + "\n"; }
 
 std::string SummaryText(const ProfileDeviceSummary& summary) {
   std::ostringstream out;

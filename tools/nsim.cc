@@ -1,88 +1,119 @@
-// nsim: run a kernel file on a simulated NeuronCore, or print a config.
-//   nsim run KERNEL_FILE [--config NAME|PATH] [--set key=value ...] [--json] [--records]
-//   nsim config [--config NAME|PATH] [--set key=value ...]
-#include <cstring>
+// nsim: run a kernel file on a simulated NeuronCore, compare two configs on
+// it, or print a config. `nsim --help` and `nsim SUBCOMMAND --help` list the
+// flags; exit codes: 0 ok, 1 simulation or file error, 2 usage.
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "sim/base/error.h"
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/device.h"
-#include "tools/nsim_report.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/flag_values.h"
+#include "tools/compare.h"
+#include "tools/run_output.h"
 
+namespace nsim {
 namespace {
 
-constexpr const char* kUsage =
-    "usage:\n"
-    "  nsim run KERNEL_FILE [--config NAME|PATH] [--set key=value ...] [--json] [--records]\n"
-    "  nsim config [--config NAME|PATH] [--set key=value ...]\n"
-    "--config defaults to trn2; names are files under configs/.\n";
-
-struct Args {
-  std::string command, kernel_file, config = "trn2";
-  std::vector<std::string> overrides;
-  bool json = false, records = false;
+struct Flags {
+  std::string kernel_file, config = "trn2", out_dir;
+  std::vector<std::string> configs, overrides;
+  bool json = false, records = false, save_tensors = false;
 };
 
-Args Parse(int argc, char** argv) {
-  if (argc < 2) throw nsim::SimError(kUsage);
-  Args a;
-  a.command = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw nsim::SimError("missing value after " + arg + "\n" + kUsage);
-      return argv[++i];
-    };
-    if (arg == "--config") a.config = value();
-    else if (arg == "--set") a.overrides.push_back(value());
-    else if (arg == "--json") a.json = true;
-    else if (arg == "--records") a.records = true;
-    else if (arg.rfind("--", 0) == 0) throw nsim::SimError("unknown option " + arg + "\n" + kUsage);
-    else if (a.kernel_file.empty()) a.kernel_file = arg;
-    else throw nsim::SimError("unexpected argument " + arg + "\n" + kUsage);
-  }
-  if (a.command != "run" && a.command != "config") throw nsim::SimError("unknown command '" + a.command + "'\n" + kUsage);
-  if (a.command == "run" && a.kernel_file.empty()) throw nsim::SimError("run needs a KERNEL_FILE\n" + std::string(kUsage));
-  return a;
+HardwareConfig Config(const std::string& name, const std::vector<std::string>& overrides) {
+  return LoadHardwareConfig(cli::ConfigArg(name), overrides);
 }
 
-// `bazel run` starts in the runfiles tree; relative paths mean the user's directory.
-std::string UserPath(const std::string& p) {
-  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (p.empty() || p[0] == '/' || wd == nullptr) return p;
-  return std::string(wd) + "/" + p;
+int Run(const Flags& f) {
+  const HardwareConfig config = Config(f.config, f.overrides);
+  const Kernel kernel = LoadKernelFile(cli::InputFile("KERNEL_FILE", f.kernel_file));
+  Device device(config);
+  const ExecutionResult result = device.Execute(kernel);
+  const RunDescriptionInput about{"nsim run", f.kernel_file};
+  if (!f.out_dir.empty()) {
+    const prof::ExportedFiles files =
+        WriteRunOutput(cli::UserPath(f.out_dir), device, kernel, result, {about, f.save_tensors});
+    std::cerr << "nsim: wrote " << files.trace << ", summary.json, report.html, instructions.csv"
+              << (f.save_tensors ? ", tensors/*.npy" : "") << " in " << files.dir << "\n";
+  }
+  if (f.json) std::cout << RunSummaryJson(config, kernel, result, about, f.records).dump(2) << "\n";
+  else std::cout << RunSummaryText(config, kernel, result, f.records);
+  return cli::kExitOk;
 }
 
-int Run(const Args& a) {
-  const nsim::HardwareConfig config = nsim::LoadHardwareConfig(
-      a.config.find('/') != std::string::npos ? UserPath(a.config) : a.config, a.overrides);
-  if (a.command == "config") {
-    std::cout << nsim::FormatHardwareConfig(config);
-    return 0;
+std::vector<CompareRow> CompareRows(const ExecutionResult& a, const ExecutionResult& b) {
+  std::vector<CompareRow> rows = {{"device time", a.device_time, b.device_time}};
+  for (int e = 0; e < kNumEngines; ++e) {
+    rows.push_back({std::string(EngineLaneName(static_cast<EngineId>(e))) + " busy", a.engines[e].busy,
+                    b.engines[e].busy});
   }
-  const nsim::Kernel kernel = nsim::LoadKernelFile(UserPath(a.kernel_file));
-  nsim::Device device(config);
-  const nsim::ExecutionResult result = device.Execute(kernel);
-  const nlohmann::json report = nsim::ExecutionReport(config, kernel, result);
-  if (a.json) {
-    std::cout << report.dump(2) << "\n";
+  for (const auto& [q, s] : a.dma_queues) {
+    auto it = b.dma_queues.find(q);
+    rows.push_back({"DMA q" + std::to_string(q) + " busy", s.busy, it == b.dma_queues.end() ? 0 : it->second.busy});
+  }
+  return rows;
+}
+
+int Compare(const Flags& f) {
+  if (f.configs.size() != 2) {
+    throw cli::UsageError("compare needs exactly two --config values (old, then new), got " +
+                          std::to_string(f.configs.size()));
+  }
+  const Kernel kernel = LoadKernelFile(cli::InputFile("KERNEL_FILE", f.kernel_file));
+  std::vector<ExecutionResult> results;
+  for (const std::string& c : f.configs) {
+    Device device(Config(c, f.overrides));
+    results.push_back(device.Execute(kernel));
+  }
+  const std::vector<CompareRow> rows = CompareRows(results[0], results[1]);
+  if (f.json) {
+    std::cout << CompareJson(f.configs[0], f.configs[1], rows).dump(2) << "\n";
   } else {
-    std::cout << nsim::FormatReport(report);
-    if (a.records) std::cout << "\n" << nsim::FormatRecords(kernel, result);
+    std::cout << "kernel " << kernel.name << ": " << f.configs[0] << " (old) vs " << f.configs[1]
+              << " (new); nsim runs kernels without profiler capture\n"
+              << CompareTable(f.configs[0], f.configs[1], rows);
   }
-  return 0;
+  return cli::kExitOk;
+}
+
+void AddConfigFlags(CLI::App* cmd, Flags& f) {
+  cmd->add_option("--set", f.overrides, "override a config value, KEY=VALUE (repeatable), e.g. vector.freq=2.24GHz");
+}
+
+int Main(int argc, char** argv) {
+  Flags f;
+  CLI::App app("nsim: a cycle-approximate Trainium NeuronCore simulator", "nsim");
+  app.require_subcommand(1);
+  CLI::App* run = app.add_subcommand("run", "run a kernel file (docs/kernel-format.md) and report its device time");
+  run->add_option("KERNEL_FILE", f.kernel_file, "kernel text file")->required();
+  run->add_option("--config", f.config, "config name under configs/ or a YAML path (default trn2)");
+  AddConfigFlags(run, f);
+  run->add_flag("--json", f.json, "print summary.json (docs/output-schema.md) instead of the text report");
+  run->add_flag("--records", f.records, "also list every instruction and DMA piece (in the JSON as \"records\")");
+  run->add_option("--out", f.out_dir, "write trace.json, summary.json, report.html, instructions.csv into DIR");
+  run->add_flag("--save-tensors", f.save_tensors, "with --out: write every HBM tensor as DIR/tensors/NAME.npy");
+  CLI::App* config = app.add_subcommand("config", "print the fully resolved config");
+  config->add_option("--config", f.config, "config name under configs/ or a YAML path (default trn2)");
+  AddConfigFlags(config, f);
+  CLI::App* compare = app.add_subcommand("compare", "run a kernel on two configs: per engine old/new/change");
+  compare->add_option("KERNEL_FILE", f.kernel_file, "kernel text file")->required();
+  compare->add_option("--config", f.configs, "the two configs, old then new (names or YAML paths)")->required();
+  AddConfigFlags(compare, f);
+  compare->add_flag("--json", f.json, "print the comparison as JSON");
+  return cli::Run(app, argc, argv, [&]() -> int {
+    if (run->parsed()) {
+      if (f.save_tensors && f.out_dir.empty()) throw cli::UsageError("--save-tensors needs --out DIR");
+      return Run(f);
+    }
+    if (compare->parsed()) return Compare(f);
+    std::cout << FormatHardwareConfig(Config(f.config, f.overrides));
+    return cli::kExitOk;
+  });
 }
 
 }  // namespace
+}  // namespace nsim
 
-int main(int argc, char** argv) {
-  try {
-    return Run(Parse(argc, argv));
-  } catch (const std::exception& e) {
-    std::cerr << "nsim: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return nsim::Main(argc, argv); }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages the build needs. Idempotent: packages that
-# are already installed are left alone, and apt is not touched at all then.
+# Installs what the build and the tests need on Debian 12. Idempotent: packages
+# that are already installed are left alone, and apt is not touched at all then.
 set -euo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
 packages=(
   bazel-bootstrap      # Bazel 4.2.3, used offline with the local repos in third_party/
   g++
@@ -12,6 +14,8 @@ packages=(
   nlohmann-json3-dev
   libgtest-dev libgmock-dev
   libbenchmark-dev
+  libcli11-dev         # the flags library of every binary (tools/cli)
+  chromium             # headless browser of tools/tests/test_report_html.py
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -25,14 +29,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 echo "setup: all build dependencies present"
 
-# --- Python frontend (python/, package `nsim`; issue 11) ---------------------
+# Python packages, pinned (pip skips what is already installed at these versions):
 # pybind11 headers for //python:_nsim_core.so (found by
 # third_party/python/python_configure.bzl through the python3 on PATH), NumPy,
-# ml_dtypes (bf16 host arrays), pytest, and `nsim` itself as an editable
-# install so `python3 examples/nki/*.py` works from the repo root.
-# Idempotent: pip skips what is already installed at these versions.
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# ml_dtypes (bf16 host arrays), pytest, jsonschema (output schema tests), and
+# `nsim` itself as an editable install so `python3 examples/nki/*.py` works.
 python3 -m pip install -q --disable-pip-version-check \
-  pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1
+  pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1 jsonschema==4.26.0
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e "$repo_root/python"
-echo "setup: python frontend dependencies present (then: bazel build //python:_nsim_core.so //tools:nsim)"
+echo "setup: python dependencies present"

@@ -110,7 +110,7 @@ std::string ReportText(const std::vector<ImplResult>& results, const Agreement& 
   os << "RMSNorm " << ShapeText(o.shape) << " " << at::TorchDtypeName(o.dtype) << " on " << config.name << " ("
      << config.generation << "), " << o.steps << " steps, schedule wait=2 warmup=1 active=1, device capture "
      << (o.device_capture ? "on" : "off") << "\nprofiles and traces under " << o.out_dir
-     << "/{op_by_op,rms_norm,compiled}/ (open trace.json in https://ui.perfetto.dev or chrome://tracing)\n\n";
+     << "/{op_by_op,rms_norm,compiled}/ (report.html in a browser; trace.json in https://ui.perfetto.dev or the DevTools Performance panel)\n\n";
   for (const ImplResult& r : results) {
     os << "== " << r.name << " ==\n" << r.table << "\n";
     for (const std::string& w : r.warnings) os << "warning: " << w << "\n";
@@ -124,29 +124,39 @@ std::string ReportText(const std::vector<ImplResult>& results, const Agreement& 
   return os.str();
 }
 
+// Schema docs/output-schema.md, "study": times in ns as numbers.
 nlohmann::json ReportJson(const std::vector<ImplResult>& results, const Agreement& agreement,
                           const StudyOptions& o, const HardwareConfig& config, double wall_seconds) {
+  auto ns = [](double us) { return us * 1000.0; };
   nlohmann::json impls = nlohmann::json::object();
+  double total_ns = 0;
   for (const ImplResult& r : results) {
     nlohmann::json ops = nlohmann::json::array();
     for (const OpRow& op : r.ops) {
-      ops.push_back({{"name", op.name}, {"calls", op.calls}, {"self_cpu_us", op.self_cpu_us},
-                     {"self_neuron_us", op.self_neuron_us}});
+      ops.push_back({{"name", op.name}, {"calls", op.calls}, {"self_cpu_ns", ns(op.self_cpu_us)},
+                     {"self_neuron_ns", ns(op.self_neuron_us)}});
     }
-    nlohmann::json j = {{"dispatches", r.dispatches}, {"device_time_us", r.device_us},
-                        {"self_cpu_us", r.self_cpu_us}, {"hbm_bytes", r.hbm_bytes},
-                        {"ops", ops},                   {"output_dir", r.out_dir}};
+    nlohmann::json j = {{"name", r.name},         {"dispatches", r.dispatches}, {"device_time_ns", ns(r.device_us)},
+                        {"self_cpu_ns", ns(r.self_cpu_us)}, {"hbm_bytes", r.hbm_bytes},
+                        {"ops", ops},             {"output_dir", r.out_dir}};
+    total_ns += ns(r.device_us);
     if (const MeasuredImpl* m = Measured(r.name); m != nullptr && IsStudyConfiguration(o)) {
-      j["study"] = {{"dispatches", m->dispatches}, {"device_time_us", m->self_neuron_us}, {"self_cpu_us", m->self_cpu_us}};
-      j["error_pct"] = {{"device_time", ErrPct(r.device_us, m->self_neuron_us)},
-                        {"self_cpu", ErrPct(r.self_cpu_us, m->self_cpu_us)}};
+      j["study"] = {{"dispatches", m->dispatches}, {"device_time_ns", ns(m->self_neuron_us)},
+                    {"self_cpu_ns", ns(m->self_cpu_us)}};
+      j["error_percent"] = {{"device_time", ErrPct(r.device_us, m->self_neuron_us)},
+                            {"self_cpu", ErrPct(r.self_cpu_us, m->self_cpu_us)}};
     }
-    impls[r.name] = j;
+    impls[r.slug] = j;
   }
   nlohmann::json agree = nlohmann::json::object();
-  for (const auto& [name, diff] : agreement.max_abs_diff) agree[name] = diff;
-  return {{"config", config.name},
-          {"generation", config.generation},
+  for (size_t i = 0; i < agreement.max_abs_diff.size() && i < results.size(); ++i) {
+    agree[results[i].slug] = agreement.max_abs_diff[i].second;
+  }
+  return {{"schema", "nsim-study"},
+          {"schema_version", 1},
+          {"tool", "rmsnorm"},
+          {"total_time_ns", total_ns},
+          {"config", {{"name", config.name}, {"generation", config.generation}}},
           {"shape", o.shape},
           {"dtype", at::TorchDtypeName(o.dtype)},
           {"steps", o.steps},

@@ -2,104 +2,111 @@
 // (op by op, torch.rms_norm, compiled) profiled on the simulated NeuronCore,
 // their key_averages() tables, a side-by-side comparison with the measured
 // figures, a numerical check and a device breakdown per implementation.
-//
-//   bazel run //benchmarks:rmsnorm -- [--config trn2] [--shape 4,512] [--dtype bf16]
-//       [--steps 4] [--out DIR] [--json] [--no-device-capture]
+// `rmsnorm --help` lists the flags; exit codes 0 ok, 1 error or numerical
+// mismatch, 2 usage, 130 interrupted (the files written so far are complete).
 #include <chrono>
-#include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "backend/ops.h"
 #include "benchmarks/rmsnorm/implementations.h"
 #include "benchmarks/rmsnorm/report.h"
+#include "benchmarks/rmsnorm/study_compare.h"
+#include "benchmarks/rmsnorm/study_page.h"
 #include "benchmarks/rmsnorm/study_runner.h"
+#include "profiler/neuron_profiler.h"
 #include "runtime/runtime.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/flag_values.h"
+#include "tools/cli/interrupt.h"
+#include "tools/cli/progress.h"
 
 namespace nsim {
 namespace study {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: rmsnorm [--config NAME|PATH] [--shape D0,D1,...] [--dtype bf16|f32|f16] [--steps N]\n"
-    "               [--out DIR] [--json] [--no-device-capture]\n";
+// The schedule wait=2, warmup=1, active=1 records every 4th step; longer runs
+// are capped so a typo cannot run for hours.
+constexpr int kScheduleCycle = 4;
+constexpr int kMaxSteps = 4000;
 
 struct Flags {
   StudyOptions study;
-  bool json = false;
+  std::string shape = "4,512", dtype = "bf16", steps = "4", compare;
+  bool json = false, device_capture = false, no_device_capture = false;
 };
-
-std::vector<int64_t> ParseShape(const std::string& s) {
-  std::vector<int64_t> shape;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) {
-    size_t used = 0;
-    const long long v = std::stoll(item, &used);
-    if (used != item.size() || v <= 0) throw std::invalid_argument("bad --shape '" + s + "'");
-    shape.push_back(v);
-  }
-  if (shape.empty()) throw std::invalid_argument("bad --shape '" + s + "'");
-  return shape;
-}
 
 at::ScalarType ParseDtype(const std::string& s) {
   if (s == "bf16" || s == "bfloat16") return at::ScalarType::BFloat16;
   if (s == "f32" || s == "float32") return at::ScalarType::Float;
   if (s == "f16" || s == "float16") return at::ScalarType::Half;
-  throw std::invalid_argument("bad --dtype '" + s + "' (bf16, f32 or f16)");
+  throw cli::UsageError("--dtype '" + s + "': expected bf16, f32 or f16");
 }
 
-// `bazel run` starts in the runfiles tree; a relative --out means the user's directory.
-std::string UserPath(const std::string& p) {
-  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (p.empty() || p[0] == '/' || wd == nullptr) return p;
-  return std::string(wd) + "/" + p;
-}
-
-Flags Parse(int argc, char** argv) {
-  Flags f;
-  f.study.out_dir = "rmsnorm_profile";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument("missing value after " + a);
-      return argv[++i];
-    };
-    if (a == "--config") f.study.config = value();
-    else if (a == "--shape") f.study.shape = ParseShape(value());
-    else if (a == "--dtype") f.study.dtype = ParseDtype(value());
-    else if (a == "--steps") f.study.steps = std::stoi(value());
-    else if (a == "--out") f.study.out_dir = value();
-    else if (a == "--json") f.json = true;
-    else if (a == "--no-device-capture") f.study.device_capture = false;
-    else throw std::invalid_argument("unknown argument " + a);
+void Finish(Flags& f) {
+  f.study.shape = cli::ParseShape("--shape", f.shape);
+  f.study.steps = cli::ParseIntFlag("--steps", f.steps, kScheduleCycle, kMaxSteps);
+  f.study.dtype = ParseDtype(f.dtype);
+  if (f.study.steps % kScheduleCycle != 0) {
+    throw cli::UsageError("--steps " + std::to_string(f.study.steps) + ": expected a multiple of " +
+                          std::to_string(kScheduleCycle) +
+                          " (the schedule wait=2, warmup=1, active=1 records step 4, 8, ...; other counts end "
+                          "outside a recorded window)");
   }
-  if (f.study.steps < 4) throw std::invalid_argument("--steps must be >= 4 (wait=2, warmup=1, active=1)");
-  f.study.out_dir = UserPath(f.study.out_dir);
-  if (f.study.config.find('/') != std::string::npos) f.study.config = UserPath(f.study.config);
-  return f;
+  if (f.device_capture && f.no_device_capture) throw cli::UsageError("--device-capture and --no-device-capture conflict");
+  // Comparisons default to no capture, so the change asked about is not
+  // hidden under the per-execution capture cost (README "What-if comparisons").
+  f.study.device_capture = f.compare.empty() ? !f.no_device_capture : f.device_capture;
+  f.study.out_dir = cli::UserPath(f.study.out_dir);
+  f.study.config = cli::ConfigArg(f.study.config);
 }
 
-int Main(int argc, char** argv) {
-  const Flags flags = Parse(argc, argv);
-  const auto wall_start = std::chrono::steady_clock::now();
-  rt::Runtime::Get().Configure(flags.study.config);
+std::vector<ImplResult> RunStudy(const StudyOptions& o) {
+  rt::Runtime::Get().Configure(o.config);
   std::vector<ImplResult> results;
-  for (const Implementation& impl : StudyImplementations(flags.study)) {
-    results.push_back(RunImplementation(impl.name, impl.fn, flags.study));
+  for (const Implementation& impl : StudyImplementations(o)) {
+    results.push_back(RunImplementation(impl.name, impl.fn, o));
+    if (results.back().interrupted) break;
   }
-  const Agreement agreement = CheckAgreement(results, flags.study);
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return results;
+}
+
+int Main(Flags& f) {
+  Finish(f);
+  cli::InstallInterruptHandler();
+  cli::Progress progress;
+  f.study.on_step = [&](const std::string& impl, int step, Picos now) {
+    progress.Update(impl + ": step " + std::to_string(step) + "/" + std::to_string(f.study.steps) + ", " +
+                    std::to_string(PicosToMicros(now) / 1000.0) + " ms simulated");
+    return !cli::Interrupted();
+  };
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (!f.compare.empty()) {
+    const std::vector<ImplResult> old_results = RunStudy(f.study);
+    StudyOptions other = f.study;
+    other.config = cli::ConfigArg(f.compare);
+    other.out_dir = f.study.out_dir + "/compare";
+    rt::Runtime::Get().Reset();
+    const std::vector<ImplResult> new_results = RunStudy(other);
+    if (cli::Interrupted()) return cli::kExitInterrupted;
+    const StudyComparison c = CompareStudies(old_results, new_results, f.study.config, other.config, f.study);
+    std::cout << (f.json ? c.json.dump(2) + "\n" : c.text);
+    return cli::kExitOk;
+  }
+  const std::vector<ImplResult> results = RunStudy(f.study);
+  if (cli::Interrupted()) {
+    std::cerr << "rmsnorm: interrupted; the profiles exported so far under " << f.study.out_dir << " are complete\n";
+    return cli::kExitInterrupted;
+  }
+  const Agreement agreement = CheckAgreement(results, f.study);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   const HardwareConfig& config = rt::Runtime::Get().core(0).config();
-  if (flags.json) {
-    std::cout << ReportJson(results, agreement, flags.study, config, wall_s).dump(2) << "\n";
-  } else {
-    std::cout << ReportText(results, agreement, flags.study, config, wall_s);
-  }
-  return agreement.ok ? 0 : 1;
+  const nlohmann::json report = ReportJson(results, agreement, f.study, config, wall_s);
+  prof::WriteFileAtomically(f.study.out_dir + "/summary.json", report.dump(2) + "\n");
+  prof::WriteFileAtomically(f.study.out_dir + "/report.html", StudyPageHtml(report));
+  std::cout << (f.json ? report.dump(2) + "\n" : ReportText(results, agreement, f.study, config, wall_s));
+  return agreement.ok ? cli::kExitOk : cli::kExitRuntime;
 }
 
 }  // namespace
@@ -107,13 +114,18 @@ int Main(int argc, char** argv) {
 }  // namespace nsim
 
 int main(int argc, char** argv) {
-  try {
-    return nsim::study::Main(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "rmsnorm: " << e.what() << "\n" << nsim::study::kUsage;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "rmsnorm: " << e.what() << "\n";
-    return 1;
-  }
+  nsim::study::Flags f;
+  f.study.out_dir = "rmsnorm_profile";
+  CLI::App app("The RMSNorm profiling study: op by op, rms_norm and compiled, profiled like the reference study",
+               "rmsnorm");
+  app.add_option("--config", f.study.config, "config name under configs/ or a YAML path (default trn2)");
+  app.add_option("--shape", f.shape, "input shape D0,D1,... (default 4,512; at most 8 dims, 2^24 elements)");
+  app.add_option("--dtype", f.dtype, "bf16, f32 or f16 (default bf16)");
+  app.add_option("--steps", f.steps, "profiled steps, a multiple of 4, at most 4000 (default 4)");
+  app.add_option("--out", f.study.out_dir, "output directory (default rmsnorm_profile)");
+  app.add_flag("--json", f.json, "print one JSON object (docs/output-schema.md) instead of the tables");
+  app.add_flag("--no-device-capture", f.no_device_capture, "profile without device capture (no per-execution capture cost)");
+  app.add_option("--compare", f.compare, "also run on CONFIG and print old/new/change (capture off by default)");
+  app.add_flag("--device-capture", f.device_capture, "with --compare: keep device capture on");
+  return nsim::cli::Run(app, argc, argv, [&] { return nsim::study::Main(f); });
 }

@@ -1,12 +1,14 @@
 #include "benchmarks/rmsnorm/study_runner.h"
 
 #include <filesystem>
+#include <stdexcept>
 
 #include "backend/factories.h"
 #include "profiler/device_summary.h"
 #include "profiler/neuron_profiler.h"
 #include "profiler/profile.h"
 #include "profiler/summary_report.h"
+#include "runtime/clock.h"
 #include "runtime/runtime.h"
 
 namespace nsim {
@@ -51,7 +53,9 @@ void ReadProfile(const prof::Profile& p, ImplResult* r) {
   r->dispatches = static_cast<int64_t>(rec.executions.size());
   r->device_us = Us(avg.self_device_time_total());
   for (const auto& e : rec.executions) r->hbm_bytes += static_cast<double>(e.exec.hbm_read_bytes + e.exec.hbm_write_bytes);
-  r->device_summary = prof::SummaryText(prof::SummarizeRecording(rec));
+  const prof::ProfileDeviceSummary summary = prof::SummarizeRecording(rec);
+  r->device_summary = prof::SummaryText(summary);
+  r->device_total = summary.total;
   r->warnings = p.warnings();
 }
 
@@ -65,7 +69,8 @@ at::Tensor StudyWeight(const StudyOptions& o) {
 ImplResult RunImplementation(const std::string& name, const RmsNormFn& fn, const StudyOptions& o) {
   ImplResult r;
   r.name = name;
-  r.out_dir = o.out_dir + "/" + Slug(name);
+  r.slug = Slug(name);
+  r.out_dir = o.out_dir + "/" + r.slug;
   std::filesystem::create_directories(r.out_dir);
   const at::Device neuron("neuron:0");
   const at::Tensor x = StudyInput(o).to(neuron), w = StudyWeight(o).to(neuron);
@@ -78,9 +83,17 @@ ImplResult RunImplementation(const std::string& name, const RmsNormFn& fn, const
       y = fn(x, w);
       core.Synchronize();  // torch.neuron.synchronize()
       p.step();
+      if (o.on_step && !o.on_step(name, i + 1, rt::SimClock::Get().now())) {
+        r.interrupted = true;
+        break;
+      }
     }
     p.stop();
     ReadProfile(p, &r);
+  }
+  if (r.dispatches == 0 && !r.interrupted) {
+    throw std::runtime_error(name + ": the profiler recorded no device execution in " + std::to_string(o.steps) +
+                             " steps (schedule wait=2, warmup=1, active=1 records every 4th step)");
   }
   r.output = y.cpu().to(at::ScalarType::Float);
   return r;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/tensor.h"
+#include "profiler/device_summary.h"
 
 namespace nsim {
 namespace study {
@@ -20,6 +21,10 @@ struct StudyOptions {
   bool device_capture = true;  // ProfileMode::kDevice
   std::string out_dir = "rmsnorm_profile";
   double eps = 1e-6;
+  // Called after each profiled step (1-based) with the simulated time so far
+  // in ps; returning false stops the loop early (Ctrl-C), leaving the files of
+  // the windows already exported complete.
+  std::function<bool(const std::string& impl, int step, Picos simulated)> on_step;
 };
 
 struct OpRow {
@@ -41,6 +46,9 @@ struct ImplResult {
   std::vector<std::string> warnings;
   at::Tensor output;           // on the CPU, float32
   double hbm_bytes = 0;        // HBM bytes read + written by the step's executions
+  prof::DeviceSummary device_total;  // DEVICE mode only: per-engine busy time etc.
+  std::string slug;            // "op_by_op": JSON key and directory name
+  bool interrupted = false;
 };
 
 using RmsNormFn = std::function<at::Tensor(const at::Tensor& x, const at::Tensor& w)>;

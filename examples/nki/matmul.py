@@ -202,7 +202,7 @@ def main():
         flops = 2.0 * s ** 3
         print("%-34s %16s %10.3f us  max err/max %.1e  %6.1f TFLOP/s  TensorE util %5.1f%%"
               % (kernel.__name__, "%dx%dx%d" % (s, s, s), r.device_time_us, err, flops / r.device_time_ns / 1e3,
-                 100 * r.summary["engines"]["TensorE"]["utilization"]))
+                 r.engines["TensorE"]["active_time_percent"]))
         if err > 1e-2:
             raise SystemExit("%s: output does not match NumPy" % kernel.__name__)
 

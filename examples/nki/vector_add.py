@@ -47,9 +47,9 @@ def main():
         ok = np.array_equal(r.outputs.astype(np.float32), ref.astype(np.float32))
         print("%s %s bf16 on %s: device time %.3f us, matches NumPy: %s" % (kernel.__name__, shape, args.config,
                                                                           r.device_time_us, ok))
-        for engine, s in r.summary["engines"].items():
-            if s["instructions"]:
-                print("  %-8s busy %9.1f ns  util %5.1f%%  %s" % (engine, s["busy_ns"], 100 * s["utilization"],
+        for engine, s in r.engines.items():
+            if s["instruction_count"]:
+                print("  %-8s busy %9.1f ns  util %5.1f%%  %s" % (engine, s["active_time_ns"], s["active_time_percent"],
                                                                   s["by_opcode"]))
         print("  trace: %s" % r.files[0])
         if not ok:

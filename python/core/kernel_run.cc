@@ -3,11 +3,11 @@
 #include <memory>
 #include <utility>
 
-#include "python/core/profile_output.h"
 #include "sim/base/error.h"
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/device.h"
+#include "tools/run_output.h"
 
 namespace nsim {
 namespace pyfront {
@@ -89,7 +89,18 @@ RunResponse RunKernel(const RunRequest& req) {
     device.hbm().Read(bindings[name], bytes.data(), bytes.size());
     resp.outputs[name] = std::move(bytes);
   }
-  if (!req.profile_dir.empty()) resp.profile_files = WriteKernelProfile(k, resp.result, cached.config, req.profile_dir);
+  if (!req.profile_dir.empty()) {
+    RunOutputOptions options;
+    options.description.tool = "nki.benchmark";
+    options.description.kernel_file = req.source_name;
+    const prof::ExportedFiles files = WriteRunOutput(req.profile_dir, device, k, resp.result, options);
+    resp.profile_files = {files.trace};
+    resp.profile_files.insert(resp.profile_files.end(), files.neff.begin(), files.neff.end());
+    resp.profile_files.insert(resp.profile_files.end(), files.ntff.begin(), files.ntff.end());
+    for (const std::string& f : {files.summary_json, files.summary_text, files.report_html, files.instructions_csv}) {
+      if (!f.empty()) resp.profile_files.push_back(f);
+    }
+  }
   return resp;
 }
 

@@ -8,7 +8,7 @@
 #include "sim/base/error.h"
 #include "sim/kernel/parser.h"
 #include "sim/kernel/printer.h"
-#include "tools/nsim_report.h"
+#include "tools/run_output.h"
 
 namespace py = pybind11;
 
@@ -70,7 +70,10 @@ py::dict Run(const std::string& kernel_text, const std::string& source_name, con
   py::dict d;
   d["device_time_ns"] = Ns(resp.result.device_time);
   d["kernel_hash"] = std::to_string(resp.result.kernel_hash);
-  d["report"] = ExecutionReport(resp.config, resp.kernel, resp.result).dump();
+  RunDescriptionInput description;
+  description.tool = "nki.benchmark";
+  description.kernel_file = source_name;
+  d["report"] = RunSummaryJson(resp.config, resp.kernel, resp.result, description, false).dump();
   py::dict outs;
   for (const auto& [name, bytes] : resp.outputs) outs[name.c_str()] = py::bytes(bytes);
   d["outputs"] = outs;

@@ -20,8 +20,8 @@ def inputs(rng):
 def test_profile_files(rng, tmp_path):
     r = nki.benchmark(vector_add.vector_add_tiled, *inputs(rng), config="trn1", out_dir=str(tmp_path))
     names = sorted(os.listdir(tmp_path))
-    assert names == sorted(["trace.json", r.kernel_hash + ".neff", r.kernel_hash + ".ntff", "device_summary.json",
-                            "device_summary.txt"])
+    assert names == sorted(["trace.json", r.kernel_hash + ".neff", r.kernel_hash + ".ntff", "summary.json",
+                            "summary.txt", "report.html", "instructions.csv"])
     trace = json.load(open(tmp_path / "trace.json"))
     slices = [e["name"] for e in trace["traceEvents"] if e.get("ph") == "X"]
     # one slice per instruction (8 load and 4 store triggers, 4 adds), per DMA piece, and the execution
@@ -33,16 +33,16 @@ def test_profile_files(rng, tmp_path):
     from nsim import _core
     neff = open(tmp_path / (r.kernel_hash + ".neff")).read()
     assert neff == _core.core().format_kernel(r.kernel_text, "k.nk")
-    assert "VectorE" in open(tmp_path / "device_summary.txt").read()
+    assert "VectorE" in open(tmp_path / "summary.txt").read()
 
 
 def test_summary_and_records(rng):
     r = nki.benchmark(vector_add.vector_add_tiled, *inputs(rng))
-    assert r.summary["device_time_ns"] == r.device_time_ns
-    assert r.summary["engines"]["VectorE"]["by_opcode"] == {"dma_copy": 4, "tensor_tensor": 4}
-    assert r.summary["engines"]["Sync"]["by_opcode"] == {"dma_copy": 8}
-    assert r.summary["dma"]["hbm_bytes_read"] == 2 * 512 * 256 * 2
-    assert r.summary["dma"]["hbm_bytes_written"] == 512 * 256 * 2
+    assert r.summary["total_time_ns"] == r.device_time_ns
+    assert r.engines["VectorE"]["by_opcode"] == {"dma_copy": 4, "tensor_tensor": 4}
+    assert r.engines["Sync"]["by_opcode"] == {"dma_copy": 8}
+    assert r.summary["total"]["hbm_read_bytes"] == 2 * 512 * 256 * 2
+    assert r.summary["total"]["hbm_write_bytes"] == 512 * 256 * 2
     assert len(r.instructions) == 16
     assert max(end for *_x, end, _b in [(d[0], d[1], d[2], d[3], d[4], d[5], d[6]) for d in r.dma]) \
         < r.device_time_ns

@@ -30,6 +30,7 @@ std::string Ns(Picos p) {
 
 std::string Change(Picos old_ps, Picos new_ps) {
   if (old_ps == new_ps) return "=";
+  if (old_ps == 0) return "from 0";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%+.3f%%", 100.0 * static_cast<double>(new_ps - old_ps) / static_cast<double>(old_ps));
   return buf;
@@ -56,7 +57,10 @@ std::map<std::pair<std::string, std::string>, Picos> ReadGoldens(const std::stri
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != ps.size() || value < 0) throw SimError(path + ":" + std::to_string(n) + ": bad device time '" + ps + "'");
+    if (used != ps.size() || value <= 0) {
+      throw SimError(path + ":" + std::to_string(n) + ": bad device time '" + ps +
+                     "' (expected a positive integer of picoseconds: every execution takes at least its launch)");
+    }
     if (!goldens.emplace(std::make_pair(name, config), value).second) {
       throw SimError(path + ":" + std::to_string(n) + ": workload '" + name + "' on " + config + " listed twice");
     }

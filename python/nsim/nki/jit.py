@@ -104,7 +104,9 @@ class BenchmarkResult:
         self.device_time_ns = raw["device_time_ns"]
         self.device_time_us = self.device_time_ns / 1000.0
         self.outputs = outputs
-        self.summary = json.loads(raw["report"])   # the `nsim run --json` report
+        self.summary = json.loads(raw["report"])   # summary.json (docs/output-schema.md), as `nsim run --json`
+        # per engine, by name: {"VectorE": {"active_time_ns", "active_time_percent", "instruction_count", ...}}
+        self.engines = {e["engine"]: e for e in self.summary["total"]["engines"]}
         self.kernel_text = traced.text
         self.kernel_hash = raw["kernel_hash"]
         self.files = list(raw["profile_files"])
@@ -151,7 +153,8 @@ def simulate_kernel(kernel, *args, config="trn2", overrides=(), **kwargs):
 
 def benchmark(kernel, *args, config="trn2", overrides=(), out_dir=None, emit=None, **kwargs):
     """Runs the kernel; returns a BenchmarkResult (device_time_us, outputs, summary).
-    out_dir gets trace.json, <hash>.neff/.ntff and device_summary.{json,txt};
+    out_dir gets what `nsim run --out` writes: trace.json, summary.{json,txt}, report.html,
+    instructions.csv and <hash>.neff/.ntff;
     emit="k.nk" writes the kernel text that `nsim run k.nk` replays."""
     traced, raw, outputs = _run(kernel, args, kwargs, config, overrides, out_dir, emit)
     return BenchmarkResult(traced, raw, outputs, config)

@@ -24,3 +24,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
 echo "setup: all build dependencies present"
+
+# ---- PyTorch "neuron" device (torch_nsim/, issue 13) --------------------------
+# Python packages, pinned. torch 2.13.0 (CPU) installs offline from a file on
+# disk on the project's machines; any other version would download gigabytes.
+python_packages=(torch==2.13.0 ninja==1.11.1.1 pytest==9.0.3)
+missing_py=()
+for spec in "${python_packages[@]}"; do
+  name="${spec%%==*}" want="${spec##*==}"
+  have="$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null || true)"
+  [ "${have%%+*}" = "$want" ] || missing_py+=("$spec")
+done
+if [ ${#missing_py[@]} -gt 0 ]; then
+  python3 -m pip install -q "${missing_py[@]}"
+fi
+# The extension: the simulator as one shared library (Bazel), then the torch
+# glue (torch_nsim/csrc) against the installed torch. Both are incremental:
+# nothing is rebuilt when nothing changed.
+cd "$(dirname "$0")/.."
+bazel build //torch_nsim:libnsim_core.so
+MAX_JOBS="${MAX_JOBS:-2}" python3 torch_nsim/build.py > /dev/null
+echo "setup: torch_nsim built (python3 -c 'import torch_nsim')"

@@ -2,6 +2,7 @@
 
 #include <c10/core/TensorImpl.h>
 
+#include "backend/factories.h"
 #include "backend/tensor_impl.h"
 
 namespace torch_nsim {
@@ -43,8 +44,22 @@ c10::Device FromNsim(const nat::Device& d) {
   return c10::Device(c10::kCPU);
 }
 
+// A Python number torch wrapped as a 0-dim CPU tensor (double or int64):
+// the same number as nsim wraps it (float32 / int32), still a wrapped number.
+nat::Tensor WrappedNumber(const at::Tensor& t) {
+  const c10::Scalar v = t.item();
+  const bool is_float = v.isFloatingPoint();
+  nat::Tensor out = nat::full({}, is_float ? nat::Scalar(v.toDouble()) : nat::Scalar(v.toLong()),
+                              nat::TensorOptions().dtype(is_float ? nat::kFloat : nat::kInt));
+  out.unsafeGetTensorImpl()->set_wrapped_number(t.unsafeGetTensorImpl()->is_wrapped_number());
+  return out;
+}
+
 nat::Tensor ToNsim(const at::Tensor& t, const std::string& what) {
   if (!t.defined()) return nat::Tensor();
+  if (t.is_cpu() && t.dim() == 0 && (t.scalar_type() == c10::kDouble || t.scalar_type() == c10::kLong)) {
+    return WrappedNumber(t);
+  }
   const nat::ScalarType dtype = ToNsim(t.scalar_type(), what);
   const c10::Storage& storage = t.storage();
   // The deleter holds a reference to the torch storage: the memory lives as

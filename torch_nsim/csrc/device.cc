@@ -65,6 +65,11 @@ struct Event {
   nsim::Picos device_time = 0;  // when the work before the record is done
 };
 
+// "neuron" without an index is the current device.
+c10::Device Canonical(c10::Device d) {
+  return c10::Device(DeviceType::PrivateUse1, d.has_index() ? d.index() : static_cast<c10::DeviceIndex>(CurrentDevice()));
+}
+
 class NeuronGuardImpl final : public c10::impl::DeviceGuardImplInterface {
  public:
   DeviceType type() const override { return DeviceType::PrivateUse1; }
@@ -77,15 +82,17 @@ class NeuronGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   void setDevice(c10::Device d) const override { SetCurrentDevice(d.has_index() ? d.index() : 0); }
   void uncheckedSetDevice(c10::Device d) const noexcept override { t_device = d.has_index() ? d.index() : 0; }
   c10::Stream getStream(c10::Device d) const override {
+    d = Canonical(d);
     return c10::Stream(c10::Stream::UNSAFE, d, CurrentStream(d.index()));
   }
-  c10::Stream getDefaultStream(c10::Device d) const override { return c10::Stream(c10::Stream::DEFAULT, d); }
+  c10::Stream getDefaultStream(c10::Device d) const override { return c10::Stream(c10::Stream::DEFAULT, Canonical(d)); }
   c10::Stream getNewStream(c10::Device d, int /*priority*/) const override {
+    d = Canonical(d);
     return c10::Stream(c10::Stream::UNSAFE, d, Core(d.index()).CreateStream());
   }
   c10::Stream exchangeStream(c10::Stream s) const override {
     const c10::Stream old = getStream(s.device());
-    SetCurrentStream(s.device_index(), static_cast<int>(s.id()));
+    SetCurrentStream(Canonical(s.device()).index(), static_cast<int>(s.id()));
     return old;
   }
   c10::DeviceIndex deviceCount() const noexcept override { return static_cast<c10::DeviceIndex>(DeviceCount()); }

@@ -66,7 +66,8 @@ void CheckExtraArgument(const c10::Argument& a, const c10::IValue& v, const std:
     const c10::IValue& d = *a.default_value();
     if (d.isNone() ? v.isNone() : (d.tagKind() == v.tagKind() && d == v)) return;
   }
-  TORCH_CHECK_NOT_IMPLEMENTED(false, op, " on neuron: argument '", a.name(), "' = ", v,
+  TORCH_CHECK_NOT_IMPLEMENTED(false, op, " on neuron: argument '", a.name(), "' = ",
+                              v.isTensor() ? std::string("a tensor") : c10::str(v),
                               " is not supported by the neuron kernel");
 }
 
@@ -110,15 +111,22 @@ std::string FunctionalName(const c10::OperatorHandle& op) {
 std::string FunctionalForOut(const c10::OperatorHandle& op) {
   const auto& s = op.schema();
   if (s.overload_name() != "out" && s.overload_name().find("_out") == std::string::npos) return "";
+  // name + whether it is a tensor: add.Tensor and add.Scalar differ only there.
   std::set<std::string> want;
   for (const auto& a : s.arguments()) {
-    if (!(a.alias_info() && a.alias_info()->isWrite())) want.insert(a.name());
+    const bool tensor = a.type()->kind() == c10::TypeKind::TensorType ||
+                        (a.type()->kind() == c10::TypeKind::OptionalType &&
+                         a.type()->containedType(0)->kind() == c10::TypeKind::TensorType);
+    if (!(a.alias_info() && a.alias_info()->isWrite())) want.insert(a.name() + (tensor ? ":T" : ""));
   }
   for (const std::string& name : nat::Dispatcher::Singleton().ListOps()) {
     if (name != s.name() && name.rfind(s.name() + ".", 0) != 0) continue;
     const nat::OperatorHandle nop = nat::Dispatcher::Singleton().findSchemaOrThrow(name);
     std::set<std::string> have;
-    for (const auto& a : nop.schema().arguments()) have.insert(a.name);
+    for (const auto& a : nop.schema().arguments()) {
+      const bool tensor = a.type == nat::ArgType::Tensor || a.type == nat::ArgType::OptionalTensor;
+      have.insert(a.name + (tensor ? ":T" : ""));
+    }
     if (have == want && HasNeuronKernel(nop)) return name;
   }
   return "";
@@ -209,6 +217,7 @@ void RunNsimOp(const c10::OperatorHandle& op, const std::string& nsim_name, torc
   for (size_t i = 0; i < n; ++i) {
     if (used.count(i) == 0) {
       const auto& a = ts.arguments()[i];
+      if (returns_functional && a.alias_info() != nullptr && a.alias_info()->isWrite()) continue;
       if (name == "aten::_softmax" && a.name() == "half_to_float") {
         TORCH_CHECK_NOT_IMPLEMENTED(!args[i].toBool(), name, " with half_to_float=True is not supported on neuron");
         continue;

@@ -73,7 +73,7 @@ CASES = {
     "clone": (lambda a: a.clone(), (A,), 0),
     "inplace_add": (lambda a, b: a.clone().add_(b), (A, B), 0),
     "inplace_mul_scalar": (lambda a: a.clone().mul_(0.5), (A,), 0),
-    "to_bf16": (lambda a: a.to(torch.bfloat16), (A,), 0),
+    "to_bf16": (lambda a: a.float().to(torch.bfloat16), (A,), 0),
     "zeros_like_fill": (lambda a: torch.zeros_like(a) + 1, (A,), 0),
 }
 

@@ -12,7 +12,10 @@ default trn2. It applies to NeuronCores first used after the call.
 """
 import os
 
-import torch
+# Kineto logs every profiler start/stop (and warns about an empty GPU trace): errors only.
+os.environ.setdefault("KINETO_LOG_LEVEL", "4")
+
+import torch  # noqa: E402
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("NSIM_CONFIG_DIR", os.path.join(_ROOT, "configs"))

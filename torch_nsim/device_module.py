@@ -22,6 +22,15 @@ def _is_in_bad_fork():
     return False
 
 
+def manual_seed_all(seed):
+    """The device draws no random numbers of its own (make random tensors on
+    the CPU and copy them): nothing to seed."""
+
+
+def manual_seed(seed):
+    manual_seed_all(seed)
+
+
 def device_count():
     return _C.device_count()
 

@@ -9,6 +9,9 @@ DEVICE and RUNTIME modes on NC 0, and its key_averages() table printed.
 """
 import argparse
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))  # the repo's torch_nsim
 
 import torch
 import torch.nn.functional as F

@@ -46,11 +46,14 @@ c10::Device FromNsim(const nat::Device& d) {
 
 // A Python number torch wrapped as a 0-dim CPU tensor (double or int64):
 // the same number as nsim wraps it (float32 / int32), still a wrapped number.
+// Read straight from host memory: t.item() would be a dispatched op of its
+// own (an aten::item row in the profile).
 nat::Tensor WrappedNumber(const at::Tensor& t) {
-  const c10::Scalar v = t.item();
-  const bool is_float = v.isFloatingPoint();
-  nat::Tensor out = nat::full({}, is_float ? nat::Scalar(v.toDouble()) : nat::Scalar(v.toLong()),
-                              nat::TensorOptions().dtype(is_float ? nat::kFloat : nat::kInt));
+  const bool is_float = t.scalar_type() == c10::kDouble;
+  const void* p = t.const_data_ptr();
+  const nat::Scalar v = is_float ? nat::Scalar(*static_cast<const double*>(p))
+                                 : nat::Scalar(*static_cast<const int64_t*>(p));
+  nat::Tensor out = nat::full({}, v, nat::TensorOptions().dtype(is_float ? nat::kFloat : nat::kInt));
   out.unsafeGetTensorImpl()->set_wrapped_number(t.unsafeGetTensorImpl()->is_wrapped_number());
   return out;
 }

@@ -9,10 +9,10 @@ node as the simulator's compile() graph and handed to the simulator's
 fusion code generator as nsim's C++ compile(), hence one kernel, launched
 once per call, inside dynamo's "Torch-Compiled Region: N/M" profiler range.
 
-A graph with an op the code generator cannot fuse (no rule, or a reduction
-over an outer dim, an integer dtype, ...) is not silently mis-compiled: it
-runs op by op on the device through the eager kernels, with a warning naming
-the op and the reason.
+A graph with ops the code generator cannot fuse (no rule, a reduction over
+an outer dim, a reshape of a computed value, ...) is split, in graph order,
+into fused kernels and the ops between them, which run eagerly on the device
+(a view costs no kernel); a warning names each unfused compute op and why.
 """
 import operator
 import warnings
@@ -20,7 +20,6 @@ import warnings
 import torch
 from torch._dynamo import register_backend
 from torch._functorch.aot_autograd import aot_module_simplified
-from functorch.compile import make_boxed_func
 
 from torch_nsim import _C
 
@@ -76,7 +75,19 @@ def _addmm(bias, a, b, beta=1, alpha=1):
     return out + (bias if beta == 1 else bias * beta)
 
 
+def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    return _native_layer_norm(x, normalized_shape, weight, bias, eps)[0]
+
+
+def _softmax_int(x, dim, dtype=None):
+    return _softmax(x if dtype is None else x.to(dtype), dim, False)
+
+
+# The composite ops that have a direct neuron kernel (so the dispatcher does
+# not decompose them while AOTAutograd traces) and no fusion rule.
 DECOMPOSITIONS = {
+    aten.layer_norm.default: _layer_norm,
+    aten.softmax.int: _softmax_int,
     aten.rms_norm.default: _rms_norm,
     aten._fused_rms_norm.default: _fused_rms_norm,
     aten.native_layer_norm.default: _native_layer_norm,
@@ -115,43 +126,64 @@ def _bound_args(node):
     return schema, values
 
 
-def _build(gm, example_inputs):
-    """The FX graph as an nsim compile() region; raises Unsupported(op, why)."""
-    b = _C.RegionBuilder()
-    devices = {t.device.index or 0 for t in example_inputs if isinstance(t, torch.Tensor)}
-    b.set_device(min(devices) if devices else 0)
-    ids = {}
-    inputs = iter(example_inputs)
-    for node in gm.graph.nodes:
-        if node.op == "placeholder":
-            t = next(inputs)
+# Ops that only re-view memory: run eagerly they cost no kernel, so one that
+# cannot join a fused region never becomes a region of its own.
+_VIEW_OPS = {"aten::view", "aten::reshape", "aten::unsqueeze", "aten::squeeze", "aten::squeeze.dim",
+             "aten::expand", "aten::transpose.int", "aten::t", "aten::permute", "aten::slice.Tensor",
+             "aten::select.int", "aten::alias", "aten::_unsafe_view", "aten::as_strided"}
+
+
+def _check_args(node, name, nsim_args):
+    schema, values = _bound_args(node)
+    for a in schema.arguments:  # torch arguments the nsim op does not take must be absent
+        if a.name not in nsim_args and values[a.name] is not None and not (
+                a.has_default_value() and values[a.name] == a.default_value):
+            raise Unsupported(name, f"argument {a.name}={values[a.name]!r} is not supported")
+    return values
+
+
+class _Segment:
+    """Consecutive FX nodes fused into one kernel."""
+
+    def __init__(self, nodes, gm):
+        self.nodes = list(nodes)
+        members = set(self.nodes)
+        self.inputs = []   # FX nodes read from outside, in first-use order
+        self.outputs = []  # FX nodes used after the segment
+        for n in self.nodes:
+            for a in n.all_input_nodes:
+                if a not in members and a not in self.inputs:
+                    self.inputs.append(a)
+            if any(u not in members for u in n.users):
+                self.outputs.append(n)
+
+    def build(self, tensors=None):
+        """The segment as an nsim compile() region, its inputs laid out as
+        `tensors` (default: as FX's metadata says); raises Unsupported(op, why)."""
+        b = _C.RegionBuilder()
+        ids = {}
+        for i, n in enumerate(self.inputs):
+            t = n.meta.get("val") if tensors is None else tensors[i]
             if not isinstance(t, torch.Tensor) or t.device.type != "neuron":
-                raise Unsupported(f"input {node.name}", f"is {type(t).__name__} on "
-                                  f"{getattr(t, 'device', 'the host')}, not a neuron tensor")
-            ids[node] = b.placeholder(node.name, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype,
-                                      t.device.index or 0)
-        elif node.op == "call_function" and node.target is operator.getitem:
-            src, i = node.args
-            ids[node] = ids[src][i]
-        elif node.op == "call_function":
+                raise Unsupported(f"input {n.name}", "is not a neuron tensor")
+            ids[n] = b.placeholder(n.name, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype,
+                                   t.device.index or 0)
+        devices = {(n.meta["val"].device.index or 0) for n in self.inputs}
+        b.set_device(min(devices) if devices else 0)
+        for node in self.nodes:
+            if node.target is operator.getitem:
+                src, i = node.args
+                ids[node] = ids[src][i]
+                continue
             if not isinstance(node.target, torch._ops.OpOverload):
                 raise Unsupported(str(node.target), "is not an ATen op")
             name = _op_name(node.target)
             known, nsim_args = _C.nsim_schema_args(name)
             if not known:
                 raise Unsupported(name, "has no lowering rule")
-            schema, values = _bound_args(node)
-            for a in schema.arguments:  # torch arguments the nsim op does not take must be absent
-                if a.name not in nsim_args and values[a.name] is not None and not (
-                        a.has_default_value() and values[a.name] == a.default_value):
-                    raise Unsupported(name, f"argument {a.name}={values[a.name]!r} is not supported")
-            args = []
-            for n in nsim_args:
-                v = values.get(n)
-                if isinstance(v, torch.fx.Node):
-                    args.append(("v", ids[v]))
-                else:
-                    args.append(("c", v))
+            values = _check_args(node, name, nsim_args)
+            args = [("v", ids[values[n]]) if isinstance(values.get(n), torch.fx.Node) else ("c", values.get(n))
+                    for n in nsim_args]
             val = node.meta.get("val")
             outs = val if isinstance(val, (tuple, list)) else [val]
             try:
@@ -159,35 +191,108 @@ def _build(gm, example_inputs):
             except ValueError as e:
                 raise Unsupported(name, str(e)) from None
             ids[node] = res if isinstance(val, (tuple, list)) else res[0]
-        elif node.op == "output":
-            outs = node.args[0]
-            flat = []
-            for o in (outs if isinstance(outs, (tuple, list)) else [outs]):
-                if not isinstance(o, torch.fx.Node):
-                    raise Unsupported("output", f"{o!r} is not a tensor computed by the graph")
-                flat.append(ids[o])
-            b.set_outputs(flat)
-        elif node.op == "get_attr":
-            raise Unsupported(node.name, "graph constants (get_attr) are not supported")
-    return b
+        b.set_outputs([ids[n] for n in self.outputs])
+        return b
+
+
+def _partition(gm):
+    """Steps in graph order: fused segments (lists of nodes) and single nodes
+    run eagerly. A node joins the open segment if the segment still builds
+    with it; otherwise the segment closes and the node starts a new one, or,
+    if it cannot be lowered even there (or is a pure view), runs eagerly."""
+    steps, seg, reasons = [], [], []
+
+    def close():
+        if seg and all(_op_name(n.target) in _VIEW_OPS for n in seg if isinstance(n.target, torch._ops.OpOverload)):
+            steps.extend(("eager", n) for n in seg)  # views alone: no kernel
+        elif seg:
+            steps.append(("fused", list(seg)))
+        seg.clear()
+
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        try:
+            _Segment(seg + [node], gm).build()
+            seg.append(node)
+            continue
+        except Unsupported as e:
+            why = e
+        close()
+        is_view = isinstance(node.target, torch._ops.OpOverload) and _op_name(node.target) in _VIEW_OPS
+        if not is_view:
+            try:
+                _Segment([node], gm).build()
+                seg.append(node)
+                continue
+            except Unsupported as e:
+                why = e
+        reasons.append(why.args)
+        steps.append(("eager", node))
+    close()
+    return steps, reasons
 
 
 _region_counter = [0]
 
 
+class _FusedStep:
+    """One fused segment: its kernel is generated for the layout of the
+    tensors it actually receives (a kernel reads its inputs through their
+    strides), once per layout."""
+
+    def __init__(self, segment):
+        self.segment = segment
+        self.kernels = {}
+
+    def __call__(self, env):
+        inputs = [env[n] for n in self.segment.inputs]
+        key = tuple((tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype, t.device) for t in inputs)
+        region = self.kernels.get(key)
+        if region is None:
+            try:
+                region = self.segment.build(inputs).compile(f"torch_compiled_region_{_region_counter[0]}")
+                _region_counter[0] += 1
+            except (RuntimeError, Unsupported) as e:  # a code-generator limit the lowering checks do not know
+                ops = " + ".join(_op_name(n.target) for n in self.segment.nodes
+                                 if isinstance(n.target, torch._ops.OpOverload))
+                warnings.warn(f"torch.compile(backend='neuron'): not fused, runs eagerly: {ops} ({e})",
+                              stacklevel=2)
+                region = _EagerNodes(self.segment.nodes)
+            self.kernels[key] = region
+        if isinstance(region, _EagerNodes):
+            region(env)
+        else:
+            env.update(zip(self.segment.outputs, region.run(inputs)))
+
+
+class _EagerNodes:
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def __call__(self, env):
+        for node in self.nodes:
+            a = torch.fx.node.map_arg(node.args, lambda n: env[n])
+            k = torch.fx.node.map_arg(node.kwargs, lambda n: env[n])
+            env[node] = node.target(*a, **k)
+
+
 def _compile_graph(gm, example_inputs):
-    try:
-        builder = _build(gm, example_inputs)
-        _region_counter[0] += 1
-        region = builder.compile(f"torch_compiled_region_{_region_counter[0] - 1}")
-    except Unsupported as e:
-        op, why = e.args
-        warnings.warn(f"torch.compile(backend='neuron'): {op} cannot be fused into one kernel ({why}); "
-                      "this graph runs op by op on the device", stacklevel=2)
-        return make_boxed_func(gm.forward)
+    steps, reasons = _partition(gm)
+    program = [_FusedStep(_Segment(what, gm)) if kind == "fused" else _EagerNodes([what]) for kind, what in steps]
+    kernels = sum(isinstance(p, _FusedStep) for p in program)
+    if reasons:
+        warnings.warn(f"torch.compile(backend='neuron'): the graph runs as {kernels} fused kernel(s) with "
+                      f"{len(program) - kernels} eager op(s) between them; not fused: " +
+                      "; ".join(f"{op} ({why})" for op, why in reasons), stacklevel=2)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    output = next(n for n in gm.graph.nodes if n.op == "output")
 
     def run(args):
-        return region.run([a for a in args])
+        env = dict(zip(placeholders, args))
+        for step in program:
+            step(env)
+        return list(torch.fx.node.map_arg(output.args[0], lambda n: env[n]))
 
     run._boxed_call = True
     return run

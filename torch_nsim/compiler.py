@@ -133,11 +133,16 @@ _VIEW_OPS = {"aten::view", "aten::reshape", "aten::unsqueeze", "aten::squeeze", 
              "aten::select.int", "aten::alias", "aten::_unsafe_view", "aten::as_strided"}
 
 
+# Arguments that ask for what the kernel does anyway (dense, contiguous results).
+_HARMLESS = {("memory_format", torch.contiguous_format), ("layout", torch.strided), ("pin_memory", False)}
+
+
 def _check_args(node, name, nsim_args):
     schema, values = _bound_args(node)
     for a in schema.arguments:  # torch arguments the nsim op does not take must be absent
-        if a.name not in nsim_args and values[a.name] is not None and not (
-                a.has_default_value() and values[a.name] == a.default_value):
+        v = values[a.name]
+        if a.name not in nsim_args and v is not None and (a.name, v) not in _HARMLESS and not (
+                a.has_default_value() and v == a.default_value):
             raise Unsupported(name, f"argument {a.name}={values[a.name]!r} is not supported")
     return values
 
@@ -281,6 +286,7 @@ def _compile_graph(gm, example_inputs):
     steps, reasons = _partition(gm)
     program = [_FusedStep(_Segment(what, gm)) if kind == "fused" else _EagerNodes([what]) for kind, what in steps]
     kernels = sum(isinstance(p, _FusedStep) for p in program)
+    reasons = [(op, why) for op, why in reasons if op not in _VIEW_OPS]  # views run eagerly for free
     if reasons:
         warnings.warn(f"torch.compile(backend='neuron'): the graph runs as {kernels} fused kernel(s) with "
                       f"{len(program) - kernels} eager op(s) between them; not fused: " +

@@ -39,7 +39,8 @@ def main():
     )
     os.chdir(ROOT)
     setup(name="torch_nsim", ext_modules=[ext], cmdclass={"build_ext": BuildExtension},
-          script_args=["build_ext", "--inplace", "--build-temp", os.path.join("torch_nsim", "build")])
+          script_args=["build_ext", "--inplace", "--build-temp", os.path.join("torch_nsim", "build"),
+                       "--build-lib", os.path.join("torch_nsim", "build", "lib")])
 
 
 if __name__ == "__main__":

@@ -33,8 +33,20 @@ echo "setup: all build dependencies present"
 # pybind11 headers for //python:_nsim_core.so (found by
 # third_party/python/python_configure.bzl through the python3 on PATH), NumPy,
 # ml_dtypes (bf16 host arrays), pytest, jsonschema (output schema tests), and
-# `nsim` itself as an editable install so `python3 examples/nki/*.py` works.
+# `nsim` itself as an editable install so `python3 examples/nki/*.py` works;
+# torch 2.13.0 (CPU) exactly: it installs offline from a file on disk on the
+# project's machines, any other version would download gigabytes; ninja
+# builds the torch_nsim extension.
 python3 -m pip install -q --disable-pip-version-check \
-  pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1 jsonschema==4.26.0
+  pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1 jsonschema==4.26.0 \
+  torch==2.13.0 ninja==1.11.1.1
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e "$repo_root/python"
 echo "setup: python dependencies present"
+
+# The PyTorch extension (torch_nsim/): the simulator as one shared library
+# (Bazel), then the torch glue (torch_nsim/csrc) against the installed torch.
+# Both are incremental: nothing is rebuilt when nothing changed.
+cd "$repo_root"
+bazel build //torch_nsim:libnsim_core.so
+MAX_JOBS="${MAX_JOBS:-2}" python3 torch_nsim/build.py > /dev/null
+echo "setup: torch_nsim built (python3 -c 'import torch_nsim')"

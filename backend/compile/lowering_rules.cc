@@ -2,11 +2,12 @@
 
 #include <map>
 
+#include "backend/neuron/op_lowering.h"
+
 namespace nsim {
 namespace compiler {
 namespace {
 
-using cg::OpKind;
 using Reason = std::optional<std::string>;
 
 // --- checks ---------------------------------------------------------------------
@@ -95,101 +96,46 @@ Reason InputOnlyView(const Graph& g, const Graph::Call& c) {
                      "DMA); this value is computed inside the region");
 }
 
-// --- lowering ---------------------------------------------------------------------
+// --- lowering: the Neuron backend's one per-op table (backend/neuron/op_lowering.h) ---
 
-DType OutType(LowerContext& ctx, const Graph::Call& c) {
-  return at::ToSimDType(ctx.source().value(c.outputs[0]).meta.dtype);
-}
+// A captured call's arguments as the shared emitters read them.
+class CallOperands : public neuron::OpOperands {
+ public:
+  CallOperands(LowerContext& ctx, const Graph::Call& c)
+      : ctx_(ctx), call_(c), meta_(ctx.source().value(c.outputs[0]).meta) {}
+  cg::ValueId Operand(size_t i) override { return ctx_.Operand(call_, i); }
+  at::IValue Constant(size_t i) const override { return i < call_.args.size() ? call_.args[i].constant : at::IValue(); }
+  DType out_dtype() const override { return at::ToSimDType(meta_.dtype); }
+  const std::vector<int64_t>& out_sizes() const override { return meta_.sizes; }
 
-// alpha of add/sub (a + alpha * b); 1 for ops without one.
-double Alpha(const Graph::Call& c, size_t i) {
-  return c.args.size() > i && c.args[i].constant.isScalar() ? c.args[i].constant.toDouble() : 1.0;
-}
+ private:
+  LowerContext& ctx_;
+  const Graph::Call& call_;
+  const ValueMeta& meta_;
+};
 
-template <OpKind K>
-cg::ValueId Binary(LowerContext& ctx, const Graph::Call& c) {
-  return ctx.graph().Binary(K, ctx.Operand(c, 0), ctx.Operand(c, 1), OutType(ctx, c), Alpha(c, 2));
-}
-
-// rsub(self, other, alpha) = other - alpha * self.
-cg::ValueId Rsub(LowerContext& ctx, const Graph::Call& c) {
-  return ctx.graph().Binary(OpKind::kSub, ctx.Operand(c, 1), ctx.Operand(c, 0), OutType(ctx, c), Alpha(c, 2));
-}
-
-template <OpKind K>
-cg::ValueId Unary(LowerContext& ctx, const Graph::Call& c) {
-  return ctx.graph().Unary(K, ctx.Operand(c, 0), OutType(ctx, c));
-}
-
-cg::ValueId Gelu(LowerContext& ctx, const Graph::Call& c) {
-  const bool tanh = c.args[1].constant.toStringRef() == "tanh";
-  return ctx.graph().Unary(tanh ? OpKind::kGeluTanh : OpKind::kGelu, ctx.Operand(c, 0), OutType(ctx, c));
-}
-
-cg::ValueId Pow(LowerContext& ctx, const Graph::Call& c) {
-  return ctx.graph().Pow(ctx.Operand(c, 0), c.args[1].constant.toDouble(), OutType(ctx, c));
-}
-
-cg::ValueId Cast(LowerContext& ctx, const Graph::Call& c) {
-  return ctx.graph().Cast(ctx.Operand(c, 0), OutType(ctx, c));
-}
-
-// The codegen keeps the reduced dim (size 1); keepdim=false drops it.
-template <OpKind K>
-cg::ValueId Reduce(LowerContext& ctx, const Graph::Call& c) {
-  const cg::ValueId r = ctx.graph().RowReduce(K, ctx.Operand(c, 0), OutType(ctx, c));
-  const at::IntList& sizes = ctx.source().value(c.outputs[0]).meta.sizes;
-  return ctx.graph().node(r).sizes == sizes ? r : ctx.graph().View(r, sizes);
-}
-
-cg::ValueId Matmul(LowerContext& ctx, const Graph::Call& c) {
-  return ctx.graph().Matmul(ctx.Operand(c, 0), ctx.Operand(c, 1), OutType(ctx, c));
+cg::ValueId LowerShared(LowerContext& ctx, const Graph::Call& c) {
+  CallOperands operands(ctx, c);
+  return neuron::EmitOp(ctx.graph(), c.op.schema().full_name(), operands);
 }
 
 // --- the table ------------------------------------------------------------------
 
 using Kind = LoweringRule::Kind;
 
-LoweringRule Compute(cg::ValueId (*lower)(LowerContext&, const Graph::Call&),
-                     Reason (*check)(const Graph&, const Graph::Call&) = &FloatOnly) {
-  return LoweringRule{Kind::kCompute, check, lower};
+// Compute rules lower through the shared table; they differ only in their check.
+LoweringRule Compute(Reason (*check)(const Graph&, const Graph::Call&) = &FloatOnly) {
+  return LoweringRule{Kind::kCompute, check, &LowerShared};
 }
 
 const std::map<std::string, LoweringRule>& Rules() {
   static const auto* rules = new std::map<std::string, LoweringRule>{
-      {"aten::add.Tensor", Compute(&Binary<OpKind::kAdd>)},
-      {"aten::add.Scalar", Compute(&Binary<OpKind::kAdd>)},
-      {"aten::sub.Tensor", Compute(&Binary<OpKind::kSub>)},
-      {"aten::sub.Scalar", Compute(&Binary<OpKind::kSub>)},
-      {"aten::rsub.Scalar", Compute(&Rsub)},
-      {"aten::mul.Tensor", Compute(&Binary<OpKind::kMul>)},
-      {"aten::mul.Scalar", Compute(&Binary<OpKind::kMul>)},
-      {"aten::div.Tensor", Compute(&Binary<OpKind::kDiv>)},
-      {"aten::div.Scalar", Compute(&Binary<OpKind::kDiv>)},
-      {"aten::maximum", Compute(&Binary<OpKind::kMaximum>)},
-      {"aten::minimum", Compute(&Binary<OpKind::kMinimum>)},
-      {"aten::neg", Compute(&Unary<OpKind::kNeg>)},
-      {"aten::abs", Compute(&Unary<OpKind::kAbs>)},
-      {"aten::exp", Compute(&Unary<OpKind::kExp>)},
-      {"aten::log", Compute(&Unary<OpKind::kLog>)},
-      {"aten::sqrt", Compute(&Unary<OpKind::kSqrt>)},
-      {"aten::rsqrt", Compute(&Unary<OpKind::kRsqrt>)},
-      {"aten::reciprocal", Compute(&Unary<OpKind::kReciprocal>)},
-      {"aten::square", Compute(&Unary<OpKind::kSquare>)},
-      {"aten::relu", Compute(&Unary<OpKind::kRelu>)},
-      {"aten::tanh", Compute(&Unary<OpKind::kTanh>)},
-      {"aten::sigmoid", Compute(&Unary<OpKind::kSigmoid>)},
-      {"aten::silu", Compute(&Unary<OpKind::kSilu>)},
-      {"aten::gelu", Compute(&Gelu)},
-      {"aten::pow.Tensor_Scalar", Compute(&Pow)},
-      {"aten::to.dtype", Compute(&Cast)},
-      {"aten::_to_copy", Compute(&Cast)},
-      {"aten::sum.dim_IntList", Compute(&Reduce<OpKind::kRowSum>, &InnermostReduction)},
-      {"aten::mean.dim", Compute(&Reduce<OpKind::kRowMean>, &InnermostReduction)},
-      {"aten::amax", Compute(&Reduce<OpKind::kRowMax>, &InnermostReduction)},
-      {"aten::mm", Compute(&Matmul, &MatmulShapes)},
-      {"aten::bmm", Compute(&Matmul, &MatmulShapes)},
-      {"aten::matmul", Compute(&Matmul, &MatmulShapes)},
+      {"aten::sum.dim_IntList", Compute(&InnermostReduction)},
+      {"aten::mean.dim", Compute(&InnermostReduction)},
+      {"aten::amax", Compute(&InnermostReduction)},
+      {"aten::mm", Compute(&MatmulShapes)},
+      {"aten::bmm", Compute(&MatmulShapes)},
+      {"aten::matmul", Compute(&MatmulShapes)},
       {"aten::view", {Kind::kView, &OrderPreservingView, nullptr}},
       {"aten::reshape", {Kind::kView, &OrderPreservingView, nullptr}},
       {"aten::unsqueeze", {Kind::kView, &OrderPreservingView, nullptr}},
@@ -210,9 +156,14 @@ const std::map<std::string, LoweringRule>& Rules() {
 
 }  // namespace
 
+// Rules with a check of their own are in Rules(); any other op the shared
+// per-op table lowers is elementwise: a compute rule checking float dtypes.
 const LoweringRule* FindLoweringRule(const at::OperatorHandle& op) {
-  auto it = Rules().find(op.schema().full_name());
-  return it == Rules().end() ? nullptr : &it->second;
+  static const LoweringRule elementwise = Compute();
+  const std::string& name = op.schema().full_name();
+  auto it = Rules().find(name);
+  if (it != Rules().end()) return &it->second;
+  return neuron::FindOpLowering(name) != nullptr ? &elementwise : nullptr;
 }
 
 bool IsInputView(const Graph& g, int v) {

@@ -1,5 +1,6 @@
 #include "backend/neuron/device_glue.h"
 
+#include <map>
 #include <vector>
 
 #include "backend/allocator.h"
@@ -42,13 +43,13 @@ uint64_t Address(const void* base, size_t offset) { return reinterpret_cast<uint
 void HostToDevice(const at::CopyRequest& r) {
   CoreOf(r.dst_device).CopyToDevice(Address(r.dst_base, r.dst_offset),
                                     static_cast<const char*>(r.src_base) + r.src_offset, r.nbytes,
-                                    rt::NeuronCoreDevice::kDefaultStream, CurrentCorrelationId());
+                                    CurrentStream(CoreIndex(r.dst_device)), CurrentCorrelationId());
 }
 
 void DeviceToHost(const at::CopyRequest& r) {
   CoreOf(r.src_device).CopyFromDevice(static_cast<char*>(r.dst_base) + r.dst_offset,
                                       Address(r.src_base, r.src_offset), r.nbytes,
-                                      rt::NeuronCoreDevice::kDefaultStream, CurrentCorrelationId());
+                                      CurrentStream(CoreIndex(r.src_device)), CurrentCorrelationId());
 }
 
 void DeviceToDevice(const at::CopyRequest& r) {
@@ -77,6 +78,7 @@ int CoreOfCall(const at::OpCall& call) {
 }
 
 thread_local std::vector<uint64_t> t_neuron_ops;  // correlation ids of the Neuron-key ops open on this thread
+thread_local std::map<int, int> t_streams;        // core -> current stream, where not the default
 
 class FrameworkHostCost : public at::HostCostModel, public at::OpObserver {
  public:
@@ -111,6 +113,19 @@ const bool g_registered = Register();
 void Synchronize(const at::Device& device) { CoreOf(device).Synchronize(); }
 
 uint64_t CurrentCorrelationId() { return t_neuron_ops.empty() ? 0 : t_neuron_ops.back(); }
+
+}  // namespace neuron
+}  // namespace nsim
+
+namespace nsim {
+namespace neuron {
+
+int CurrentStream(int core) {
+  auto it = t_streams.find(core);
+  return it == t_streams.end() ? rt::NeuronCoreDevice::kDefaultStream : it->second;
+}
+
+void SetCurrentStream(int core, int stream) { t_streams[core] = stream; }
 
 }  // namespace neuron
 }  // namespace nsim

@@ -28,5 +28,11 @@ void Synchronize(const at::Device& device = at::Device(at::kNeuron, 0));
 // device execution to the op that caused it.
 uint64_t CurrentCorrelationId();
 
+// The stream this thread's ops on core `core` are queued on (PyTorch's
+// current stream; the runtime's default stream 0 unless set). Kernels and
+// copies launched by ops go there.
+int CurrentStream(int core);
+void SetCurrentStream(int core, int stream);
+
 }  // namespace neuron
 }  // namespace nsim

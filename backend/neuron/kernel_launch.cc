@@ -67,7 +67,7 @@ rt::ExecutionHandle Launch(rt::NeuronCoreDevice& core, const std::string& key, c
     std::lock_guard<std::mutex> lock(c.mu);
     c.loaded[core_key] = Loaded{&core, ref};
   }
-  return core.ExecuteAsync(ref, bindings, rt::NeuronCoreDevice::kDefaultStream, CurrentCorrelationId());
+  return core.ExecuteAsync(ref, bindings, CurrentStream(core.index()), CurrentCorrelationId());
 }
 
 rt::ExecutionHandle LaunchGraph(const std::string& op, const GraphOperands& operands,

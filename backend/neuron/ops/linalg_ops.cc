@@ -1,4 +1,5 @@
-// Neuron kernels for mm and bmm: one generated TensorE kernel each (K tiled
+// Neuron kernels for mm and bmm: one generated TensorE kernel each (the
+// ops' shared lowering, op_lowering.h) (K tiled
 // with PSUM accumulation, operands read with the layout TensorE needs; see
 // codegen/matmul_operands.h). aten::matmul is the composite over these.
 #include "backend/dispatcher.h"
@@ -6,6 +7,7 @@
 #include "backend/meta/shape_functions.h"
 #include "backend/neuron/hbm_tensor.h"
 #include "backend/neuron/kernel_launch.h"
+#include "backend/neuron/op_lowering.h"
 
 namespace nsim {
 namespace neuron {
@@ -21,8 +23,9 @@ Tensor Product(const std::string& op, const at::TensorMeta& m, const Tensor& a, 
   Tensor out = at::MakeOutput(m);
   LaunchGraph(op, {{{"a", a}, {"b", b}}, {{"out", out}}}, [&] {
     codegen::Graph g;
-    g.Output(g.Matmul(g.Input("a", DescOf(a)), g.Input("b", DescOf(b)), at::ToSimDType(m.dtype)), "out",
-             DescOf(out));
+    EagerOperands args(&g, {g.Input("a", DescOf(a)), g.Input("b", DescOf(b))}, {}, at::ToSimDType(m.dtype),
+                       out.sizes());
+    g.Output(EmitOp(g, op, args), "out", DescOf(out));
     return g;
   });
   return out;

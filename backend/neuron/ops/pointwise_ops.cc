@@ -1,5 +1,5 @@
-// Neuron kernels for the pointwise ops: each is one generated kernel
-// (codegen/graph.h) over the op's operands as they are — broadcast, strided
+// Neuron kernels for the pointwise ops: each is one generated kernel whose
+// node is the op's shared lowering (op_lowering.h), over the op's operands as they are — broadcast, strided
 // views and device scalars (a lifted Python number is a 0-dim device tensor,
 // read by a broadcasting DMA like any input). Shapes, promotion and errors
 // come from the shape functions shared with the CPU and Meta kernels.
@@ -8,6 +8,7 @@
 #include "backend/meta/shape_functions.h"
 #include "backend/neuron/hbm_tensor.h"
 #include "backend/neuron/kernel_launch.h"
+#include "backend/neuron/op_lowering.h"
 
 namespace nsim {
 namespace neuron {
@@ -16,90 +17,80 @@ namespace {
 using at::Tensor;
 using at::TensorMeta;
 using codegen::Graph;
-using codegen::OpKind;
 using codegen::ValueId;
 
-Tensor Binary(const char* op, OpKind kind, const Tensor& a, const Tensor& b, at::Promotion p, double alpha = 1.0) {
-  const TensorMeta m = at::BinaryMeta(a, b, p);
+// The op over tensor `a` (and `b` when defined): one kernel whose graph is
+// the op's shared lowering; `constants` are its other schema arguments.
+Tensor Pointwise(const std::string& op, const TensorMeta& m, const Tensor& a, const Tensor& b,
+                 std::vector<at::IValue> constants) {
   RequireFloat(op, m.dtype);
   RequireDeviceType(op, a.dtype());
-  RequireDeviceType(op, b.dtype());
+  if (b.defined()) RequireDeviceType(op, b.dtype());
   Tensor out = at::MakeOutput(m);
-  LaunchGraph(op, {{{"a", a}, {"b", b}}, {{"out", out}}}, [&] {
+  GraphOperands operands{{{"a", a}}, {{"out", out}}};
+  if (b.defined()) operands.inputs.push_back({"b", b});
+  LaunchGraph(op, operands, [&] {
     Graph g;
-    const ValueId va = g.Input("a", DescOf(a)), vb = g.Input("b", DescOf(b));
-    g.Output(g.Binary(kind, va, vb, at::ToSimDType(m.dtype), alpha), "out", DescOf(out));
+    std::vector<ValueId> values{g.Input("a", DescOf(a))};
+    if (b.defined()) values.push_back(g.Input("b", DescOf(b)));
+    EagerOperands args(&g, values, std::move(constants), at::ToSimDType(m.dtype), out.sizes());
+    g.Output(EmitOp(g, op, args), "out", DescOf(out));
     return g;
   });
   return out;
+}
+
+Tensor Binary(const char* op, const Tensor& a, const Tensor& b, at::Promotion p, at::IValue alpha = at::IValue()) {
+  return Pointwise(op, at::BinaryMeta(a, b, p), a, b, {at::IValue(), at::IValue(), alpha});
 }
 
 Tensor add(const Tensor& a, const Tensor& b, const at::Scalar& alpha) {
-  return Binary("aten::add.Tensor", OpKind::kAdd, a, b, at::Promotion::kResultType, alpha.toDouble());
+  return Binary("aten::add.Tensor", a, b, at::Promotion::kResultType, alpha);
 }
 Tensor sub(const Tensor& a, const Tensor& b, const at::Scalar& alpha) {
   at::CheckSubOperands(a, b);
-  return Binary("aten::sub.Tensor", OpKind::kSub, a, b, at::Promotion::kResultType, alpha.toDouble());
+  return Binary("aten::sub.Tensor", a, b, at::Promotion::kResultType, alpha);
 }
-Tensor mul(const Tensor& a, const Tensor& b) {
-  return Binary("aten::mul.Tensor", OpKind::kMul, a, b, at::Promotion::kResultType);
-}
-Tensor div(const Tensor& a, const Tensor& b) {
-  return Binary("aten::div.Tensor", OpKind::kDiv, a, b, at::Promotion::kIntToFloat);
-}
+Tensor mul(const Tensor& a, const Tensor& b) { return Binary("aten::mul.Tensor", a, b, at::Promotion::kResultType); }
+Tensor div(const Tensor& a, const Tensor& b) { return Binary("aten::div.Tensor", a, b, at::Promotion::kIntToFloat); }
 Tensor maximum(const Tensor& a, const Tensor& b) {
-  return Binary("aten::maximum", OpKind::kMaximum, a, b, at::Promotion::kResultType);
+  return Binary("aten::maximum", a, b, at::Promotion::kResultType);
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  return Binary("aten::minimum", OpKind::kMinimum, a, b, at::Promotion::kResultType);
+  return Binary("aten::minimum", a, b, at::Promotion::kResultType);
 }
 
-// One unary node; `exponent` only for pow.
-Tensor Unary(const std::string& op, OpKind kind, const TensorMeta& m, const Tensor& self, double exponent = 0) {
-  RequireFloat(op, m.dtype);
-  RequireDeviceType(op, self.dtype());
-  Tensor out = at::MakeOutput(m);
-  LaunchGraph(op, {{{"x", self}}, {{"out", out}}}, [&] {
-    Graph g;
-    const ValueId x = g.Input("x", DescOf(self));
-    const DType t = at::ToSimDType(m.dtype);
-    g.Output(kind == OpKind::kPowScalar ? g.Pow(x, exponent, t) : g.Unary(kind, x, t), "out", DescOf(out));
-    return g;
-  });
-  return out;
-}
-
-template <const at::UnarySpec& kSpec, OpKind kKind>
+template <const at::UnarySpec& kSpec>
 Tensor unary(const Tensor& self) {
-  return Unary(std::string("aten::") + kSpec.name, kKind, at::UnaryMeta(kSpec, self), self);
+  return Pointwise(std::string("aten::") + kSpec.name, at::UnaryMeta(kSpec, self), self, Tensor(), {});
 }
 
 Tensor gelu(const Tensor& self, const std::string& approximate) {
   if (approximate != "none" && approximate != "tanh") throw SimError("approximate argument must be either none or tanh.");
-  const OpKind kind = approximate == "tanh" ? OpKind::kGeluTanh : OpKind::kGelu;
-  return Unary("aten::gelu", kind, at::UnaryMeta(at::unary::kGelu, self), self);
+  return Pointwise("aten::gelu", at::UnaryMeta(at::unary::kGelu, self), self, Tensor(),
+                   {at::IValue(), at::IValue(approximate)});
 }
 
 Tensor pow(const Tensor& self, const at::Scalar& exponent) {
-  return Unary("aten::pow.Tensor_Scalar", OpKind::kPowScalar, at::PowMeta(self, exponent), self,
-               exponent.toDouble());
+  return Pointwise("aten::pow.Tensor_Scalar", at::PowMeta(self, exponent), self, Tensor(),
+                   {at::IValue(), at::IValue(exponent)});
 }
 
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
   at::RegisterBinaryOps(m, &add, &sub, &mul, &div, &maximum, &minimum, &pow);
-  m.impl("neg", &unary<at::unary::kNeg, OpKind::kNeg>);
-  m.impl("abs", &unary<at::unary::kAbs, OpKind::kAbs>);
-  m.impl("relu", &unary<at::unary::kRelu, OpKind::kRelu>);
-  m.impl("exp", &unary<at::unary::kExp, OpKind::kExp>);
-  m.impl("log", &unary<at::unary::kLog, OpKind::kLog>);
-  m.impl("sqrt", &unary<at::unary::kSqrt, OpKind::kSqrt>);
-  m.impl("rsqrt", &unary<at::unary::kRsqrt, OpKind::kRsqrt>);
-  m.impl("reciprocal", &unary<at::unary::kReciprocal, OpKind::kReciprocal>);
-  m.impl("tanh", &unary<at::unary::kTanh, OpKind::kTanh>);
-  m.impl("sigmoid", &unary<at::unary::kSigmoid, OpKind::kSigmoid>);
-  m.impl("silu", &unary<at::unary::kSilu, OpKind::kSilu>);
+  m.impl("neg", &unary<at::unary::kNeg>);
+  m.impl("abs", &unary<at::unary::kAbs>);
+  m.impl("relu", &unary<at::unary::kRelu>);
+  m.impl("exp", &unary<at::unary::kExp>);
+  m.impl("log", &unary<at::unary::kLog>);
+  m.impl("sqrt", &unary<at::unary::kSqrt>);
+  m.impl("rsqrt", &unary<at::unary::kRsqrt>);
+  m.impl("reciprocal", &unary<at::unary::kReciprocal>);
+  m.impl("tanh", &unary<at::unary::kTanh>);
+  m.impl("sigmoid", &unary<at::unary::kSigmoid>);
+  m.impl("silu", &unary<at::unary::kSilu>);
   m.impl("gelu", &gelu);
 }
 

@@ -8,6 +8,7 @@
 #include "backend/meta/shape_functions.h"
 #include "backend/neuron/hbm_tensor.h"
 #include "backend/neuron/kernel_launch.h"
+#include "backend/neuron/op_lowering.h"
 #include "backend/neuron/ops/row_layout.h"
 
 namespace nsim {
@@ -41,12 +42,15 @@ int64_t ChunkOf(int64_t n, int64_t limit) {
 
 // Reduces the last dim of [kept..., n]; a row longer than `max_row` is
 // viewed as [kept..., n/chunk, chunk] and reduced twice.
-Graph ReduceGraph(OpKind kind, const RowLayout& l, const codegen::TensorDesc& out, int64_t max_row) {
+// A row that fits is the op's shared lowering (op_lowering.h) over the row layout.
+Graph ReduceGraph(const std::string& op, OpKind kind, const RowLayout& l, const codegen::TensorDesc& out,
+                  int64_t max_row) {
   Graph g;
   codegen::TensorDesc x = l.desc;
   const int64_t chunk = ChunkOf(l.n, max_row);
   if (l.n <= max_row || chunk == 1) {
-    g.Output(g.RowReduce(kind, g.Input("x", x), out.dtype), "out", out);
+    EagerOperands args(&g, {g.Input("x", x)}, {}, out.dtype, out.sizes);
+    g.Output(EmitOp(g, op, args), "out", out);
     return g;
   }
   const int64_t s = x.strides.back();
@@ -69,7 +73,7 @@ Tensor Reduce(const std::string& op, OpKind kind, const Tensor& self, const at::
   const RowLayout l = RowsOver(self, ReducedDims(r));
   const int64_t max_row = MaxRow(CoreOf(self.device()));
   LaunchGraph(op, {{{"x", l.tensor}}, {{"out", out}}},
-              [&] { return ReduceGraph(kind, l, ReducedDesc(l, r.out.dtype), max_row); });
+              [&] { return ReduceGraph(op, kind, l, ReducedDesc(l, r.out.dtype), max_row); });
   return out;
 }
 

@@ -1,0 +1,121 @@
+#include "backend/neuron/op_lowering.h"
+
+#include <map>
+
+#include "sim/base/error.h"
+
+namespace nsim {
+namespace neuron {
+namespace {
+
+using codegen::Graph;
+using codegen::OpKind;
+using codegen::ValueId;
+
+// alpha of add/sub (a + alpha * b); 1 for ops without one.
+double Alpha(const OpOperands& op, size_t i) {
+  const at::IValue a = op.Constant(i);
+  return a.isScalar() ? a.toDouble() : 1.0;
+}
+
+template <OpKind K>
+ValueId Binary(Graph& g, OpOperands& op) {
+  return g.Binary(K, op.Operand(0), op.Operand(1), op.out_dtype(), Alpha(op, 2));
+}
+
+// rsub(self, other, alpha) = other - alpha * self.
+ValueId Rsub(Graph& g, OpOperands& op) {
+  return g.Binary(OpKind::kSub, op.Operand(1), op.Operand(0), op.out_dtype(), Alpha(op, 2));
+}
+
+template <OpKind K>
+ValueId Unary(Graph& g, OpOperands& op) {
+  return g.Unary(K, op.Operand(0), op.out_dtype());
+}
+
+ValueId Gelu(Graph& g, OpOperands& op) {
+  const at::IValue approximate = op.Constant(1);
+  const bool tanh = approximate.isString() && approximate.toStringRef() == "tanh";
+  return g.Unary(tanh ? OpKind::kGeluTanh : OpKind::kGelu, op.Operand(0), op.out_dtype());
+}
+
+ValueId Pow(Graph& g, OpOperands& op) { return g.Pow(op.Operand(0), op.Constant(1).toDouble(), op.out_dtype()); }
+
+ValueId Cast(Graph& g, OpOperands& op) { return g.Cast(op.Operand(0), op.out_dtype()); }
+
+// Over the innermost dim; the codegen keeps the reduced dim (size 1), so a
+// result without it (keepdim=false) is a view.
+template <OpKind K>
+ValueId Reduce(Graph& g, OpOperands& op) {
+  const ValueId r = g.RowReduce(K, op.Operand(0), op.out_dtype());
+  return g.node(r).sizes == op.out_sizes() ? r : g.View(r, op.out_sizes());
+}
+
+ValueId Matmul(Graph& g, OpOperands& op) { return g.Matmul(op.Operand(0), op.Operand(1), op.out_dtype()); }
+
+const std::map<std::string, OpEmitter>& Table() {
+  static const auto* table = new std::map<std::string, OpEmitter>{
+      {"aten::add.Tensor", &Binary<OpKind::kAdd>},
+      {"aten::add.Scalar", &Binary<OpKind::kAdd>},
+      {"aten::sub.Tensor", &Binary<OpKind::kSub>},
+      {"aten::sub.Scalar", &Binary<OpKind::kSub>},
+      {"aten::rsub.Scalar", &Rsub},
+      {"aten::mul.Tensor", &Binary<OpKind::kMul>},
+      {"aten::mul.Scalar", &Binary<OpKind::kMul>},
+      {"aten::div.Tensor", &Binary<OpKind::kDiv>},
+      {"aten::div.Scalar", &Binary<OpKind::kDiv>},
+      {"aten::maximum", &Binary<OpKind::kMaximum>},
+      {"aten::minimum", &Binary<OpKind::kMinimum>},
+      {"aten::neg", &Unary<OpKind::kNeg>},
+      {"aten::abs", &Unary<OpKind::kAbs>},
+      {"aten::exp", &Unary<OpKind::kExp>},
+      {"aten::log", &Unary<OpKind::kLog>},
+      {"aten::sqrt", &Unary<OpKind::kSqrt>},
+      {"aten::rsqrt", &Unary<OpKind::kRsqrt>},
+      {"aten::reciprocal", &Unary<OpKind::kReciprocal>},
+      {"aten::square", &Unary<OpKind::kSquare>},
+      {"aten::relu", &Unary<OpKind::kRelu>},
+      {"aten::tanh", &Unary<OpKind::kTanh>},
+      {"aten::sigmoid", &Unary<OpKind::kSigmoid>},
+      {"aten::silu", &Unary<OpKind::kSilu>},
+      {"aten::gelu", &Gelu},
+      {"aten::pow.Tensor_Scalar", &Pow},
+      {"aten::to.dtype", &Cast},
+      {"aten::_to_copy", &Cast},
+      {"aten::sum.dim_IntList", &Reduce<OpKind::kRowSum>},
+      {"aten::mean.dim", &Reduce<OpKind::kRowMean>},
+      {"aten::amax", &Reduce<OpKind::kRowMax>},
+      {"aten::mm", &Matmul},
+      {"aten::bmm", &Matmul},
+      {"aten::matmul", &Matmul},
+  };
+  return *table;
+}
+
+}  // namespace
+
+OpEmitter FindOpLowering(const std::string& full_name) {
+  auto it = Table().find(full_name);
+  return it == Table().end() ? nullptr : it->second;
+}
+
+ValueId EmitOp(Graph& g, const std::string& full_name, OpOperands& op) {
+  const OpEmitter emit = FindOpLowering(full_name);
+  if (emit == nullptr) throw SimError(full_name + ": the Neuron backend has no lowering for it");
+  return emit(g, op);
+}
+
+EagerOperands::EagerOperands(Graph* g, std::vector<ValueId> values, std::vector<at::IValue> constants, DType out,
+                             std::vector<int64_t> out_sizes)
+    : g_(g), values_(std::move(values)), constants_(std::move(constants)), out_(out),
+      out_sizes_(std::move(out_sizes)) {}
+
+ValueId EagerOperands::Operand(size_t i) {
+  if (i < values_.size() && values_[i] >= 0) return values_[i];
+  return g_->Constant(Constant(i).toDouble());
+}
+
+at::IValue EagerOperands::Constant(size_t i) const { return i < constants_.size() ? constants_[i] : at::IValue(); }
+
+}  // namespace neuron
+}  // namespace nsim

@@ -1,0 +1,312 @@
+"""torch.compile(fn, backend="neuron"): one kernel per captured graph.
+
+Dynamo captures the FX graph (its guards, recompiles and graph breaks apply
+as usual); AOTAutograd turns it into ATen ops, with the decompositions below
+for the composite ops the fusion code generator has no rule for (softmax,
+layer/RMS norm, linear with bias). Each ATen graph is then rebuilt node by
+node as the simulator's compile() graph and handed to the simulator's
+"neuron" compiler backend (backend/compile): the same lowering rules and
+fusion code generator as nsim's C++ compile(), hence one kernel, launched
+once per call, inside dynamo's "Torch-Compiled Region: N/M" profiler range.
+
+A graph with ops the code generator cannot fuse (no rule, a reduction over
+an outer dim, a reshape of a computed value, ...) is split, in graph order,
+into fused kernels and the ops between them, which run eagerly on the device
+(a view costs no kernel); a warning names each unfused compute op and why.
+"""
+import operator
+import warnings
+
+import torch
+from torch._dynamo import register_backend
+from torch._functorch.aot_autograd import aot_module_simplified
+
+from torch_nsim import _C
+
+aten = torch.ops.aten
+
+# FX targets that are the same computation as an nsim op of another name.
+_RENAMED = {
+    "aten::_unsafe_view": "aten::view",
+    "aten::expand_copy": "aten::expand",
+}
+
+
+def _rms_norm(x, normalized_shape, weight=None, eps=None):
+    dims = list(range(-len(normalized_shape), 0))
+    if eps is None:
+        eps = torch.finfo(x.dtype).eps
+    xf = x.float() if x.dtype != torch.float32 else x
+    y = xf * torch.rsqrt(xf.mul(xf).mean(dims, keepdim=True) + eps)
+    y = y.to(x.dtype)
+    return y * weight if weight is not None else y
+
+
+def _fused_rms_norm(x, normalized_shape, weight, eps):
+    y = _rms_norm(x, normalized_shape, weight, eps)
+    dims = list(range(-len(normalized_shape), 0))
+    return y, torch.rsqrt(x.float().mul(x.float()).mean(dims, keepdim=True) + (eps or torch.finfo(x.dtype).eps))
+
+
+def _native_layer_norm(x, normalized_shape, weight, bias, eps):
+    dims = list(range(-len(normalized_shape), 0))
+    xf = x.float() if x.dtype != torch.float32 else x
+    mean = xf.mean(dims, keepdim=True)
+    d = xf - mean
+    rstd = torch.rsqrt(d.mul(d).mean(dims, keepdim=True) + eps)
+    y = d * rstd
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y.to(x.dtype), mean, rstd
+
+
+def _softmax(x, dim, half_to_float):
+    xf = x.float() if x.dtype != torch.float32 else x
+    e = torch.exp(xf - xf.amax(dim, keepdim=True))
+    return (e / e.sum(dim, keepdim=True)).to(x.dtype)
+
+
+def _addmm(bias, a, b, beta=1, alpha=1):
+    out = torch.mm(a, b)
+    if alpha != 1:
+        out = out * alpha
+    return out + (bias if beta == 1 else bias * beta)
+
+
+def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    return _native_layer_norm(x, normalized_shape, weight, bias, eps)[0]
+
+
+def _softmax_int(x, dim, dtype=None):
+    return _softmax(x if dtype is None else x.to(dtype), dim, False)
+
+
+# The composite ops that have a direct neuron kernel (so the dispatcher does
+# not decompose them while AOTAutograd traces) and no fusion rule.
+DECOMPOSITIONS = {
+    aten.layer_norm.default: _layer_norm,
+    aten.softmax.int: _softmax_int,
+    aten.rms_norm.default: _rms_norm,
+    aten._fused_rms_norm.default: _fused_rms_norm,
+    aten.native_layer_norm.default: _native_layer_norm,
+    aten._softmax.default: _softmax,
+    aten.addmm.default: _addmm,
+}
+
+
+class Unsupported(Exception):
+    pass
+
+
+def _op_name(target):
+    s = target._schema
+    name = s.name + ("." + s.overload_name if s.overload_name else "")
+    return _RENAMED.get(name, name)
+
+
+def _meta(t):
+    return (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
+
+
+def _bound_args(node):
+    """The node's arguments by schema name (defaults filled in)."""
+    schema = node.target._schema
+    values = {}
+    for i, a in enumerate(schema.arguments):
+        if i < len(node.args):
+            values[a.name] = node.args[i]
+        elif a.name in node.kwargs:
+            values[a.name] = node.kwargs[a.name]
+        elif a.has_default_value():
+            values[a.name] = a.default_value
+        else:
+            values[a.name] = None
+    return schema, values
+
+
+# Ops that only re-view memory: run eagerly they cost no kernel, so one that
+# cannot join a fused region never becomes a region of its own.
+_VIEW_OPS = {"aten::view", "aten::reshape", "aten::unsqueeze", "aten::squeeze", "aten::squeeze.dim",
+             "aten::expand", "aten::transpose.int", "aten::t", "aten::permute", "aten::slice.Tensor",
+             "aten::select.int", "aten::alias", "aten::_unsafe_view", "aten::as_strided"}
+
+
+# Arguments that ask for what the kernel does anyway (dense, contiguous results).
+_HARMLESS = {("memory_format", torch.contiguous_format), ("layout", torch.strided), ("pin_memory", False)}
+
+
+def _check_args(node, name, nsim_args):
+    schema, values = _bound_args(node)
+    for a in schema.arguments:  # torch arguments the nsim op does not take must be absent
+        v = values[a.name]
+        if a.name not in nsim_args and v is not None and (a.name, v) not in _HARMLESS and not (
+                a.has_default_value() and v == a.default_value):
+            raise Unsupported(name, f"argument {a.name}={values[a.name]!r} is not supported")
+    return values
+
+
+class _Segment:
+    """Consecutive FX nodes fused into one kernel."""
+
+    def __init__(self, nodes, gm):
+        self.nodes = list(nodes)
+        members = set(self.nodes)
+        self.inputs = []   # FX nodes read from outside, in first-use order
+        self.outputs = []  # FX nodes used after the segment
+        for n in self.nodes:
+            for a in n.all_input_nodes:
+                if a not in members and a not in self.inputs:
+                    self.inputs.append(a)
+            if any(u not in members for u in n.users):
+                self.outputs.append(n)
+
+    def build(self, tensors=None):
+        """The segment as an nsim compile() region, its inputs laid out as
+        `tensors` (default: as FX's metadata says); raises Unsupported(op, why)."""
+        b = _C.RegionBuilder()
+        ids = {}
+        for i, n in enumerate(self.inputs):
+            t = n.meta.get("val") if tensors is None else tensors[i]
+            if not isinstance(t, torch.Tensor) or t.device.type != "neuron":
+                raise Unsupported(f"input {n.name}", "is not a neuron tensor")
+            ids[n] = b.placeholder(n.name, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype,
+                                   t.device.index or 0)
+        devices = {(n.meta["val"].device.index or 0) for n in self.inputs}
+        b.set_device(min(devices) if devices else 0)
+        for node in self.nodes:
+            if node.target is operator.getitem:
+                src, i = node.args
+                ids[node] = ids[src][i]
+                continue
+            if not isinstance(node.target, torch._ops.OpOverload):
+                raise Unsupported(str(node.target), "is not an ATen op")
+            name = _op_name(node.target)
+            known, nsim_args = _C.nsim_schema_args(name)
+            if not known:
+                raise Unsupported(name, "has no lowering rule")
+            values = _check_args(node, name, nsim_args)
+            args = [("v", ids[values[n]]) if isinstance(values.get(n), torch.fx.Node) else ("c", values.get(n))
+                    for n in nsim_args]
+            val = node.meta.get("val")
+            outs = val if isinstance(val, (tuple, list)) else [val]
+            try:
+                res = b.call(name, args, [_meta(o) for o in outs], node.name)
+            except ValueError as e:
+                raise Unsupported(name, str(e)) from None
+            ids[node] = res if isinstance(val, (tuple, list)) else res[0]
+        b.set_outputs([ids[n] for n in self.outputs])
+        return b
+
+
+def _partition(gm):
+    """Steps in graph order: fused segments (lists of nodes) and single nodes
+    run eagerly. A node joins the open segment if the segment still builds
+    with it; otherwise the segment closes and the node starts a new one, or,
+    if it cannot be lowered even there (or is a pure view), runs eagerly."""
+    steps, seg, reasons = [], [], []
+
+    def close():
+        if seg and all(_op_name(n.target) in _VIEW_OPS for n in seg if isinstance(n.target, torch._ops.OpOverload)):
+            steps.extend(("eager", n) for n in seg)  # views alone: no kernel
+        elif seg:
+            steps.append(("fused", list(seg)))
+        seg.clear()
+
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        try:
+            _Segment(seg + [node], gm).build()
+            seg.append(node)
+            continue
+        except Unsupported as e:
+            why = e
+        close()
+        is_view = isinstance(node.target, torch._ops.OpOverload) and _op_name(node.target) in _VIEW_OPS
+        if not is_view:
+            try:
+                _Segment([node], gm).build()
+                seg.append(node)
+                continue
+            except Unsupported as e:
+                why = e
+        reasons.append(why.args)
+        steps.append(("eager", node))
+    close()
+    return steps, reasons
+
+
+_region_counter = [0]
+
+
+class _FusedStep:
+    """One fused segment: its kernel is generated for the layout of the
+    tensors it actually receives (a kernel reads its inputs through their
+    strides), once per layout."""
+
+    def __init__(self, segment):
+        self.segment = segment
+        self.kernels = {}
+
+    def __call__(self, env):
+        inputs = [env[n] for n in self.segment.inputs]
+        key = tuple((tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype, t.device) for t in inputs)
+        region = self.kernels.get(key)
+        if region is None:
+            try:
+                region = self.segment.build(inputs).compile(f"torch_compiled_region_{_region_counter[0]}")
+                _region_counter[0] += 1
+            except (RuntimeError, Unsupported) as e:  # a code-generator limit the lowering checks do not know
+                ops = " + ".join(_op_name(n.target) for n in self.segment.nodes
+                                 if isinstance(n.target, torch._ops.OpOverload))
+                warnings.warn(f"torch.compile(backend='neuron'): not fused, runs eagerly: {ops} ({e})",
+                              stacklevel=2)
+                region = _EagerNodes(self.segment.nodes)
+            self.kernels[key] = region
+        if isinstance(region, _EagerNodes):
+            region(env)
+        else:
+            env.update(zip(self.segment.outputs, region.run(inputs)))
+
+
+class _EagerNodes:
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def __call__(self, env):
+        for node in self.nodes:
+            a = torch.fx.node.map_arg(node.args, lambda n: env[n])
+            k = torch.fx.node.map_arg(node.kwargs, lambda n: env[n])
+            env[node] = node.target(*a, **k)
+
+
+def _compile_graph(gm, example_inputs):
+    steps, reasons = _partition(gm)
+    program = [_FusedStep(_Segment(what, gm)) if kind == "fused" else _EagerNodes([what]) for kind, what in steps]
+    kernels = sum(isinstance(p, _FusedStep) for p in program)
+    reasons = [(op, why) for op, why in reasons if op not in _VIEW_OPS]  # views run eagerly for free
+    if reasons:
+        warnings.warn(f"torch.compile(backend='neuron'): the graph runs as {kernels} fused kernel(s) with "
+                      f"{len(program) - kernels} eager op(s) between them; not fused: " +
+                      "; ".join(f"{op} ({why})" for op, why in reasons), stacklevel=2)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    output = next(n for n in gm.graph.nodes if n.op == "output")
+
+    def run(args):
+        env = dict(zip(placeholders, args))
+        for step in program:
+            step(env)
+        return list(torch.fx.node.map_arg(output.args[0], lambda n: env[n]))
+
+    run._boxed_call = True
+    return run
+
+
+def neuron_backend(gm, example_inputs):
+    """The Dynamo backend registered as "neuron"."""
+    return aot_module_simplified(gm, example_inputs, fw_compiler=_compile_graph, decompositions=DECOMPOSITIONS)
+
+
+register_backend(name="neuron", compiler_fn=neuron_backend)

@@ -1,0 +1,219 @@
+// Kernels registered for PrivateUse1 directly: what torch itself needs to
+// hold tensors on a device (factories, views, resize, cross-device copies,
+// .item()), and the ops whose CompositeImplicit decomposition would hide the
+// fused kernel (rms_norm) or that the simulator has no single op for
+// (addmm, cat, index_select/embedding). Everything else goes through
+// fallback.cc to the simulator's own Neuron kernels.
+#include <ATen/EmptyTensor.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/TensorShape.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/view_native.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "backend/dispatcher.h"
+#include "runtime/runtime.h"
+#include "torch_nsim/csrc/bridge.h"
+#include "torch_nsim/csrc/device.h"
+#include "torch_nsim/csrc/fallback.h"
+#include "torch_nsim/csrc/streams.h"
+
+namespace torch_nsim {
+namespace {
+
+namespace nat = nsim::at;
+using at::Tensor;
+
+const c10::DispatchKeySet kNeuronKeys(c10::DispatchKey::PrivateUse1);
+
+std::optional<c10::DeviceGuard> GuardFor(std::optional<c10::Device> device) {
+  if (device && device->has_index()) return std::optional<c10::DeviceGuard>(std::in_place, *device);
+  return std::nullopt;
+}
+
+Tensor EmptyMemoryFormat(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
+                           std::optional<c10::Layout>, std::optional<c10::Device> device, std::optional<bool>,
+                           std::optional<c10::MemoryFormat> memory_format) {
+  auto guard = GuardFor(device);
+  return at::detail::empty_generic(size, NeuronAllocator(), kNeuronKeys, c10::dtype_or_default(dtype),
+                                   memory_format);
+}
+
+Tensor EmptyStrided(c10::IntArrayRef size, c10::IntArrayRef stride, std::optional<c10::ScalarType> dtype,
+                     std::optional<c10::Layout>, std::optional<c10::Device> device, std::optional<bool>) {
+  auto guard = GuardFor(device);
+  return at::detail::empty_strided_generic(size, stride, NeuronAllocator(), kNeuronKeys,
+                                           c10::dtype_or_default(dtype));
+}
+
+// Grows the HBM block when needed (copying the old bytes on the device's
+// core), then sets contiguous sizes.
+const Tensor& Resize(const Tensor& self, c10::IntArrayRef size, std::optional<c10::MemoryFormat>) {
+  const int64_t needed = (c10::multiply_integers(size) + self.storage_offset()) * self.itemsize();
+  c10::StorageImpl* storage = self.unsafeGetTensorImpl()->unsafe_storage().unsafeGetStorageImpl();
+  if (needed > static_cast<int64_t>(storage->nbytes())) {
+    c10::DeviceGuard guard(self.device());
+    c10::DataPtr fresh = NeuronAllocator()->allocate(needed);
+    NeuronAllocator()->copy_data(fresh.get(), storage->data(), storage->nbytes());
+    storage->set_data_ptr_noswap(std::move(fresh));
+    storage->set_nbytes(needed);
+  }
+  self.unsafeGetTensorImpl()->set_sizes_contiguous(size);
+  return self;
+}
+
+bool NsimDtype(c10::ScalarType t) {
+  return t == c10::kFloat || t == c10::kBFloat16 || t == c10::kHalf || t == c10::kInt || t == c10::kBool;
+}
+
+// Same dtype, both contiguous, between host and device: one
+// nrta_tensor_write/read of the bytes (any dtype, e.g. int64 indices).
+bool RawCopy(const Tensor& src, const Tensor& dst) {
+  if (src.scalar_type() != dst.scalar_type() || !src.is_contiguous() || !dst.is_contiguous() ||
+      src.sizes() != dst.sizes() || src.device().is_cpu() == dst.device().is_cpu()) {
+    return false;
+  }
+  const size_t bytes = src.nbytes();
+  if (dst.is_privateuseone()) {
+    Core(dst.device().index()).CopyToDevice(reinterpret_cast<uint64_t>(dst.data_ptr()), src.data_ptr(), bytes,
+                                            CurrentStream(dst.device().index()));
+  } else {
+    Core(src.device().index()).CopyFromDevice(dst.data_ptr(), reinterpret_cast<uint64_t>(src.data_ptr()), bytes,
+                                              CurrentStream(src.device().index()));
+  }
+  return true;
+}
+
+// dst.copy_(self) where either side is on neuron: the simulator's copy_
+// (host<->device through the runtime, device-side casts and strided views
+// as one generated kernel).
+Tensor CopyFrom(const Tensor& self, const Tensor& dst, bool non_blocking) {
+  if (self.numel() == 0) return dst;
+  if (!NsimDtype(self.scalar_type()) || !NsimDtype(dst.scalar_type())) {
+    TORCH_CHECK_NOT_IMPLEMENTED(RawCopy(self.contiguous(), dst), "aten::copy_ on neuron: ",
+                                self.scalar_type(), " -> ", dst.scalar_type(),
+                                " is only supported as a same-dtype contiguous host<->device copy");
+    return dst;
+  }
+  static const auto op = nat::FindOp<nat::Tensor(const nat::Tensor&, const nat::Tensor&, bool)>("aten::copy_");
+  try {
+    op.call(ToNsim(dst, "aten::copy_"), ToNsim(self, "aten::copy_"), non_blocking);
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    TORCH_CHECK_NOT_IMPLEMENTED(false, "aten::copy_ on neuron: ", e.what());
+  }
+  return dst;
+}
+
+Tensor CopyFromAndResize(const Tensor& self, const Tensor& dst) {
+  if (dst.sizes() != self.sizes()) {
+    if (dst.is_privateuseone()) {
+      Resize(dst, self.sizes(), std::nullopt);
+    } else {
+      dst.resize_(self.sizes());
+    }
+  }
+  return CopyFrom(self, dst, false);
+}
+
+c10::Scalar LocalScalarDense(const Tensor& self) { return self.to(c10::kCPU).item(); }
+
+// F.rms_norm: the simulator's hand-scheduled fused kernel, reached as
+// aten::_fused_rms_norm (the study's row). Both ops are CompositeImplicit in
+// torch 2.13, so without these registrations they would decompose into
+// pow/mean/add/rsqrt/mul before reaching the device.
+Tensor RmsNorm(const Tensor& input, c10::IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                std::optional<double> eps) {
+  return std::get<0>(at::_fused_rms_norm(input, normalized_shape, weight, eps));
+}
+
+// beta * self + alpha * (mat1 @ mat2): mm, then one fused scale-and-add.
+Tensor Addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const c10::Scalar& beta,
+             const c10::Scalar& alpha) {
+  Tensor product = at::mm(mat1, mat2);
+  if (alpha.toDouble() != 1.0) product = product.mul(alpha);
+  if (beta.toDouble() == 0.0) return product;
+  if (beta.toDouble() == 1.0) return product.add(self);
+  return product.add(self, beta);
+}
+
+// One device copy per input into its slice of the result.
+Tensor Cat(const at::ITensorListRef& tensors, int64_t dim) {
+  std::vector<Tensor> inputs;
+  for (const Tensor& t : tensors) {
+    if (!(t.dim() == 1 && t.numel() == 0)) inputs.push_back(t);  // legacy empty inputs are skipped
+  }
+  TORCH_CHECK(!inputs.empty() || tensors.size() > 0, "aten::cat on neuron: expected a non-empty list of tensors");
+  if (inputs.empty()) return tensors.front().clone();
+  const Tensor& first = inputs.front();
+  dim = at::maybe_wrap_dim(dim, first.dim());
+  c10::ScalarType dtype = first.scalar_type();
+  std::vector<int64_t> sizes = first.sizes().vec();
+  sizes[dim] = 0;
+  for (const Tensor& t : inputs) {
+    TORCH_CHECK(t.dim() == first.dim(), "aten::cat on neuron: tensors must have the same number of dims, got ",
+                first.sizes(), " and ", t.sizes());
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      TORCH_CHECK(d == dim || t.size(d) == first.size(d), "aten::cat on neuron: sizes of tensors must match "
+                  "except in dimension ", dim, ", got ", first.sizes(), " and ", t.sizes());
+    }
+    sizes[dim] += t.size(dim);
+    dtype = c10::promoteTypes(dtype, t.scalar_type());
+  }
+  Tensor out = at::empty(sizes, first.options().dtype(dtype));
+  int64_t offset = 0;
+  for (const Tensor& t : inputs) {
+    out.narrow(dim, offset, t.size(dim)).copy_(t);
+    offset += t.size(dim);
+  }
+  return out;
+}
+
+// The indices are read to the host (nrta_tensor_read: the host waits for
+// them), then each selected slice is one device copy.
+Tensor IndexSelect(const Tensor& self, int64_t dim, const Tensor& index) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(index.dim() <= 1, "aten::index_select on neuron: index must be 0- or 1-dim, got ", index.sizes());
+  const Tensor idx = index.to(c10::kCPU).to(c10::kLong).reshape({-1});
+  std::vector<int64_t> sizes = self.sizes().vec();
+  sizes[dim] = idx.numel();
+  Tensor out = at::empty(sizes, self.options());
+  const int64_t* p = idx.const_data_ptr<int64_t>();
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    const int64_t k = p[i] < 0 ? p[i] + self.size(dim) : p[i];
+    TORCH_CHECK(k >= 0 && k < self.size(dim), "aten::index_select on neuron: index ", p[i],
+                " is out of range for dim ", dim, " of size ", self.size(dim));
+    out.select(dim, i).copy_(self.select(dim, k));
+  }
+  return out;
+}
+
+// zero_ is fill_(0): the simulator's fill kernel.
+Tensor& Zero(Tensor& self) {
+  self.fill_(0);
+  return self;
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("zero_", &Zero);
+  m.impl("empty.memory_format", &EmptyMemoryFormat);
+  m.impl("empty_strided", &EmptyStrided);
+  m.impl("as_strided", &at::native::as_strided_tensorimpl);
+  m.impl("view", &at::native::view);
+  m.impl("_reshape_alias", &at::native::_reshape_alias);
+  m.impl("resize_", &Resize);
+  m.impl("_copy_from", &CopyFrom);
+  m.impl("_copy_from_and_resize", &CopyFromAndResize);
+  m.impl("_local_scalar_dense", &LocalScalarDense);
+  m.impl("rms_norm", &RmsNorm);
+  m.impl("addmm", &Addmm);
+  m.impl("cat", &Cat);
+  m.impl("index_select", &IndexSelect);
+}
+
+}  // namespace
+}  // namespace torch_nsim

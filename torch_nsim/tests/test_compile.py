@@ -1,0 +1,77 @@
+"""torch.compile(backend="neuron"): one kernel per graph, Dynamo's guards and
+graph breaks, numerics, and the fallback for graphs that cannot be fused."""
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from conftest import executions, mark
+
+
+def rmsnorm(x, w):
+    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w
+
+
+def run(f, *args):
+    mark()
+    out = f(*args)
+    torch.neuron.synchronize()
+    return out, executions()
+
+
+@pytest.fixture(autouse=True)
+def _reset_dynamo():
+    torch._dynamo.reset()
+
+
+def test_one_kernel_per_graph_and_numerics():
+    x = torch.randn(8, 256)
+    w = torch.randn(256)
+    f = torch.compile(rmsnorm, backend="neuron", fullgraph=True)
+    out, ex = run(f, x.to("neuron"), w.to("neuron"))
+    assert len(ex) == 1 and ex[0][0].startswith("torch_compiled_region")
+    torch.testing.assert_close(out.cpu(), rmsnorm(x, w), rtol=1e-5, atol=1e-5)
+    _, ex = run(f, x.to("neuron"), w.to("neuron"))  # replay: guards pass, same kernel, one execution
+    assert len(ex) == 1
+
+
+def test_new_shape_recompiles():
+    f = torch.compile(rmsnorm, backend="neuron", fullgraph=True, dynamic=False)
+    run(f, torch.randn(4, 64).to("neuron"), torch.randn(64).to("neuron"))
+    out, ex = run(f, torch.randn(2, 128).to("neuron"), torch.randn(128).to("neuron"))
+    assert len(ex) == 1 and out.shape == (2, 128)
+
+
+def test_mlp_with_softmax_layer_norm_and_linear():
+    def block(x, w1, b1, w2, g, b):
+        h = F.silu(F.linear(x, w1, b1))
+        h = F.layer_norm(h, [h.shape[-1]], g, b)
+        return torch.softmax(h @ w2, dim=-1)
+    args = [torch.randn(16, 64), torch.randn(128, 64), torch.randn(128), torch.randn(128, 32), torch.randn(128),
+            torch.randn(128)]
+    f = torch.compile(block, backend="neuron", fullgraph=True)
+    out, ex = run(f, *[a.to("neuron") for a in args])
+    assert len(ex) == 1
+    torch.testing.assert_close(out.cpu(), block(*args), rtol=1e-4, atol=1e-5)
+
+
+def test_graph_break_gives_two_regions():
+    def f(x):
+        y = torch.exp(x)
+        torch._dynamo.graph_break()
+        return y * 2
+    x = torch.randn(4, 16)
+    out, ex = run(torch.compile(f, backend="neuron"), x.to("neuron"))
+    assert len(ex) == 2
+    torch.testing.assert_close(out.cpu(), torch.exp(x) * 2)
+
+
+def test_unfusable_op_runs_eagerly_between_fused_kernels():
+    def f(x):
+        return x.sum(0) * 2  # a reduction over the outer dim: no fusion rule
+    x = torch.randn(8, 16)
+    with pytest.warns(UserWarning, match=r"not fused: aten::sum.dim_IntList.*only the innermost dim"):
+        out, ex = run(torch.compile(f, backend="neuron"), x.to("neuron"))
+    assert len(ex) == 2  # the eager sum, then the fused region of the rest
+    torch.testing.assert_close(out.cpu(), x.sum(0) * 2)

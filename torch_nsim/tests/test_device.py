@@ -1,0 +1,114 @@
+"""The "neuron" device: registration, memory in simulated HBM, copies,
+device module, streams and events, config selection."""
+import pytest
+import torch
+
+import torch_nsim
+from conftest import executions, mark
+
+
+def test_device_is_registered_as_neuron():
+    assert torch._C._get_privateuse1_backend_name() == "neuron"
+    assert torch.neuron.is_available()
+    assert torch.neuron.device_count() == 1
+    assert torch.neuron.current_device() == 0
+    t = torch.empty(3, device="neuron")
+    assert t.device == torch.device("neuron", 0)
+    assert t.is_neuron
+
+
+def test_memory_is_simulated_hbm():
+    before = torch.neuron.memory_allocated()
+    t = torch.empty(1024, dtype=torch.float32, device="neuron")
+    assert torch.neuron.memory_allocated() - before >= 4096
+    # The data pointer is an HBM address of the simulated core, not host memory.
+    assert t.data_ptr() < torch.neuron.memory_stats()["capacity"] + 4096
+    del t
+    assert torch.neuron.memory_allocated() == before
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.int32, torch.int64])
+def test_roundtrip_copy(dtype):
+    x = (torch.arange(24) - 7).reshape(4, 6).to(dtype)
+    y = x.to("neuron")
+    assert y.dtype == dtype and y.shape == x.shape
+    assert torch.equal(y.cpu(), x)
+
+
+def test_copy_with_cast_and_strides():
+    x = torch.randn(8, 16)
+    y = x.to("neuron", dtype=torch.bfloat16)
+    assert torch.equal(y.cpu(), x.to(torch.bfloat16))
+    yt = x.to("neuron").t()
+    assert not yt.is_contiguous()
+    assert torch.equal(yt.contiguous().cpu(), x.t().contiguous())
+    assert torch.equal(yt.cpu(), x.t())
+
+
+def test_copy_into_device_tensor_and_item():
+    d = torch.zeros(2, 3, device="neuron")
+    d.copy_(torch.ones(2, 3))
+    assert torch.equal(d.cpu(), torch.ones(2, 3))
+    d.fill_(2.5)
+    assert d.sum().item() == pytest.approx(15.0)
+
+
+def test_views_share_memory():
+    x = torch.arange(12, dtype=torch.float32).to("neuron")
+    v = x.view(3, 4)
+    assert v.data_ptr() == x.data_ptr()
+    s = v[1]
+    assert torch.equal(s.cpu(), torch.tensor([4.0, 5, 6, 7]))
+    assert torch.equal(v.transpose(0, 1).cpu(), torch.arange(12.0).view(3, 4).t())
+    assert torch.equal(v.unsqueeze(0).expand(2, 3, 4).cpu(), torch.arange(12.0).view(3, 4).expand(2, 3, 4))
+
+
+def test_resize_keeps_data():
+    x = torch.arange(4, dtype=torch.float32).to("neuron")
+    x.resize_(16)
+    assert torch.equal(x[:4].cpu(), torch.arange(4.0))
+
+
+def test_synchronize_and_events_follow_the_simulated_clock():
+    x = torch.randn(64, 512).to("neuron")
+    start = torch.Event(device="neuron", enable_timing=True)
+    end = torch.Event(device="neuron", enable_timing=True)
+    start.record()
+    y = x * x
+    end.record()
+    torch.neuron.synchronize()
+    assert end.query()
+    ms = start.elapsed_time(end)
+    assert 0 < ms < 1.0  # one small kernel: microseconds of simulated device time
+    assert torch.equal(y.cpu(), x.cpu() * x.cpu())
+
+
+def test_streams_are_runtime_streams():
+    s = torch.Stream(device="neuron")
+    assert s.stream_id != 0
+    x = torch.randn(4, 8).to("neuron")
+    with torch.neuron.stream(s):
+        assert torch.neuron.current_stream().stream_id == s.stream_id
+        y = x + 1
+    assert torch.neuron.current_stream().stream_id == 0
+    s.synchronize()
+    assert torch.allclose(y.cpu(), x.cpu() + 1)
+
+
+def test_bad_device_index_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="neuron:3 does not exist"):
+        torch.empty(2, device="neuron:3")
+
+
+def test_set_config_bad_name_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="no_such_part"):
+        torch_nsim.set_config("no_such_part")
+    assert torch_nsim.config_name() == "trn2"
+
+
+def test_ops_run_on_the_device():
+    mark()
+    x = torch.randn(4, 512).to("neuron")
+    (x * x).cpu()
+    kernels = [k for k, _, _ in executions()]
+    assert len(kernels) == 1 and "mul" in kernels[0]

@@ -1,0 +1,133 @@
+"""Numerics of every op the neuron device runs, against PyTorch's CPU
+kernels on the same inputs (the device computes in fp32 and rounds each
+op's result to its dtype, as the CPU does)."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from conftest import executions, mark
+
+torch.manual_seed(0)
+
+A = torch.randn(4, 64)
+B = torch.randn(4, 64)
+POS = torch.rand(4, 64) + 0.5
+ROW = torch.randn(64)
+M1 = torch.randn(16, 32)
+M2 = torch.randn(32, 24)
+B1 = torch.randn(3, 16, 32)
+B2 = torch.randn(3, 32, 8)
+W = torch.randn(64)
+BIAS = torch.randn(64)
+E = torch.randn(10, 64)
+IDX = torch.tensor([3, 0, 9, 3])
+
+# name -> (function, inputs, tolerance for fp32)
+CASES = {
+    "add": (lambda a, b: a + b, (A, B), 0),
+    "add_alpha": (lambda a, b: torch.add(a, b, alpha=2.5), (A, B), 1e-6),
+    "add_scalar": (lambda a: a + 1e-6, (A,), 0),
+    "add_broadcast": (lambda a, r: a + r, (A, ROW), 0),
+    "sub": (lambda a, b: a - b, (A, B), 0),
+    "rsub": (lambda a: 1.0 - a, (A,), 0),
+    "mul": (lambda a, b: a * b, (A, B), 0),
+    "mul_scalar": (lambda a: a * 3.0, (A,), 0),
+    "div": (lambda a, b: a / b, (A, POS), 1e-6),
+    "maximum": (torch.maximum, (A, B), 0),
+    "minimum": (torch.minimum, (A, B), 0),
+    "pow": (lambda a: a.pow(2), (A,), 1e-6),
+    "neg": (torch.neg, (A,), 0),
+    "abs": (torch.abs, (A,), 0),
+    "exp": (torch.exp, (A,), 1e-5),
+    "log": (torch.log, (POS,), 1e-5),
+    "sqrt": (torch.sqrt, (POS,), 1e-5),
+    "rsqrt": (torch.rsqrt, (POS,), 1e-5),
+    "reciprocal": (torch.reciprocal, (POS,), 1e-5),
+    "relu": (torch.relu, (A,), 0),
+    "tanh": (torch.tanh, (A,), 1e-5),
+    "sigmoid": (torch.sigmoid, (A,), 1e-5),
+    "silu": (F.silu, (A,), 1e-5),
+    "gelu": (F.gelu, (A,), 1e-5),
+    "gelu_tanh": (lambda a: F.gelu(a, approximate="tanh"), (A,), 1e-5),
+    "sum_dim": (lambda a: a.sum(-1), (A,), 1e-5),
+    "sum_all": (lambda a: a.sum(), (A,), 1e-5),
+    "mean_dim": (lambda a: a.mean(-1, keepdim=True), (A,), 1e-5),
+    "mean_outer": (lambda a: a.mean(0), (A,), 1e-5),
+    "amax": (lambda a: a.amax(-1), (A,), 0),
+    "var": (lambda a: a.var(-1), (A,), 1e-5),
+    "softmax": (lambda a: torch.softmax(a, -1), (A,), 1e-5),
+    "softmax_dim0": (lambda a: torch.softmax(a, 0), (A,), 1e-5),
+    "layer_norm": (lambda a, w, b: F.layer_norm(a, [64], w, b), (A, W, BIAS), 1e-5),
+    "rms_norm": (lambda a, w: F.rms_norm(a, [64], w, 1e-6), (A, W), 1e-5),
+    "mm": (torch.mm, (M1, M2), 1e-5),
+    "bmm": (torch.bmm, (B1, B2), 1e-5),
+    "matmul_3d_2d": (torch.matmul, (B1, M2), 1e-5),
+    "linear": (lambda x, w, b: F.linear(x, w, b), (M1, M2.t().contiguous(), torch.randn(24)), 1e-5),
+    "addmm": (lambda b, x, y: torch.addmm(b, x, y, beta=0.5, alpha=2.0), (torch.randn(24), M1, M2), 1e-5),
+    "cat": (lambda a, b: torch.cat([a, b], dim=1), (A, B), 0),
+    "cat_dim0": (lambda a, b: torch.cat([a, b]), (A, B), 0),
+    "embedding": (lambda e, i: F.embedding(i, e), (E, IDX), 0),
+    "index_select": (lambda e, i: e.index_select(0, i), (E, IDX), 0),
+    "slice_index": (lambda a: a[1:3, ::2] * 2, (A,), 0),
+    "transpose_contiguous": (lambda a: a.t().contiguous(), (A,), 0),
+    "clone": (lambda a: a.clone(), (A,), 0),
+    "inplace_add": (lambda a, b: a.clone().add_(b), (A, B), 0),
+    "inplace_mul_scalar": (lambda a: a.clone().mul_(0.5), (A,), 0),
+    "to_bf16": (lambda a: a.float().to(torch.bfloat16), (A,), 0),
+    "zeros_like_fill": (lambda a: torch.zeros_like(a) + 1, (A,), 0),
+}
+
+
+def _device(t):
+    return t.to("neuron")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_op_matches_cpu(name, dtype):
+    fn, inputs, tol = CASES[name]
+    cast = [t.to(dtype) if t.is_floating_point() else t for t in inputs]
+    expected = fn(*cast)
+    mark()
+    got = fn(*[_device(t) for t in cast])
+    assert got.device.type == "neuron"
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert executions(), f"{name} ran no device kernel"
+    got = got.cpu()
+    if dtype == torch.bfloat16:
+        # bf16: the CPU rounds the same fp32 results; transcendental and
+        # summation-order differences may move a value by one bf16 ulp.
+        torch.testing.assert_close(got.float(), expected.float(), rtol=1.6e-2, atol=1e-2)
+    elif tol == 0:
+        assert torch.equal(got, expected), (got - expected).abs().max()
+    else:
+        torch.testing.assert_close(got, expected, rtol=tol * 10, atol=tol * 10)
+
+
+def test_unsupported_op_is_a_clear_error():
+    x = torch.randn(4, 4).to("neuron")
+    with pytest.raises(NotImplementedError, match=r"aten::cumsum.* has no neuron kernel"):
+        torch.cumsum(x, 0)
+
+
+def test_cpu_fallback_is_opt_in_warned_and_profiled():
+    import torch_nsim
+    x = torch.randn(4, 4)
+    torch_nsim.set_cpu_fallback(True)
+    with pytest.warns(UserWarning, match="aten::cumsum.* running it on the CPU"):
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            y = torch.cumsum(x.to("neuron"), 0)
+    assert y.device.type == "neuron"
+    assert torch.allclose(y.cpu(), torch.cumsum(x, 0))
+    assert any(e.key.startswith("neuron::cpu_fallback aten::cumsum") for e in prof.key_averages())
+
+
+def test_unsupported_dtype_is_a_clear_error():
+    x = torch.arange(4, dtype=torch.int64).to("neuron")
+    with pytest.raises(NotImplementedError, match="int64|Long"):
+        x + x
+
+
+def test_device_mismatch_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="device"):
+        torch.randn(4, 4).to("neuron") + torch.randn(4, 4)

@@ -60,9 +60,11 @@ sync:   dma_copy a, x
 gpsimd: dma_copy b, y
 )");
   ASSERT_EQ(r.result.dma.size(), 2u);
-  // Sync and GpSimd both trigger at 1.4 GHz on trn1: the same trigger time,
-  // so both pieces start together.
-  EXPECT_EQ(r.result.dma[0].start, r.result.dma[1].start);
+  // Both trigger at the same time (1.4 GHz sequencers) and both pieces land
+  // on DMA engine 0 (partition 0), which serves one piece at a time: the
+  // second starts when the first ends, not queue_setup after it.
+  EXPECT_EQ(r.result.dma[1].start, r.result.dma[0].end);
+  EXPECT_LT(r.result.dma[1].start - r.result.dma[0].start, Trn1().dma.queue_setup_ps);
   EXPECT_EQ(DmaQueueName(r.result.dma[0].trigger_engine, r.result.dma[0].queue) +
                 DmaQueueName(r.result.dma[1].trigger_engine, r.result.dma[1].queue),
             r.result.dma[0].trigger_engine == EngineId::kSync ? "qSyncIO0qGpSimdIO0" : "qGpSimdIO0qSyncIO0");

@@ -2,8 +2,8 @@
 // arithmetic of its config values (read from the shipped trn1 config, so a
 // recalibration moves the numbers but not the arithmetic stated here):
 // DMA fixed costs as queue occupancy, in-order completion, queues owned by
-// the issuing engine, PSUM accumulation pipelining, RAW turnaround, fp32
-// passes, and the timing windows of the NEFF pre/post-amble.
+// the issuing engine, PSUM accumulation pipelining and the timing windows of
+// the NEFF pre/post-amble. (RAW turnaround and fp32 passes: tests/calibration_test.cc.)
 #include <gtest/gtest.h>
 
 #include "sim/config/loader.h"
@@ -104,38 +104,6 @@ vector: tensor_copy o, p wait=done>=1
   EXPECT_EQ(r.Record(EngineId::kTensor, 2).start - r.Record(EngineId::kTensor, 1).start, 182857);
   // Another engine reading the tile waits for the last accumulation to commit.
   EXPECT_GE(r.Record(EngineId::kVector, 0).start, r.Record(EngineId::kTensor, 2).end);
-}
-
-TEST(FidelityMechanisms, DependentInstructionWaitsRawTurnaround) {
-  // S6: II 189 ns of dependent 1-element ACTIVATEs = duration (64 + 158
-  // cycles at 1.4 GHz = 158.571 ns) + kernel.raw_turnaround (30 ns).
-  auto r = RunText("trn1", R"(kernel chain
-tensor a sbuf f32 [1, 1]
-tensor b sbuf f32 [1, 1]
-scalar: activation b, a func=identity
-scalar: activation a, b func=identity
-)");
-  EXPECT_EQ(r.Duration(EngineId::kScalar, 0), 158571);
-  EXPECT_EQ(r.Record(EngineId::kScalar, 1).start - r.Record(EngineId::kScalar, 0).start,
-            158571 + Trn1().kernel.raw_turnaround_ps);
-}
-
-TEST(FidelityMechanisms, Fp32MatmulRunsAsTwoPipelinedPasses) {
-  // fp32 128x128x512 on trn2: fp32_factor 4 over fp32_passes 2 = 2x per pass
-  // (S1 "roughly 4x", S14 "two FP32_LO_HI instructions"). One pass: LS 64 +
-  // MM 1024 + pipeline 320 = 1408 cycles = 586.667 ns (the ~590 ns measured
-  // per pass); the second pass follows one pass II (1024 cycles) later:
-  // 2432 cycles = 1013.333 ns in all; back to back one every 2048 cycles.
-  auto r = RunText("trn2", R"(kernel mm
-tensor w sbuf f32 [128, 128]
-tensor x sbuf f32 [128, 512]
-tensor p psum f32 [128, 512]
-tensor q psum f32 [128, 512]
-tensor: matmul p, w, x
-tensor: matmul q, w, x
-)");
-  EXPECT_EQ(r.Duration(EngineId::kTensor, 0), 1013333);
-  EXPECT_EQ(r.Record(EngineId::kTensor, 1).start - r.Record(EngineId::kTensor, 0).start, 853333);
 }
 
 TEST(FidelityMechanisms, TimingWindowsAddTheNeffPreAndPostamble) {

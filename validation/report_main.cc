@@ -2,12 +2,7 @@
 //   [--set key=value ...] [--only NAME,...] [--json]
 // Prints, for every case of the suite: measured, model, error; then the
 // median and worst absolute error. Exit 1 on bad arguments or input.
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
-#include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -54,8 +49,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const HardwareConfig cfg = LoadHardwareConfig(config, overrides);
-    SuiteRunner runner(SelectCases(LoadSuite(suite == "trn1" || suite == "validation/trn1" || std::getenv("BUILD_WORKSPACE_DIRECTORY") == nullptr || suite.front() == '/' ? suite : std::string(std::getenv("BUILD_WORKSPACE_DIRECTORY")) + "/" + suite), only));
+    const HardwareConfig cfg = LoadHardwareConfig(UserConfig(config), overrides);
+    SuiteRunner runner(SelectCases(LoadSuite(suite), only));
     const std::vector<CaseResult> results = runner.Run(cfg);
     if (json) std::cout << ReportJson(cfg, results).dump(2) << "\n";
     else std::cout << ReportTable(cfg, results);

@@ -79,7 +79,7 @@ SuiteStats Summarise(const std::vector<CaseResult>& results) {
   std::vector<double> abs;
   for (const CaseResult& r : results) {
     abs.push_back(std::fabs(r.error));
-    if (abs.back() > s.worst_abs_error) {
+    if (s.worst_case.empty() || abs.back() > s.worst_abs_error) {
       s.worst_abs_error = abs.back();
       s.worst_case = r.c->name;
     }

@@ -1,5 +1,7 @@
 #include "validation/suite.h"
 
+#include <cstdlib>
+
 #include "sim/kernel/builder.h"
 #include "validation/loop_kernels.h"
 #include "validation/suite_file.h"
@@ -231,7 +233,19 @@ std::vector<Case> Trn1Suite() {
 
 std::vector<Case> LoadSuite(const std::string& name_or_path) {
   if (name_or_path == "trn1" || name_or_path == "validation/trn1") return Trn1Suite();
-  return ReadSuiteFile(name_or_path);
+  return ReadSuiteFile(UserPath(name_or_path));
+}
+
+std::string UserPath(const std::string& path) {
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (path.empty() || path.front() == '/' || ws == nullptr) return path;
+  return std::string(ws) + "/" + path;
+}
+
+std::string UserConfig(const std::string& name_or_path) {
+  const bool path = name_or_path.find('/') != std::string::npos ||
+                    (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
+  return path ? UserPath(name_or_path) : name_or_path;
 }
 
 }  // namespace validation

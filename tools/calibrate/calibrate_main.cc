@@ -5,7 +5,6 @@
 // each key's limits), prints measured / model before and after for every
 // case, and writes a config inheriting --config with the fitted values.
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -26,14 +25,6 @@ std::vector<std::string> SplitComma(const std::string& s) {
   for (std::string x; std::getline(ss, x, ',');)
     if (!x.empty()) out.push_back(x);
   return out;
-}
-
-// `bazel run` starts in the runfiles tree: relative paths are the user's,
-// i.e. relative to the workspace they ran it from.
-std::string UserPath(const std::string& p) {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  if (p.empty() || p.front() == '/' || ws == nullptr) return p;
-  return std::string(ws) + "/" + p;
 }
 
 std::string Today() {
@@ -66,8 +57,8 @@ int main(int argc, char** argv) {
       else throw SimError("unknown argument '" + a + "'");
     }
     if (free.empty()) throw SimError("--free KEY,... is required");
-    const HardwareConfig base = LoadHardwareConfig(config);
-    validation::SuiteRunner runner(validation::SelectCases(validation::LoadSuite(suite == "validation/trn1" || suite == "trn1" ? suite : UserPath(suite)), only));
+    const HardwareConfig base = LoadHardwareConfig(validation::UserConfig(config));
+    validation::SuiteRunner runner(validation::SelectCases(validation::LoadSuite(suite), only));
     const std::vector<std::string> keys = SplitComma(free);
     std::cout << "before:\n" << validation::ReportTable(base, runner.Run(base));
     const calibrate::FitResult fit = calibrate::Fit(runner, base, keys, max_evals, [&](const std::vector<double>& v,
@@ -88,7 +79,7 @@ int main(int argc, char** argv) {
     if (out.empty()) {
       std::cout << "\n" << yaml;
     } else {
-      std::ofstream f(UserPath(out));
+      std::ofstream f(validation::UserPath(out));
       if (!(f << yaml)) throw SimError("cannot write '" + out + "'");
       std::cout << "wrote " << out << "\n";
     }

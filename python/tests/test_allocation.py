@@ -3,7 +3,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import bf16, f32
+from nki_testing import bf16, f32
 
 import nsim.nki as nki
 import nsim.nki.language as nl

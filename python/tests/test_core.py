@@ -3,7 +3,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT
+from nki_testing import ROOT
 
 
 def test_missing_extension_names_the_bazel_target():

@@ -3,7 +3,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import bf16
+from nki_testing import bf16
 
 import nsim.nki as nki
 import nsim.nki.language as nl

@@ -13,7 +13,7 @@ import rmsnorm
 import softmax
 import transpose
 import vector_add
-from conftest import ROOT, bf16, f32
+from nki_testing import ROOT, bf16, f32
 
 import nsim.nki as nki
 

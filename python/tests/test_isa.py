@@ -1,7 +1,7 @@
 """nisa functions, one instruction each, against NumPy."""
 import numpy as np
 import pytest
-from conftest import BF16, bf16, f32
+from nki_testing import BF16, bf16, f32
 
 import nsim.nki as nki
 import nsim.nki.isa as nisa

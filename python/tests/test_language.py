@@ -1,7 +1,7 @@
 """Every nl function, run on the simulator, against NumPy (bf16 rounding included)."""
 import numpy as np
 import pytest
-from conftest import BF16, bf16, f32
+from nki_testing import BF16, bf16, f32
 
 import nsim.nki as nki
 import nsim.nki.language as nl

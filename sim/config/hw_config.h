@@ -25,7 +25,8 @@ struct TensorEngineParams : EngineParams {
   int64_t moving_free_max = 0;             // largest moving free size per matmul
   int64_t mm_init_latency_cycles = 0;      // MM_INIT_LATENCY: floor of the matmul II
   double load_stationary_speedup = 0;      // LS runs this many times faster than MM of the same free size
-  double fp32_factor = 0;                  // cost multiplier for fp32 operands
+  double fp32_factor = 0;                  // total cost multiplier for fp32 operands (throughput)
+  int64_t fp32_passes = 1;                 // fp32 matmul runs as this many pipelined passes (FP32_LO_HI)
 };
 
 struct VectorEngineParams : EngineParams {
@@ -61,6 +62,11 @@ struct DmaParams {
   int64_t max_descriptor_bytes = 0;    // a longer contiguous run is split
   double hbm_bytes_per_ns = 0;         // this core's share of HBM bandwidth, shared by all engines
   Picos trigger_ps = 0;                // busy time of the issuing sequencer per DMA trigger
+  // Fixed costs as occupancy, not only latency (issue 9): a queue processes
+  // one transfer's descriptor ring at a time and completes transfers in order.
+  Picos piece_setup_ps = 0;            // per engine share of a transfer, before its first descriptor
+  Picos queue_setup_ps = 0;            // per transfer, serialised on its queue (descriptor ring processing)
+  Picos queue_completion_ps = 0;       // per transfer, serialised on its queue (in-order completion + semaphore writes)
 };
 
 struct MemoryParams {
@@ -75,6 +81,12 @@ struct KernelParams {
   Picos launch_ps = 0;                 // NEFF start-up before the first instruction
   Picos teardown_ps = 0;               // after the last completion
   Picos semaphore_latency_ps = 0;      // signal on one engine to wake-up of another
+  Picos raw_turnaround_ps = 0;         // same-engine RAW: output committed to the dependent read starting
+  // What one NEFF execution costs around the kernel's own instructions
+  // (semaphore and queue setup, descriptor rings, completion): inside the NCL
+  // and profile windows, outside nrtpy's device-side execution (model/timing_window.h).
+  Picos neff_preamble_ps = 0;
+  Picos neff_postamble_ps = 0;
   int64_t semaphores = 0;
 };
 

@@ -78,15 +78,15 @@ TEST_F(LoaderTest, Trn1HasTheDocumentedValues) {
   EXPECT_EQ(c.vector.stride_penalty_bytes, 16);
   EXPECT_EQ(c.scalar.freq_hz, 1.4e9);
   EXPECT_EQ(c.scalar.min_ii_cycles, 64);
-  EXPECT_EQ(c.scalar.pipeline_latency_cycles, 200);
+  EXPECT_EQ(c.scalar.pipeline_latency_cycles, 158);
   EXPECT_EQ(c.scalar.dispatch_cycles, 4);
   EXPECT_EQ(c.scalar.accumulate_cycles, 64);
   EXPECT_EQ(c.scalar.perf_mode_16bit, 1);
-  EXPECT_EQ(c.scalar.table_load_ps, 1300000);
+  EXPECT_EQ(c.scalar.table_load_ps, 368000);
   EXPECT_EQ(c.scalar.stride_penalty_bytes, 16);
   EXPECT_EQ(c.gpsimd.freq_hz, 1.4e9);
   EXPECT_EQ(c.gpsimd.min_ii_cycles, 64);
-  EXPECT_EQ(c.gpsimd.pipeline_latency_cycles, 100);
+  EXPECT_EQ(c.gpsimd.pipeline_latency_cycles, 8);
   EXPECT_EQ(c.gpsimd.dispatch_cycles, 4);
   EXPECT_EQ(c.gpsimd.start_cycles, 150);
   EXPECT_EQ(c.gpsimd.iota_cycles_per_elem, 1);
@@ -99,19 +99,25 @@ TEST_F(LoaderTest, Trn1HasTheDocumentedValues) {
   EXPECT_EQ(c.dma.queues_per_engine, 16);
   EXPECT_EQ(c.dma.partitions_per_engine, 8);
   EXPECT_EQ(c.dma.bytes_per_ns, 17);
-  EXPECT_EQ(c.dma.start_latency_ps, 1300000);
+  EXPECT_EQ(c.dma.start_latency_ps, 474000);
   EXPECT_EQ(c.dma.descriptor_ps, 1000);
   EXPECT_EQ(c.dma.max_descriptor_bytes, 65536);
   EXPECT_EQ(c.dma.hbm_bytes_per_ns, 410);
   EXPECT_EQ(c.dma.trigger_ps, 10000);
+  EXPECT_EQ(c.dma.piece_setup_ps, 6000);
+  EXPECT_EQ(c.dma.queue_setup_ps, 185000);
+  EXPECT_EQ(c.dma.queue_completion_ps, 70000);
   EXPECT_EQ(c.memory.partitions, 128);
   EXPECT_EQ(c.memory.sbuf_bytes_per_partition, 192 * 1024);
   EXPECT_EQ(c.memory.psum_banks, 8);
   EXPECT_EQ(c.memory.psum_bank_bytes, 2048);
   EXPECT_EQ(c.memory.hbm_bytes, int64_t{16} << 30);
-  EXPECT_EQ(c.kernel.launch_ps, 200000);
+  EXPECT_EQ(c.kernel.launch_ps, 1572000);
   EXPECT_EQ(c.kernel.teardown_ps, 100000);
   EXPECT_EQ(c.kernel.semaphore_latency_ps, 30000);
+  EXPECT_EQ(c.kernel.raw_turnaround_ps, 30000);
+  EXPECT_EQ(c.kernel.neff_preamble_ps, 14886000);
+  EXPECT_EQ(c.kernel.neff_postamble_ps, 0);
   EXPECT_EQ(c.kernel.semaphores, 256);
 }
 
@@ -130,7 +136,8 @@ TEST_F(LoaderTest, Trn2OverridesTrn1) {
   EXPECT_EQ(c.name, "trn2");
   EXPECT_EQ(c.generation, "NeuronCore-v3");
   EXPECT_EQ(c.tensor.freq_hz, 2.4e9);
-  EXPECT_EQ(c.tensor.fp32_factor, 2);
+  EXPECT_EQ(c.tensor.fp32_factor, 4);  // inherited: S1 4x, over two FP32_LO_HI passes
+  EXPECT_EQ(c.tensor.fp32_passes, 2);
   EXPECT_EQ(c.vector.freq_hz, 0.96e9);
   EXPECT_EQ(c.vector.perf_mode_copy, 4);
   EXPECT_EQ(c.vector.perf_mode_copy_partial, 2);
@@ -144,8 +151,8 @@ TEST_F(LoaderTest, Trn2OverridesTrn1) {
   EXPECT_EQ(c.memory.hbm_bytes, int64_t{12} << 30);
   // Inherited unchanged from trn1.
   EXPECT_EQ(c.tensor.rows, 128);
-  EXPECT_EQ(c.dma.start_latency_ps, 1300000);
-  EXPECT_EQ(c.scalar.pipeline_latency_cycles, 200);
+  EXPECT_EQ(c.dma.start_latency_ps, 474000);
+  EXPECT_EQ(c.scalar.pipeline_latency_cycles, 158);
   EXPECT_THAT(c.origin.at("tensor.freq"), HasSubstr("trn2.yaml:"));
   EXPECT_THAT(c.origin.at("tensor.rows"), HasSubstr("trn1.yaml:"));
 }
@@ -377,7 +384,7 @@ TEST_F(LoaderTest, FormattedConfigShowsUnitsDescriptionsAndOrigins) {
   EXPECT_THAT(text, HasSubstr("freq: 2.4GHz  # TensorE clock; set at "));
   EXPECT_THAT(text, HasSubstr("trn2.yaml:"));
   EXPECT_THAT(text, HasSubstr("sbuf_per_partition: 256KiB"));
-  EXPECT_THAT(text, HasSubstr("start_latency: 1300ns"));
+  EXPECT_THAT(text, HasSubstr("start_latency: 474ns"));
   EXPECT_THAT(text, HasSubstr("hbm_bytes_per_ns: 587.5B/ns"));
   EXPECT_THAT(text, HasSubstr("min_ii: 64cycles"));
 }

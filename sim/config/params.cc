@@ -68,7 +68,10 @@ std::vector<ParamSpec> BuildTable() {
        "LoadStationary runs this many times faster than a matmul of the same free size",
        NSIM_FIELD(tensor.load_stationary_speedup)});
   add({"tensor.fp32_factor", UnitKind::kRatio, Between(1, 64),
-       "matmul cost multiplier for fp32 operands", NSIM_FIELD(tensor.fp32_factor)});
+       "total matmul cost multiplier for fp32 operands (throughput)", NSIM_FIELD(tensor.fp32_factor)});
+  add({"tensor.fp32_passes", UnitKind::kCount, Between(1, 16),
+       "an fp32 matmul runs as this many pipelined passes (FP32_LO_HI), sharing fp32_factor",
+       NSIM_FIELD(tensor.fp32_passes)});
 
   AddEngineKeys("vector", "VectorE", 1, [](HardwareConfig& c) -> EngineParams& { return c.vector; },
                 &t);
@@ -146,6 +149,15 @@ std::vector<ParamSpec> BuildTable() {
        NSIM_FIELD(dma.hbm_bytes_per_ns)});
   add({"dma.trigger", UnitKind::kTime, Between(0, kMaxTimePs),
        "busy time of the issuing sequencer per DMA trigger", NSIM_FIELD(dma.trigger_ps)});
+  add({"dma.piece_setup", UnitKind::kTime, Between(0, kMaxTimePs),
+       "per DMA engine share of a transfer: fixed time before its first descriptor",
+       NSIM_FIELD(dma.piece_setup_ps)});
+  add({"dma.queue_setup", UnitKind::kTime, Between(0, kMaxTimePs),
+       "per transfer, serialised on its queue: descriptor-ring processing (occupancy)",
+       NSIM_FIELD(dma.queue_setup_ps)});
+  add({"dma.queue_completion", UnitKind::kTime, Between(0, kMaxTimePs),
+       "per transfer, serialised on its queue: in-order completion and semaphore writes (occupancy)",
+       NSIM_FIELD(dma.queue_completion_ps)});
 
   add({"memory.partitions", UnitKind::kCount, Between(1, 128), "SBUF and PSUM partitions",
        NSIM_FIELD(memory.partitions)});
@@ -165,6 +177,15 @@ std::vector<ParamSpec> BuildTable() {
   add({"kernel.semaphore_latency", UnitKind::kTime, Between(0, kMaxTimePs),
        "semaphore signal on one engine to wake-up of another",
        NSIM_FIELD(kernel.semaphore_latency_ps)});
+  add({"kernel.raw_turnaround", UnitKind::kTime, Between(0, kMaxTimePs),
+       "same-engine RAW dependency: output committed to the dependent instruction's read",
+       NSIM_FIELD(kernel.raw_turnaround_ps)});
+  add({"kernel.neff_preamble", UnitKind::kTime, Between(0, kMaxTimePs),
+       "NEFF pre-amble before the kernel (semaphore/queue setup, descriptor rings); in NCL, not in nrtpy device time",
+       NSIM_FIELD(kernel.neff_preamble_ps)});
+  add({"kernel.neff_postamble", UnitKind::kTime, Between(0, kMaxTimePs),
+       "NEFF post-amble after the kernel (completion, notification); in NCL, not in nrtpy device time",
+       NSIM_FIELD(kernel.neff_postamble_ps)});
   add({"kernel.semaphores", UnitKind::kCount, Between(1, 65536), "hardware semaphores per core",
        NSIM_FIELD(kernel.semaphores)});
 

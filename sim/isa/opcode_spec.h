@@ -43,6 +43,10 @@ struct ExecContext {
   const std::vector<uint64_t>& hbm_address;  // per tensor; HBM tensors only
   std::vector<float> buf[4];                 // reused scratch
   const PreBound* prebound = nullptr;        // of the instruction executing
+  // False for a timing-only run (model/timing_run.h): instructions are timed
+  // but compute nothing, so kernels of real size (a 4096x8192x8192 matmul)
+  // can be timed. Timing never depends on values.
+  bool compute_values = true;
 
   BoundAccess Bind(const AccessPattern& ap) const { return *Resolve(ap); }
   // The pre-bound access when there is one, else one bound now into a

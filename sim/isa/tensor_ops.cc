@@ -54,14 +54,20 @@ void ValidateMatmul(const Kernel& k, const Instruction& in, const HardwareConfig
 InstrCost CostMatmul(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
   const TensorEngineParams& t = c.tensor;
   const double f = DtypeFactor(k, in, t);
+  // fp32 (S1 "roughly 4x"; S14 "each FP32 matmul lowers to two FP32_LO_HI
+  // instructions"): the total factor is shared by `fp32_passes` passes that
+  // pipeline back to back, so one pass costs f / passes of the bf16 pair.
+  const double passes = f > 1.0 ? static_cast<double>(t.fp32_passes) : 1.0;
+  const double pf = f / passes;
   const double m = static_cast<double>(in.src0.FreeElements()), n = static_cast<double>(in.src1.FreeElements());
-  const double ls = std::ceil(m / t.load_stationary_speedup) * f;                       // fast LoadStationary (S1, S6)
-  const double mm = std::max(static_cast<double>(t.mm_init_latency_cycles), n) * f;     // max(N, MM_INIT_LATENCY) (S1)
+  const double ls = std::ceil(m / t.load_stationary_speedup) * pf;                       // fast LoadStationary (S1, S6)
+  const double mm = std::max(static_cast<double>(t.mm_init_latency_cycles), n) * pf;     // max(N, MM_INIT_LATENCY) (S1)
   // The next LoadStationary overlaps this MultiplyMoving (background load, S1),
   // so back-to-back pairs issue every max(LS, MM); one pair alone takes LS+MM.
+  const double pass_ii = std::max(ls, mm);
   InstrCost cost;
-  cost.ii = CyclesToPicos(std::max(ls, mm), t.freq_hz);
-  cost.latency = CyclesToPicos(ls + mm + static_cast<double>(t.pipeline_latency_cycles), t.freq_hz);
+  cost.ii = CyclesToPicos(pass_ii * passes, t.freq_hz);
+  cost.latency = CyclesToPicos(pass_ii * (passes - 1) + ls + mm + static_cast<double>(t.pipeline_latency_cycles), t.freq_hz);
   return cost;
 }
 

@@ -40,8 +40,8 @@ InstrCost UnaryCost(const Kernel& k, const Instruction& in, const HardwareConfig
   const AccessPattern& main = in.src0.present() ? in.src0 : in.dst;
   const double n = static_cast<double>(main.FreeElements());
   switch (in.engine) {
-    case EngineId::kGpSimd:
-      return EngineCost(c.gpsimd, static_cast<double>(c.gpsimd.start_cycles) + n * per_elem);
+    case EngineId::kGpSimd:  // S11 tensor_copy/tensor_scalar: max(MIN_II, N) on V, S or G; GPSIMD_START is iota/affine_select's
+      return EngineCost(c.gpsimd, n * per_elem);
     case EngineId::kScalar:
       return EngineCost(c.scalar, n * per_elem);
     default: {

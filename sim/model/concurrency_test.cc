@@ -12,8 +12,8 @@ using testing::RunText;
 
 TEST(Concurrency, IndependentEnginesOverlap) {
   // VectorE bf16 copy [128,512] on trn2: 512/4 (perf mode 4x) = 128 cycles +
-  // 100 = 228 cycles = 237.5 ns. ScalarE identity fp32 [128,512]: 512 + 200 =
-  // 712 cycles = 593.333 ns. Both start at launch (200 ns): device time is
+  // 100 = 228 cycles = 237.5 ns. ScalarE identity fp32 [128,512]: 512 + 158 =
+  // 670 cycles = 558.333 ns. Both start at launch (1572 ns): device time is
   // launch + the longer + teardown, not the sum.
   auto r = RunText("trn2", R"(kernel k
 tensor a sbuf bf16 [128, 512]
@@ -23,18 +23,18 @@ tensor d sbuf f32 [128, 512]
 vector: tensor_copy b, a
 scalar: activation d, c func=identity
 )");
-  EXPECT_EQ(r.Record(EngineId::kVector, 0).start, 200000);
-  EXPECT_EQ(r.Record(EngineId::kScalar, 0).start, 200000);
-  EXPECT_EQ(r.Record(EngineId::kVector, 0).end, 200000 + 237500);
-  EXPECT_EQ(r.result.device_time, 200000 + 593333 + 100000);
+  EXPECT_EQ(r.Record(EngineId::kVector, 0).start, 1572000);
+  EXPECT_EQ(r.Record(EngineId::kScalar, 0).start, 1572000);
+  EXPECT_EQ(r.Record(EngineId::kVector, 0).end, 1572000 + 237500);
+  EXPECT_EQ(r.result.device_time, 1572000 + 558333 + 100000);
 }
 
 TEST(Concurrency, SemaphoreChainAddsLatencies) {
   // vector -> scalar -> gpsimd, each waiting on the previous one's signal,
   // which arrives semaphore_latency (30 ns) after the producer commits.
   //   vector  [128,8] fp32 copy: 64 + 100 = 164 cycles @0.96 GHz = 170.833 ns
-  //   scalar  identity N=8: 64 + 200 = 264 cycles @1.2 GHz = 220 ns
-  //   gpsimd  iota N=8: 150 + 8 = 158 cycles + 100 = 258 cycles @1.2 GHz = 215 ns
+  //   scalar  identity N=8: 64 + 158 = 222 cycles @1.2 GHz = 185 ns
+  //   gpsimd  iota N=8: 150 + 8 = 158 cycles + 8 = 166 cycles @1.2 GHz = 138.333 ns
   auto r = RunText("trn2", R"(kernel k
 tensor a sbuf f32 [128, 8]
 tensor b sbuf f32 [128, 8]
@@ -46,11 +46,11 @@ vector: tensor_copy b, a signal=s1
 scalar: activation c, b func=identity wait=s1>=1 signal=s2
 gpsimd: iota d wait=s2>=1
 )");
-  const Picos v_end = 200000 + 170833;
+  const Picos v_end = 1572000 + 170833;  // launch 1572 ns
   EXPECT_EQ(r.Record(EngineId::kScalar, 0).start, v_end + 30000);
-  const Picos s_end = v_end + 30000 + 220000;
+  const Picos s_end = v_end + 30000 + 185000;
   EXPECT_EQ(r.Record(EngineId::kGpSimd, 0).start, s_end + 30000);
-  EXPECT_EQ(r.Record(EngineId::kGpSimd, 0).end, s_end + 30000 + 215000);
+  EXPECT_EQ(r.Record(EngineId::kGpSimd, 0).end, s_end + 30000 + 138333);
   EXPECT_GT(r.Record(EngineId::kScalar, 0).wait, 0);
 }
 
@@ -74,7 +74,7 @@ sync: dma_copy a[0:4], x[0:4] queue=0
   ASSERT_EQ(alone.result.dma.size(), 1u);
   ASSERT_EQ(both.result.dma.size(), 2u);
   const Picos t_alone = alone.result.dma[0].end - alone.result.dma[0].start;
-  EXPECT_EQ(t_alone, 4000 + 1424696);  // 4 descriptors + 32 KiB / 23 B/ns
+  EXPECT_EQ(t_alone, 6000 + 4000 + 1424696);  // piece_setup + 4 descriptors + 32 KiB / 23 B/ns
   EXPECT_EQ(both.result.dma[0].dma_engine, 0);
   EXPECT_EQ(both.result.dma[1].dma_engine, 1);
   // The second trigger is 13.333 ns later; the overlap runs at half rate.

@@ -15,11 +15,11 @@ class DmaModule::Engine : public sc_core::sc_module {
   void Reset(int queues) {
     for (auto& q : queues_) q.clear();
     round_robin_ = 0;
-    queues_in_use_ = queues;
+    queues_in_use_ = queues * kNumEngines;
   }
   // Wakes the engine when the piece becomes ready rather than now: an idle
   // engine then switches in once per piece (notify keeps the earliest time).
-  void Push(int queue, const Piece& p) {
+  void Push(int queue, const Piece& p) {  // queue: QueueKey
     queues_[queue].push_back(p);
     arrival_.notify(Ps(std::max<Picos>(0, p.ready - Now())));
   }
@@ -63,7 +63,7 @@ class DmaModule::Engine : public sc_core::sc_module {
     if (run.aborted) return;
     const DmaParams& d = run.config->dma;
     const Picos start = Now();
-    sc_core::wait(Ps(d.descriptor_ps * p.piece->descriptors));
+    sc_core::wait(Ps(d.piece_setup_ps + d.descriptor_ps * p.piece->descriptors));
     const double bytes = static_cast<double>(p.piece->bytes);
     if (p.transfer->li->dma_touches_hbm) {
       owner_.arbiter_.Transfer(bytes);
@@ -71,7 +71,7 @@ class DmaModule::Engine : public sc_core::sc_module {
       sc_core::wait(Ps(static_cast<Picos>(std::ceil(bytes / d.bytes_per_ns * 1000.0))));
     }
     const Instruction& in = *p.transfer->li->in;
-    run.result->dma.push_back({index_, queue, in.engine, p.transfer->li->index, p.piece->bytes,
+    run.result->dma.push_back({index_, in.queue, in.engine, p.transfer->li->index, p.piece->bytes,
                                p.piece->descriptors, start - run.t0, Now() - run.t0,
                                p.transfer->li->dma_touches_hbm});
     run.NoteEnd(Now());
@@ -80,7 +80,7 @@ class DmaModule::Engine : public sc_core::sc_module {
 
   int index_;
   DmaModule& owner_;
-  std::deque<Piece> queues_[kMaxQueues];
+  std::deque<Piece> queues_[kMaxQueues * kNumEngines];
   int round_robin_ = 0;
   int queues_in_use_ = 0;
   sc_core::sc_event arrival_;
@@ -98,29 +98,58 @@ DmaModule::~DmaModule() = default;
 void DmaModule::Reset(RunState* run) {
   run_ = run;
   transfers_.clear();
-  for (auto& e : engines_) e->Reset(static_cast<int>(run->config->dma.queues_per_engine));
+  const int64_t queues = run->config->dma.queues_per_engine;
+  queue_state_.assign(static_cast<size_t>(queues * kNumEngines), QueueState{});
+  for (auto& e : engines_) e->Reset(static_cast<int>(queues));
   arbiter_.Configure(run->config->dma.hbm_bytes_per_ns, run->config->dma.bytes_per_ns);
 }
 
-void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger_end) {
-  transfers_.push_back({&li, static_cast<int>(li.dma.size())});
-  Transfer& t = transfers_.back();
-  const Picos ready = trigger_end + run.config->dma.start_latency_ps;
-  for (const DmaPiece& p : li.dma) engines_[p.dma_engine]->Push(li.in->queue, {&t, &p, ready});
+int DmaModule::QueueKey(const Instruction& in, int64_t queues_per_engine) {
+  return static_cast<int>(static_cast<int64_t>(in.engine) * queues_per_engine + in.queue);
 }
 
+void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger_end) {
+  const DmaParams& d = run.config->dma;
+  const int key = QueueKey(*li.in, d.queues_per_engine);
+  QueueState& q = queue_state_[key];
+  const Picos setup_start = std::max(trigger_end, q.setup_free);
+  q.setup_free = setup_start + d.queue_setup_ps;
+  transfers_.push_back({&li, static_cast<int>(li.dma.size()), key});
+  Transfer& t = transfers_.back();
+  q.outstanding.push_back(&t);
+  const Picos ready = setup_start + d.start_latency_ps;
+  for (const DmaPiece& p : li.dma) engines_[p.dma_engine]->Push(key, {&t, &p, ready});
+}
+
+// Pieces may end out of order across engines; the queue completes its
+// transfers in submission order, one completion write after another.
 void DmaModule::PieceDone(Transfer& t) {
   if (--t.remaining > 0) return;
-  RunState& run = *run_;
-  try {
-    run.ctx->prebound = &t.li->operands;
-    Spec(Opcode::kDmaCopy).execute(*run.ctx, *t.li->in);
-    run.ctx->prebound = nullptr;
-  } catch (...) {
-    run.Fail(std::current_exception());
-    return;
+  t.finished = Now();
+  QueueState& q = queue_state_[t.queue];
+  while (!q.outstanding.empty() && q.outstanding.front()->finished >= 0) {
+    Transfer& head = *q.outstanding.front();
+    q.outstanding.pop_front();
+    q.last_done = std::max(head.finished, q.last_done) + run_->config->dma.queue_completion_ps;
+    Complete(head, q.last_done);
+    if (run_->aborted) return;
   }
-  sems_.Signal(Now() + run.config->kernel.semaphore_latency_ps, t.li->in->signals);
+}
+
+void DmaModule::Complete(Transfer& t, Picos done) {
+  RunState& run = *run_;
+  if (run.ctx->compute_values) {
+    try {
+      run.ctx->prebound = &t.li->operands;
+      Spec(Opcode::kDmaCopy).execute(*run.ctx, *t.li->in);
+      run.ctx->prebound = nullptr;
+    } catch (...) {
+      run.Fail(std::current_exception());
+      return;
+    }
+  }
+  run.NoteEnd(done);
+  sems_.Signal(done + run.config->kernel.semaphore_latency_ps, t.li->in->signals);
 }
 
 }  // namespace nsim

@@ -1,11 +1,17 @@
 #pragma once
-// The core's DMA engines (S1, S8): each has `queues_per_engine` FIFO queues,
-// serves one transfer piece at a time, and picks among ready queue heads
-// round-robin. A piece becomes ready `start_latency` after its trigger, then
-// costs `descriptor` per descriptor plus its bytes at the engine bandwidth
-// (shared with the other engines through the HBM arbiter when it touches
-// HBM). A dma_copy completes, moves its data and signals its semaphores when
-// its last piece is done.
+// The core's DMA engines (S1, S8): each has `queues_per_engine` FIFO queues
+// per issuing engine (a NEFF's queues belong to the engine that triggers them,
+// as the profiler's qSyncIO / qGpSimdIO / qActIO show), serves one transfer
+// piece at a time, and picks among ready queue heads round-robin.
+//
+// A transfer's fixed costs are occupancy, not only latency (issue 9): its
+// queue processes one descriptor ring at a time (`queue_setup` each, so a
+// loop of tiny DMAs is throughput-bound), its pieces become ready
+// `start_latency` after that, each costs `piece_setup` plus `descriptor` per
+// descriptor plus its bytes at the engine bandwidth (shared through the HBM
+// arbiter when it touches HBM), and the queue completes its transfers in
+// order, each paying `queue_completion` (completion semaphore writes) before
+// its semaphores are signalled.
 #include <deque>
 #include <memory>
 #include <vector>
@@ -34,6 +40,15 @@ class DmaModule : public sc_core::sc_module {
   struct Transfer {
     const LoadedInstruction* li;
     int remaining;
+    int queue;          // owner-engine-qualified queue (QueueKey)
+    Picos finished = -1;  // when its last piece ended
+  };
+  // The serial part of one queue: its descriptor-ring processing and its
+  // in-order completions.
+  struct QueueState {
+    Picos setup_free = 0;
+    Picos last_done = 0;
+    std::deque<Transfer*> outstanding;  // in submission order
   };
   struct Piece {
     Transfer* transfer;
@@ -42,11 +57,14 @@ class DmaModule : public sc_core::sc_module {
   };
   class Engine;
   void PieceDone(Transfer& t);
+  void Complete(Transfer& t, Picos done);
+  static int QueueKey(const Instruction& in, int64_t queues_per_engine);
 
   SemaphoreBoard& sems_;
   HbmArbiter arbiter_;
   std::vector<std::unique_ptr<Engine>> engines_;
   std::deque<Transfer> transfers_;
+  std::vector<QueueState> queue_state_;
   RunState* run_ = nullptr;
 };
 

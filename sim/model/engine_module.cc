@@ -65,8 +65,11 @@ bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
 }
 
 Picos EngineModule::HazardFree(const LoadedInstruction& li) const {
+  // S6: a dependent instruction "cannot start data read until the previous
+  // instruction has all of its output committed"; the commit reaches the
+  // reader `raw_turnaround` later.
   Picos t = 0;
-  for (int dep : li.raw_deps) t = std::max(t, commit_[dep]);
+  for (int dep : li.raw_deps) t = std::max(t, commit_[dep] + run_->config->kernel.raw_turnaround_ps);
   return t;
 }
 
@@ -85,9 +88,11 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
   if (li.in->opcode == Opcode::kDmaCopy) {
     dma_.Submit(*run_, li, end);  // the transfer signals its semaphores when it completes
   } else {
-    run_->ctx->prebound = &li.operands;
-    Spec(li.in->opcode).execute(*run_->ctx, *li.in);
-    run_->ctx->prebound = nullptr;
+    if (run_->ctx->compute_values) {
+      run_->ctx->prebound = &li.operands;
+      Spec(li.in->opcode).execute(*run_->ctx, *li.in);
+      run_->ctx->prebound = nullptr;
+    }
     sems_.Signal(end + run_->config->kernel.semaphore_latency_ps, li.in->signals);
     commit_[li.index] = end;
   }

@@ -26,8 +26,8 @@ struct InstructionRecord {
 // One DMA engine's share of one dma_copy.
 struct DmaRecord {
   int dma_engine;
-  int queue;
-  EngineId trigger_engine;  // the stream that issued the dma_copy
+  int queue;                // the trigger engine's queue: DmaQueueName(trigger_engine, queue)
+  EngineId trigger_engine;  // the stream that issued the dma_copy (owns the queue)
   int index;                // its position in that stream
   int64_t bytes;
   int64_t descriptors;

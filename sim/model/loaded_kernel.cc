@@ -195,7 +195,11 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) {
         if (ap->present()) li.reads.push_back(RegionOf(kernel_, *ap));
       }
-      if (in.accumulate) li.reads.push_back(RegionOf(kernel_, in.dst));
+      // An accumulating matmul reads its PSUM tile near-memory (S1: read-
+      // accumulate-write "controlled by TensorE only"), in TensorE pipeline
+      // order: consecutive accumulations issue at their II, no RAW wait. Other
+      // engines reading the tile synchronise through semaphores.
+      if (in.accumulate && in.opcode != Opcode::kMatmul) li.reads.push_back(RegionOf(kernel_, in.dst));
       if (in.opcode == Opcode::kDmaCopy) PlanDma(kernel_, c, &li);
       FindRawDeps(dst, i, &li);
     }

@@ -1,14 +1,9 @@
-import os
-import sys
-
+"""pytest set-up: import torch_nsim from this checkout (see torch_testing.py)."""
 import pytest
+import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-import torch  # noqa: E402
-import torch_nsim  # noqa: E402,F401
+import torch_testing  # noqa: F401  (puts the checkout on sys.path, imports torch_nsim)
+import torch_nsim
 
 
 @pytest.fixture(autouse=True)
@@ -17,13 +12,3 @@ def _fresh_settings():
     torch_nsim.profiler.reset_neuron_config()
     yield
     torch.neuron.synchronize()
-
-
-def executions():
-    """Kernel executions since the last mark: [(kernel, device_time_ps, span_us)]."""
-    return torch_nsim._C.executions()
-
-
-def mark():
-    torch.neuron.synchronize()
-    torch_nsim._C.mark_executions()

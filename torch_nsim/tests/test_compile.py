@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import executions, mark
+from torch_testing import executions, mark
 
 
 def rmsnorm(x, w):

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import torch_nsim
-from conftest import executions, mark
+from torch_testing import executions, mark
 
 
 def test_device_is_registered_as_neuron():

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 import torch_nsim
-from conftest import ROOT, executions, mark
+from torch_testing import ROOT, executions, mark
 
 GOLDENS = os.path.join(ROOT, "tests", "device_time_goldens.tsv")
 

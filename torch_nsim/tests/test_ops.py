@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import executions, mark
+from torch_testing import executions, mark
 
 torch.manual_seed(0)
 

@@ -1,0 +1,23 @@
+"""Helpers of the nsim.nki tests: the checkout's paths and bf16 rounding.
+(Not in conftest.py: several test folders each have a conftest module.)"""
+import os
+import sys
+
+import ml_dtypes
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for path in (os.path.join(ROOT, "python"), os.path.join(ROOT, "examples", "nki")):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+BF16 = ml_dtypes.bfloat16
+
+
+def bf16(x):
+    """x rounded to bf16 (nearest even), as a bf16 array."""
+    return np.asarray(x, dtype=np.float32).astype(BF16)
+
+
+def f32(x):
+    return np.asarray(x).astype(np.float32)

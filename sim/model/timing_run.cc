@@ -1,0 +1,23 @@
+#include "sim/model/timing_run.h"
+
+#include "sim/base/error.h"
+#include "sim/model/hbm.h"
+#include "sim/model/onchip_memory.h"
+#include "sim/model/sim_host.h"
+
+namespace nsim {
+
+ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKernel& kernel) {
+  if (kernel.config_name() != config.name) {
+    throw SimError("kernel '" + kernel.kernel().name + "' was loaded for config '" + kernel.config_name() +
+                   "', not '" + config.name + "'");
+  }
+  OnChipMemory onchip(config.memory);
+  HbmMemory hbm(0);  // never touched: nothing is computed
+  const std::vector<uint64_t> addresses(kernel.kernel().tensors.size(), 0);
+  ExecContext ctx{kernel.kernel(), onchip, hbm, addresses, {}};
+  ctx.compute_values = false;
+  return SimHost::Get().Run(config, kernel, ctx);
+}
+
+}  // namespace nsim

@@ -1,0 +1,24 @@
+#pragma once
+// The validation table, as text or JSON, shared by the report and the
+// calibration tool.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/hw_config.h"
+#include "validation/run.h"
+
+namespace nsim {
+namespace validation {
+
+// "12.3 us" style: the measured scale of a case.
+std::string FormatNs(double ns);
+std::string FormatError(double error);  // "+4.2 %"
+std::string ReportTable(const HardwareConfig& config, const std::vector<CaseResult>& results);
+nlohmann::json ReportJson(const HardwareConfig& config, const std::vector<CaseResult>& results);
+// The cases named in `only` (comma separated; empty: all). Throws on an unknown name.
+std::vector<Case> SelectCases(std::vector<Case> cases, const std::string& only);
+
+}  // namespace validation
+}  // namespace nsim

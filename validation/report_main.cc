@@ -1,0 +1,62 @@
+// bazel run //validation:report -- [--suite trn1|FILE] [--config trn1|PATH]
+//   [--set key=value ...] [--only NAME,...] [--json]
+// Prints, for every case of the suite: measured, model, error; then the
+// median and worst absolute error. Exit 1 on bad arguments or input.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/base/error.h"
+#include "sim/config/loader.h"
+#include "validation/report.h"
+#include "validation/run.h"
+#include "validation/suite.h"
+
+namespace {
+
+void Usage() {
+  std::cerr << "usage: report [--suite trn1|FILE] [--config NAME|PATH] [--set key=value]... [--only NAME,...] [--json]\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace nsim;
+  using namespace nsim::validation;
+  std::string suite = "trn1", config = "trn1", only;
+  std::vector<std::string> overrides;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw SimError("missing value after " + a);
+      return argv[++i];
+    };
+    try {
+      if (a == "--suite") suite = value();
+      else if (a == "--config") config = value();
+      else if (a == "--set") overrides.push_back(value());
+      else if (a == "--only") only = value();
+      else if (a == "--json") json = true;
+      else if (a == "--help" || a == "-h") { Usage(); return 0; }
+      else throw SimError("unknown argument '" + a + "'");
+    } catch (const SimError& e) {
+      std::cerr << "report: " << e.what() << "\n";
+      Usage();
+      return 1;
+    }
+  }
+  try {
+    const HardwareConfig cfg = LoadHardwareConfig(UserConfig(config), overrides);
+    SuiteRunner runner(SelectCases(LoadSuite(suite), only));
+    const std::vector<CaseResult> results = runner.Run(cfg);
+    if (json) std::cout << ReportJson(cfg, results).dump(2) << "\n";
+    else std::cout << ReportTable(cfg, results);
+  } catch (const SimError& e) {
+    std::cerr << "report: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -123,8 +123,8 @@ Picos NeuronCoreDevice::CaptureCost(const ExecutionResult& result) const {
 }
 
 Picos NeuronCoreDevice::CopyDeviceTime(uint64_t bytes) const {
-  const HostParams& h = config().host;
-  return h.copy_device_latency_ps + NanosToPicos(static_cast<double>(bytes) / h.pcie_bytes_per_ns);
+  const ChipParams& chip = config().chip;
+  return chip.host_link_latency_ps + NanosToPicos(static_cast<double>(bytes) / chip.host_link_bytes_per_ns);
 }
 
 void NeuronCoreDevice::Synchronize() { clock_.AdvanceTo(timeline_.end()); }

@@ -84,7 +84,7 @@ class NeuronCoreDevice {
 
   // nrta_tensor_write: copies `bytes` from host memory to HBM at `dst` (inside
   // a live allocation). Charges host.copy_setup and returns; the DMA occupies
-  // the stream for host.copy_device_latency + bytes / host.pcie_bytes_per_ns.
+  // the stream for chip.host_link_latency + bytes / chip.host_link_bandwidth.
   ExecutionHandle CopyToDevice(uint64_t dst, const void* src, uint64_t bytes, int stream = kDefaultStream,
                                uint64_t correlation_id = 0);
   // nrta_tensor_read: the same cost on the device, but the host needs the

@@ -62,6 +62,12 @@ std::string FormatLimits(const ParamSpec& spec);
 // their values and where each was set (config.origin).
 void CheckConsistency(const HardwareConfig& config);
 
+// Sets the per-core figures that follow from the chip level: a core's share
+// of its HBM stack's bandwidth (dma.hbm_bytes_per_ns) and capacity
+// (memory.hbm_bytes), each the stack's figure / cores per stack. Called by
+// the loader after CheckConsistency (which ensures the division is exact).
+void DeriveChipShares(HardwareConfig* config);
+
 // The key table as Markdown (key, unit, limits, description); pasted into
 // configs/README.md and printed by //sim/config:describe_params.
 std::string DescribeParams();

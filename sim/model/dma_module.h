@@ -3,8 +3,8 @@
 // serves one transfer piece at a time, and picks among ready queue heads
 // round-robin. A piece becomes ready `start_latency` after its trigger, then
 // costs `descriptor` per descriptor plus its bytes at the engine bandwidth
-// (shared with the other engines through the HBM arbiter when it touches
-// HBM). A dma_copy completes, moves its data and signals its semaphores when
+// (shared with the other engines of the chip through the HBM stack it
+// touches, see hbm_arbiter.h). A dma_copy completes, moves its data and signals its semaphores when
 // its last piece is done.
 #include <deque>
 #include <memory>
@@ -44,7 +44,6 @@ class DmaModule : public sc_core::sc_module {
   void PieceDone(Transfer& t);
 
   SemaphoreBoard& sems_;
-  HbmArbiter arbiter_;
   std::vector<std::unique_ptr<Engine>> engines_;
   std::deque<Transfer> transfers_;
   RunState* run_ = nullptr;

@@ -1,5 +1,5 @@
 // nsim: run a kernel file on a simulated NeuronCore, or print a config.
-//   nsim run KERNEL_FILE [--config NAME|PATH] [--set key=value ...] [--json] [--records]
+//   nsim run KERNEL_FILE [--config NAME|PATH] [--set key=value ...] [--json] [--records] [--grid N]
 //   nsim config [--config NAME|PATH] [--set key=value ...]
 #include <cstring>
 #include <iostream>
@@ -10,13 +10,14 @@
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/device.h"
+#include "tools/grid_run.h"
 #include "tools/nsim_report.h"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage:\n"
-    "  nsim run KERNEL_FILE [--config NAME|PATH] [--set key=value ...] [--json] [--records]\n"
+    "  nsim run KERNEL_FILE [--config NAME|PATH] [--set key=value ...] [--json] [--records] [--grid N]\n"
     "  nsim config [--config NAME|PATH] [--set key=value ...]\n"
     "--config defaults to trn2; names are files under configs/.\n";
 
@@ -24,7 +25,15 @@ struct Args {
   std::string command, kernel_file, config = "trn2";
   std::vector<std::string> overrides;
   bool json = false, records = false;
+  int grid = 0;  // --grid N: N SPMD programs on one chip (0: the single-core run)
 };
+
+int GridSize(const std::string& v) {
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 1 || n > 1024) throw nsim::SimError("--grid needs a number of programs >= 1, got '" + v + "'");
+  return static_cast<int>(n);
+}
 
 Args Parse(int argc, char** argv) {
   if (argc < 2) throw nsim::SimError(kUsage);
@@ -40,6 +49,7 @@ Args Parse(int argc, char** argv) {
     else if (arg == "--set") a.overrides.push_back(value());
     else if (arg == "--json") a.json = true;
     else if (arg == "--records") a.records = true;
+    else if (arg == "--grid") a.grid = GridSize(value());
     else if (arg.rfind("--", 0) == 0) throw nsim::SimError("unknown option " + arg + "\n" + kUsage);
     else if (a.kernel_file.empty()) a.kernel_file = arg;
     else throw nsim::SimError("unexpected argument " + arg + "\n" + kUsage);
@@ -61,6 +71,12 @@ int Run(const Args& a) {
       a.config.find('/') != std::string::npos ? UserPath(a.config) : a.config, a.overrides);
   if (a.command == "config") {
     std::cout << nsim::FormatHardwareConfig(config);
+    return 0;
+  }
+  if (a.grid > 0) {
+    const std::string path = UserPath(a.kernel_file);
+    const nlohmann::json report = nsim::GridReport(config, nsim::ReadKernelFile(path), path, a.grid);
+    std::cout << (a.json ? report.dump(2) + "\n" : nsim::FormatGridReport(report));
     return 0;
   }
   const nsim::Kernel kernel = nsim::LoadKernelFile(UserPath(a.kernel_file));

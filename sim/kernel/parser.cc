@@ -560,7 +560,13 @@ Kernel LoadKernelFile(const std::string& path) { return ParseKernel(ReadKernelFi
 std::vector<Kernel> ParseGrid(const std::string& text, const std::string& filename, int64_t programs) {
   if (programs < 1) throw SimError(filename + ": a grid needs at least one program, got " + std::to_string(programs));
   std::vector<Kernel> out;
-  for (int64_t i = 0; i < programs; ++i) out.push_back(ParseKernel(text, filename, ProgramIndex{i, programs}));
+  for (int64_t i = 0; i < programs; ++i) {
+    try {
+      out.push_back(ParseKernel(text, filename, ProgramIndex{i, programs}));
+    } catch (const SimError& e) {
+      throw SimError(std::string(e.what()) + " (program_id " + std::to_string(i) + " of " + std::to_string(programs) + ")");
+    }
+  }
   return out;
 }
 

@@ -2,10 +2,9 @@
 
 #include <utility>
 
+#include "runtime/device_capture.h"
 #include "runtime/errors.h"
 #include "runtime/observer.h"
-#include "runtime/profiler_bridge.h"
-#include "profiler/events.h"
 #include "sim/base/dtype.h"
 #include "sim/kernel/hash.h"
 
@@ -77,6 +76,7 @@ ExecutionHandle NeuronCoreDevice::ExecuteAsync(const KernelRef& kernel, const Bi
   record->result = result;
   record->wall_ns = wall.count();
   record->capture = CaptureCost(*result);
+  record->captured = DeviceCaptureOn(index_);
   SubmitOnHost(record.get(), config().host.runtime_submit_ps);
   PlaceOnDevice(record.get(), result->device_time + record->capture, /*uses_engines=*/true);
   return Publish(std::move(record));
@@ -113,10 +113,11 @@ std::shared_ptr<ExecutionRecord> NeuronCoreDevice::StartCopy(RecordKind kind, ui
   return record;
 }
 
-// Device capture is the profiler's request; what it costs the device is the
-// hardware's (config capture.*), so profiling without capture changes nothing.
+// Device capture is a setting passed down (device_capture.h); what it costs
+// the device is the hardware's (config capture.*), so profiling without
+// capture changes nothing.
 Picos NeuronCoreDevice::CaptureCost(const ExecutionResult& result) const {
-  if (!prof::DeviceCaptureWanted(index_)) return 0;
+  if (!DeviceCaptureOn(index_)) return 0;
   const CaptureParams& c = config().capture;
   const auto records = static_cast<Picos>(result.instructions.size() + result.dma.size());
   return c.per_execution_ps + records * c.per_record_ps;
@@ -154,6 +155,7 @@ std::shared_ptr<ExecutionRecord> NeuronCoreDevice::NewRecord(RecordKind kind, in
                 : kind == RecordKind::kCopyToDevice ? kWriteApi
                                                     : kReadApi;
   record->core = index_;
+  record->config = &config();
   record->stream = stream;
   record->correlation_id = correlation_id;
   return record;
@@ -172,7 +174,6 @@ void NeuronCoreDevice::PlaceOnDevice(ExecutionRecord* record, Picos duration, bo
 
 ExecutionHandle NeuronCoreDevice::Publish(std::shared_ptr<ExecutionRecord> record) {
   if (RuntimeObserversActive()) detail::NotifyObservers(*record);
-  ReportToProfiler(*record, config());
   if (keep_records_) records_.push_back(record);
   return record;
 }

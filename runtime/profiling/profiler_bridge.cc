@@ -1,9 +1,11 @@
-#include "runtime/profiler_bridge.h"
+#include "runtime/profiling/profiler_bridge.h"
 
 #include <string>
 #include <utility>
 
 #include "profiler/events.h"
+#include "runtime/device_capture.h"
+#include "runtime/observer.h"
 #include "sim/isa/opcode_spec.h"
 #include "sim/kernel/printer.h"
 
@@ -56,7 +58,7 @@ void Capture(const ExecutionRecord& r, const HardwareConfig& config, prof::Devic
 
 }  // namespace
 
-void ReportToProfiler(const ExecutionRecord& r, const HardwareConfig& config) {
+void ReportToProfiler(const ExecutionRecord& r) {
   if (!prof::Enabled()) return;
   prof::RuntimeCall call;
   call.name = r.api;
@@ -78,9 +80,28 @@ void ReportToProfiler(const ExecutionRecord& r, const HardwareConfig& config) {
   e.kernel_name = r.kernel_name;
   e.hbm_read_bytes = r.result->hbm_bytes_read;  // cheap: kept even without capture
   e.hbm_write_bytes = r.result->hbm_bytes_written;
-  if (prof::DeviceCaptureWanted(r.core)) Capture(r, config, &e);
+  if (r.captured && prof::DeviceCaptureWanted(r.core)) Capture(r, *r.config, &e);
   prof::RecordDeviceExecution(std::move(e));
 }
 
+namespace {
+
+class ProfilerForwarder : public RuntimeObserver {
+ public:
+  void OnExecution(const ExecutionRecord& r) override { ReportToProfiler(r); }
+  void OnCopy(const ExecutionRecord& r) override { ReportToProfiler(r); }
+};
+
+// The profiler's capture choice, passed down when a profile (de)activates.
+void PushCaptureSetting() {
+  bool cores[kMaxCaptureCores];
+  for (int i = 0; i < kMaxCaptureCores; ++i) cores[i] = prof::DeviceCaptureWanted(i);
+  SetDeviceCapture(cores);
+}
+
+ProfilerForwarder g_forwarder;
+const bool g_registered = (AddRuntimeObserver(&g_forwarder), prof::AddActivationListener(&PushCaptureSetting), true);
+
+}  // namespace
 }  // namespace rt
 }  // namespace nsim

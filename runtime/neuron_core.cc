@@ -41,13 +41,13 @@ void NeuronCoreDevice::Free(uint64_t address) { allocator_.Free(address); }
 
 KernelRef NeuronCoreDevice::LoadKernel(const Kernel& kernel) {
   const uint64_t hash = KernelHash(kernel);
-  if (KernelRef cached = cache_.Find(hash, config().name)) return cached;
+  if (KernelRef cached = cache_.Find(hash, device_->config_hash())) return cached;
   Stopwatch watch;
   auto loaded = device_->Load(kernel);
   wall_.load += watch.elapsed();
   ++wall_.loads;
   auto handle =
-      std::make_shared<const KernelHandle>(KernelHandle{index_, hash, kernel.name, config().name, loaded});
+      std::make_shared<const KernelHandle>(KernelHandle{index_, hash, kernel.name, config().name, device_->config_hash(), loaded});
   cache_.Insert(handle);
   clock_.Advance(config().host.kernel_load_ps);
   return handle;

@@ -49,6 +49,8 @@ class NeuronCoreDevice {
   int index() const { return index_; }
   const std::string& name() const { return name_; }  // "neuron:0"
   const HardwareConfig& config() const { return device_->config(); }
+  // The config's identity (ConfigContentHash): key caches of config-derived things on it, not on the name.
+  uint64_t config_hash() const { return device_->config_hash(); }
   // The simulated hardware underneath: HBM access without any timing, for
   // tests and tools. Framework code moves data with the copies below.
   Device& device() { return *device_; }

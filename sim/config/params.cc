@@ -359,6 +359,17 @@ void DeriveChipShares(HardwareConfig* config) {
   config->memory.hbm_bytes = chip.hbm_stack_bytes / sharing;
 }
 
+uint64_t ConfigContentHash(const HardwareConfig& config) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  for (const ParamSpec& p : AllParams()) {
+    for (char c : p.key + "=" + FormatParam(p, config) + "\n") {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
 std::string DescribeParams() {
   std::string out = "| key | unit | limits | description |\n|---|---|---|---|\n";
   for (const ParamSpec& p : AllParams()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/base/error.h"
+#include "sim/config/params.h"
 #include "sim/isa/opcode_spec.h"
 #include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
@@ -69,12 +70,8 @@ GridResult Chip::Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& 
     for (size_t i = 0; i < programs.size(); ++i) cores.push_back(static_cast<int>(i));
   }
   if (cores.size() != programs.size()) throw SimError("grid launch: one core per program is needed");
-  for (const auto& p : programs) {
-    if (p->config_name() != config_.name) {
-      throw SimError("kernel '" + p->kernel().name + "' was loaded for config '" + p->config_name() +
-                     "' but this chip is '" + config_.name + "'");
-    }
-  }
+  const uint64_t config_hash = ConfigContentHash(config_);
+  for (const auto& p : programs) CheckLoadedFor(*p, config_, config_hash, "chip");
   for (int c : cores) {
     if (c < 0 || c >= this->cores()) throw SimError("grid launch: no core " + std::to_string(c) + " on this chip");
   }

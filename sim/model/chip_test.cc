@@ -160,5 +160,22 @@ TEST(Chip, BadGridsAreClearErrors) {
   EXPECT_NO_THROW(chip.Launch(LoadGrid(chip, kScale, 2)));
 }
 
+// Configs are identified by their resolved values, not their file name.
+TEST(Chip, KernelsLoadedForOtherValuesOfOneConfigAreRejected) {
+  Device plain(LoadHardwareConfig("trn2"));
+  Device faster(LoadHardwareConfig("trn2", {"vector.freq=2GHz"}));
+  Device same(LoadHardwareConfig(ConfigDirectory() + "/trn2.yaml"));
+  EXPECT_NE(plain.config_hash(), faster.config_hash());
+  EXPECT_EQ(plain.config_hash(), same.config_hash());  // by name or by path: the same part
+  const auto loaded = plain.Load(ParseKernel(kScale, "scale.nk"));
+  EXPECT_NO_THROW(same.Execute(*loaded));
+  try {
+    faster.Execute(*loaded);
+    FAIL() << "expected an error";
+  } catch (const SimError& e) {
+    EXPECT_NE(std::string(e.what()).find("with different values"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace nsim

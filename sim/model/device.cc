@@ -1,6 +1,7 @@
 #include "sim/model/device.h"
 
 #include "sim/base/error.h"
+#include "sim/config/params.h"
 #include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
 #include "sim/model/onchip_memory.h"
@@ -10,6 +11,7 @@ namespace nsim {
 
 Device::Device(HardwareConfig config)
     : config_(std::move(config)),
+      config_hash_(ConfigContentHash(config_)),
       hbm_(std::make_unique<HbmMemory>(static_cast<uint64_t>(config_.memory.hbm_bytes))),
       onchip_(std::make_unique<OnChipMemory>(config_.memory)) {}
 
@@ -20,10 +22,7 @@ std::shared_ptr<const LoadedKernel> Device::Load(const Kernel& kernel) const {
 }
 
 ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::string, uint64_t>& bindings) {
-  if (kernel.config_name() != config_.name) {
-    throw SimError("kernel '" + kernel.kernel().name + "' was loaded for config '" + kernel.config_name() +
-                   "' but this device is '" + config_.name + "'");
-  }
+  CheckLoadedFor(kernel, config_, config_hash_, "device");
   const Kernel& k = kernel.kernel();
   std::map<std::string, uint64_t> scratch;
   const std::vector<uint64_t> addresses = BindHbm(k, bindings, *hbm_, hbm_->capacity(), &scratch);

@@ -25,6 +25,7 @@ class Device {
   Device& operator=(const Device&) = delete;
 
   const HardwareConfig& config() const { return config_; }
+  uint64_t config_hash() const { return config_hash_; }  // ConfigContentHash(config())
   HbmMemory& hbm() { return *hbm_; }
 
   // Validates the kernel against this config (operands, shapes, dtypes,
@@ -41,6 +42,7 @@ class Device {
 
  private:
   HardwareConfig config_;
+  uint64_t config_hash_;
   std::unique_ptr<HbmMemory> hbm_;
   std::unique_ptr<class OnChipMemory> onchip_;
 };

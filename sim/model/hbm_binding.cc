@@ -3,11 +3,20 @@
 #include <sstream>
 
 #include "sim/base/error.h"
+#include "sim/model/loaded_kernel.h"
 #include "sim/model/tensor_init.h"
 
 namespace nsim {
 namespace {
 constexpr uint64_t kScratchAlignment = 4096;
+}
+
+void CheckLoadedFor(const LoadedKernel& kernel, const HardwareConfig& config, uint64_t hash, const char* what) {
+  if (kernel.config_hash() == hash) return;
+  const bool same_name = kernel.config_name() == config.name;
+  throw SimError("kernel '" + kernel.kernel().name + "' was loaded for config '" + kernel.config_name() + "' but this " +
+                 what + " is '" + config.name + "'" +
+                 (same_name ? " with different values (other overrides); load it on this " + std::string(what) : ""));
 }
 
 std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint64_t>& bindings, HbmMemory& hbm,

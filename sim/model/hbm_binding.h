@@ -8,10 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
 #include "sim/model/hbm.h"
 
 namespace nsim {
+
+class LoadedKernel;
+
+// Throws SimError unless `kernel` was loaded for a config with exactly these
+// values (`hash` = ConfigContentHash(config)); `what` names the target.
+void CheckLoadedFor(const LoadedKernel& kernel, const HardwareConfig& config, uint64_t hash, const char* what);
 
 // Returns the address of every HBM tensor of `k` (0 for on-chip tensors).
 // Unbound tensors are placed below `scratch_top`, aligned, initialised, and

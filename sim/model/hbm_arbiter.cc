@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <array>
 
 #include "sim/model/run_state.h"
 
@@ -41,7 +41,7 @@ void HbmArbiter::Advance() {
 }
 
 void HbmArbiter::ShareStack() {
-  std::map<int, int> per_core;
+  std::array<int, kMaxCores> per_core{};
   for (const Flow* f : flows_) ++per_core[f->core];
   double demand = 0;
   for (Flow* f : flows_) {

@@ -27,6 +27,7 @@ class HbmArbiter : public sc_core::sc_module {
   void Transfer(int core, double bytes);
 
  private:
+  static constexpr int kMaxCores = 16;  // = SimHost::kMaxCores
   struct Flow {
     int core;
     double remaining;

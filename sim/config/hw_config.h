@@ -82,7 +82,7 @@ struct KernelParams {
 
 // Host-side costs around the device: the framework and the runtime place
 // device work on the simulated clock the host and the device share
-// (runtime/clock.h). They are not part of the NeuronCore model; they live here
+// (sim/base/sim_clock.h). They are not part of the NeuronCore model; they live here
 // so that every modelled time has one home, a unit and a source.
 struct HostParams {
   Picos framework_dispatch_ps = 0;    // per ATen op the framework dispatches to the device

@@ -1,6 +1,9 @@
 #pragma once
-// A simulated NeuronCore: a hardware config, its device memory (HBM) and the
-// SystemC model that executes kernels on it. Any number of devices with any
+// A simulated NeuronCore: a hardware config, its device memory (HBM: the
+// core's share, memory.hbm) and the SystemC model that executes kernels on
+// it. The single-core facade of the chip model (chip.h): it runs on core 0 of
+// the process's one simulation with every tensor on stack 0, so its times
+// are those of one core alone on its stack. Any number of devices with any
 // configs may exist in one process; their executions are serialised onto the
 // process's single SystemC kernel (see model/sim_host.h).
 #include <cstdint>

@@ -46,17 +46,17 @@ double PeakFlopsPerSecond(const HardwareConfig& c) {
   return 2.0 * static_cast<double>(c.tensor.rows * c.tensor.cols) * c.tensor.freq_hz;
 }
 
-void Capture(const ExecutionRecord& r, const HardwareConfig& config, prof::DeviceExecution* e) {
-  const Kernel& k = r.kernel->loaded->kernel();
+}  // namespace
+
+void CaptureExecution(const Kernel& k, const ExecutionResult& result, const HardwareConfig& config,
+                      prof::DeviceExecution* e) {
   e->kernel_text = FormatKernel(k);
-  e->instructions.reserve(r.result->instructions.size());
-  for (const InstructionRecord& rec : r.result->instructions) e->instructions.push_back(Slice(k, rec));
-  for (const DmaRecord& d : r.result->dma) e->dma.push_back(Slice(d));
+  e->instructions.reserve(result.instructions.size());
+  for (const InstructionRecord& rec : result.instructions) e->instructions.push_back(Slice(k, rec));
+  for (const DmaRecord& d : result.dma) e->dma.push_back(Slice(d));
   e->peak_flops_per_s = PeakFlopsPerSecond(config);
   e->peak_hbm_bytes_per_s = config.dma.hbm_bytes_per_ns * 1e9;
 }
-
-}  // namespace
 
 void ReportToProfiler(const ExecutionRecord& r) {
   if (!prof::Enabled()) return;
@@ -80,7 +80,7 @@ void ReportToProfiler(const ExecutionRecord& r) {
   e.kernel_name = r.kernel_name;
   e.hbm_read_bytes = r.result->hbm_bytes_read;  // cheap: kept even without capture
   e.hbm_write_bytes = r.result->hbm_bytes_written;
-  if (r.captured && prof::DeviceCaptureWanted(r.core)) Capture(r, *r.config, &e);
+  if (r.captured && prof::DeviceCaptureWanted(r.core)) CaptureExecution(r.kernel->loaded->kernel(), *r.result, *r.config, &e);
   prof::RecordDeviceExecution(std::move(e));
 }
 

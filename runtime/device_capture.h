@@ -1,18 +1,18 @@
 #pragma once
-// Whether the hardware writes an instruction trace for each core (the
-// profiler's DEVICE mode). A setting passed down by whoever profiles (the
-// runtime/profiling glue pushes the profiler's choice here when a profile
-// starts or stops recording): the runtime charges the config's capture.*
-// costs for these cores and never asks the profiler itself.
+// The capture payload of one execution as the profiler shows it (kernel text,
+// one slice per instruction and DMA piece, peak rates): shared by the
+// runtime's profiler bridge and `nsim run --out` (tools/run_output.h), so a
+// kernel run alone and the same kernel in a profiled program read alike.
+#include "profiler/events.h"
+#include "sim/config/hw_config.h"
+#include "sim/kernel/kernel.h"
+#include "sim/model/execution_result.h"
+
 namespace nsim {
 namespace rt {
 
-constexpr int kMaxCaptureCores = 128;  // = Runtime::kMaxCores
-
-// cores[i]: capture on neuron:i; cores beyond the list are off.
-void SetDeviceCapture(const bool (&cores)[kMaxCaptureCores]);
-void ClearDeviceCapture();
-bool DeviceCaptureOn(int core);
+void CaptureExecution(const Kernel& kernel, const ExecutionResult& result, const HardwareConfig& config,
+                      prof::DeviceExecution* exec);
 
 }  // namespace rt
 }  // namespace nsim

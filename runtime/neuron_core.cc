@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "runtime/device_capture.h"
+#include "runtime/capture_setting.h"
 #include "runtime/errors.h"
 #include "runtime/observer.h"
 #include "sim/base/dtype.h"
@@ -113,7 +113,7 @@ std::shared_ptr<ExecutionRecord> NeuronCoreDevice::StartCopy(RecordKind kind, ui
   return record;
 }
 
-// Device capture is a setting passed down (device_capture.h); what it costs
+// Device capture is a setting passed down (capture_setting.h); what it costs
 // the device is the hardware's (config capture.*), so profiling without
 // capture changes nothing.
 Picos NeuronCoreDevice::CaptureCost(const ExecutionResult& result) const {

@@ -15,7 +15,7 @@
 #include "profiler/function_events.h"
 #include "profiler/profile.h"
 #include "profiler/synthetic.h"
-#include "runtime/clock.h"
+#include "sim/base/sim_clock.h"
 
 namespace nsim {
 namespace prof {
@@ -90,7 +90,7 @@ Parsed Parse(const std::string& text) {
 
 class ChromeTraceTest : public ::testing::Test {
  protected:
-  void SetUp() override { rt::SimClock::Get().Reset(); }
+  void SetUp() override { SimClock::Get().Reset(); }
 
   // The study's set-up with synchronisation; returns the recorded window.
   Recording RecordStudy(NeuronConfig cfg = {}) {
@@ -289,7 +289,7 @@ TEST_F(ChromeTraceTest, ModesSelectLanes) {
   EXPECT_TRUE(p.counters.empty());
   EXPECT_EQ(p.Named(kDeviceExecutionName).size(), 6u);
 
-  rt::SimClock::Get().Reset();
+  SimClock::Get().Reset();
   NeuronConfig device_only;
   device_only.modes = {ProfileMode::kDevice};
   p = Parse(ChromeTraceJson(RecordStudy(device_only)));

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace nsim {
 namespace prof {
@@ -14,7 +15,18 @@ std::atomic<Collector*> g_active_collector{nullptr};
 namespace {
 std::atomic<uint64_t> g_next_id{1};
 std::atomic<uint64_t> g_next_serial{1};
+
+std::vector<void (*)()>& ActivationListeners() {
+  static std::vector<void (*)()> listeners;
+  return listeners;
+}
+
+void NotifyActivation() {
+  for (void (*listener)() : ActivationListeners()) listener();
+}
 }  // namespace
+
+void AddActivationListener(void (*listener)()) { ActivationListeners().push_back(listener); }
 
 uint64_t NextCorrelationId() { return g_next_id.fetch_add(1, std::memory_order_relaxed); }
 
@@ -28,11 +40,12 @@ void Collector::Activate() {
   if (!internal::g_active_collector.compare_exchange_strong(expected, this) && expected != this) {
     throw std::logic_error("profiler: another profile is already recording");
   }
+  NotifyActivation();
 }
 
 void Collector::Deactivate() {
   Collector* expected = this;
-  internal::g_active_collector.compare_exchange_strong(expected, nullptr);
+  if (internal::g_active_collector.compare_exchange_strong(expected, nullptr)) NotifyActivation();
 }
 
 int64_t Collector::AddOp(OpInfo info, uint64_t correlation_id, Picos start) {

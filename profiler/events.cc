@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "profiler/collector.h"
-#include "runtime/clock.h"
+#include "sim/base/sim_clock.h"
 
 namespace nsim {
 namespace prof {
@@ -104,10 +104,10 @@ std::string FormatDtypes(const std::vector<std::string>& dtypes) {
 }
 
 void ScopedOp::Begin(OpInfo info) {
-  correlation_id_ = BeginOp(std::move(info), rt::SimClock::Get().now());
+  correlation_id_ = BeginOp(std::move(info), SimClock::Get().now());
 }
 
-ScopedOp::~ScopedOp() { EndOp(correlation_id_, rt::SimClock::Get().now()); }
+ScopedOp::~ScopedOp() { EndOp(correlation_id_, SimClock::Get().now()); }
 
 }  // namespace prof
 }  // namespace nsim

@@ -6,7 +6,7 @@
 // strings, kernel text, instruction slices) checks Enabled(),
 // RecordingShapes() or DeviceCaptureWanted() first.
 //
-// All times are integer picoseconds on the simulated clock (runtime/clock.h),
+// All times are integer picoseconds on the simulated clock (sim/base/sim_clock.h),
 // the clock the host and the device share; the profiler never reads or moves
 // wall-clock time, and never moves the simulated clock either, so profiling
 // cannot change simulated device times.
@@ -123,6 +123,10 @@ struct DeviceExecution {
 // True when a profile records device instructions (ProfileMode::kDevice) for
 // this NeuronCore: only then is the capture payload worth building.
 bool DeviceCaptureWanted(int nc);
+// Calls `listener` whenever a profile starts or stops recording (so whoever
+// passes the capture choice down, runtime/profiling, can do so). Listeners
+// are never removed; add them at static initialisation.
+void AddActivationListener(void (*listener)());
 void RecordDeviceExecution(DeviceExecution exec);
 
 // ------------------------------------------------------- host memory events

@@ -14,7 +14,7 @@
 
 #include "profiler/profile.h"
 #include "profiler/synthetic.h"
-#include "runtime/clock.h"
+#include "sim/base/sim_clock.h"
 
 namespace nsim {
 namespace prof {
@@ -36,7 +36,7 @@ std::string Slurp(const fs::path& path) {
 class NeuronProfilerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    rt::SimClock::Get().Reset();
+    SimClock::Get().Reset();
     const char* tmp = std::getenv("TEST_TMPDIR");
     dir_ = fs::path(tmp ? tmp : "/tmp") /
            ::testing::UnitTest::GetInstance()->current_test_info()->name();

@@ -6,13 +6,13 @@
 
 #include "profiler/collector.h"
 #include "profiler/function_events.h"
-#include "runtime/clock.h"
+#include "sim/base/sim_clock.h"
 
 namespace nsim {
 namespace prof {
 namespace {
 
-Picos Now() { return rt::SimClock::Get().now(); }
+Picos Now() { return SimClock::Get().now(); }
 
 }  // namespace
 

@@ -12,7 +12,7 @@
 //     std::cout << prof.key_averages().table("self_privateuse1_time_total");
 //   }                                // stop() if not stopped yet
 //
-// One Profile records at a time. Simulated times come from rt::SimClock.
+// One Profile records at a time. Simulated times come from SimClock.
 #include <functional>
 #include <memory>
 #include <optional>

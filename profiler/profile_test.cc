@@ -8,7 +8,7 @@
 
 #include "profiler/function_events.h"
 #include "profiler/synthetic.h"
-#include "runtime/clock.h"
+#include "sim/base/sim_clock.h"
 
 namespace nsim {
 namespace prof {
@@ -21,7 +21,7 @@ using synthetic::RmsNormEagerOps;
 
 class ProfileTest : public ::testing::Test {
  protected:
-  void SetUp() override { rt::SimClock::Get().Reset(); }
+  void SetUp() override { SimClock::Get().Reset(); }
 
   // The study: schedule(wait=2, warmup=1, active=1), CPU + PrivateUse1.
   ProfileOptions StudyOptions() {
@@ -264,7 +264,7 @@ TEST_F(ProfileTest, RecordShapesGroupsByInputShape) {
 
 TEST_F(ProfileTest, ProfilingDoesNotChangeSimulatedTimes) {
   auto run = [this](bool profiled) {
-    rt::SimClock::Get().Reset();
+    SimClock::Get().Reset();
     Backend backend;
     std::unique_ptr<Profile> prof;
     if (profiled) prof = std::make_unique<Profile>(StudyOptions());
@@ -272,7 +272,7 @@ TEST_F(ProfileTest, ProfilingDoesNotChangeSimulatedTimes) {
       RunStep(backend, false);
       if (prof) prof->step();
     }
-    return std::make_pair(rt::SimClock::Get().now(), backend.device_free());
+    return std::make_pair(SimClock::Get().now(), backend.device_free());
   };
   EXPECT_EQ(run(false), run(true));
 }

@@ -10,7 +10,7 @@
 #include "profiler/function_events.h"
 #include "profiler/profile.h"
 #include "profiler/synthetic.h"
-#include "runtime/clock.h"
+#include "sim/base/sim_clock.h"
 
 namespace nsim {
 namespace prof {
@@ -76,7 +76,7 @@ BENCHMARK(BM_RecordLaunch);
 // A recording of `steps` op-by-op RMSNorm steps with DEVICE capture
 // (6 ops, 7 runtime calls, 6 executions of 7 instructions + 3 DMA pieces each).
 Recording StudyRecording(int steps) {
-  rt::SimClock::Get().Reset();
+  SimClock::Get().Reset();
   synthetic::Backend backend;
   Profile prof(ProfileOptions{});
   for (int i = 0; i < steps; ++i) {

@@ -2,14 +2,14 @@
 
 #include <algorithm>
 
-#include "runtime/clock.h"
+#include "sim/base/sim_clock.h"
 
 namespace nsim {
 namespace prof {
 namespace synthetic {
 namespace {
 
-rt::SimClock& Clock() { return rt::SimClock::Get(); }
+SimClock& Clock() { return SimClock::Get(); }
 
 Picos Us(double us) { return static_cast<Picos>(us * kUs); }
 

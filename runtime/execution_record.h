@@ -10,6 +10,7 @@
 
 #include "runtime/kernel_cache.h"
 #include "sim/base/time.h"
+#include "sim/config/hw_config.h"
 #include "sim/model/execution_result.h"
 
 namespace nsim {
@@ -30,6 +31,7 @@ struct ExecutionRecord {
   RecordKind kind = RecordKind::kExecution;
   const char* api = kExecuteApi;  // kExecuteApi, kWriteApi or kReadApi
   int core = 0;                   // logical NeuronCore ("neuron:<core>")
+  const HardwareConfig* config = nullptr;  // of that core (lives as long as the core)
   int stream = 0;
   uint64_t correlation_id = 0;  // the framework op that caused it; 0 if none
 
@@ -50,7 +52,8 @@ struct ExecutionRecord {
   KernelRef kernel;
   std::shared_ptr<const ExecutionResult> result;
   int64_t wall_ns = 0;  // real time the simulator took to simulate it; never simulated time
-  Picos capture = 0;    // device time added by profiler capture (config capture.*), included in device_end
+  Picos capture = 0;    // device time added by device capture (config capture.*), included in device_end
+  bool captured = false;  // device capture was on for the core (DeviceCaptureOn) when it ran
 
   // Copies only.
   uint64_t device_address = 0;

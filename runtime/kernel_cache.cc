@@ -3,8 +3,8 @@
 namespace nsim {
 namespace rt {
 
-KernelRef KernelCache::Find(uint64_t hash, const std::string& config_name) {
-  auto it = entries_.find({hash, config_name});
+KernelRef KernelCache::Find(uint64_t hash, uint64_t config_hash) {
+  auto it = entries_.find({hash, config_hash});
   if (it == entries_.end()) {
     ++misses_;
     return nullptr;
@@ -14,7 +14,7 @@ KernelRef KernelCache::Find(uint64_t hash, const std::string& config_name) {
 }
 
 void KernelCache::Insert(KernelRef handle) {
-  auto key = std::make_pair(handle->hash, handle->config_name);
+  auto key = std::make_pair(handle->hash, handle->config_hash);
   entries_[std::move(key)] = std::move(handle);
 }
 

@@ -21,6 +21,7 @@ struct KernelHandle {
   uint64_t hash = 0;        // KernelHash(); names <hash>.neff / <hash>.ntff in profiles
   std::string name;         // Kernel::name
   std::string config_name;  // the core's hardware config
+  uint64_t config_hash = 0; // its identity: ConfigContentHash (two overrides of one file differ)
   std::shared_ptr<const LoadedKernel> loaded;
 };
 using KernelRef = std::shared_ptr<const KernelHandle>;
@@ -33,13 +34,14 @@ struct KernelCacheStats {
 
 class KernelCache {
  public:
-  // The cached handle for (hash, config), or nullptr; counts a hit or a miss.
-  KernelRef Find(uint64_t hash, const std::string& config_name);
+  // The cached handle for (kernel hash, config content hash), or nullptr;
+  // counts a hit or a miss.
+  KernelRef Find(uint64_t hash, uint64_t config_hash);
   void Insert(KernelRef handle);
   KernelCacheStats stats() const;
 
  private:
-  std::map<std::pair<uint64_t, std::string>, KernelRef> entries_;
+  std::map<std::pair<uint64_t, uint64_t>, KernelRef> entries_;
   int64_t hits_ = 0, misses_ = 0;
 };
 

@@ -2,10 +2,9 @@
 
 #include <utility>
 
+#include "runtime/capture_setting.h"
 #include "runtime/errors.h"
 #include "runtime/observer.h"
-#include "runtime/profiler_bridge.h"
-#include "profiler/events.h"
 #include "sim/base/dtype.h"
 #include "sim/kernel/hash.h"
 
@@ -42,13 +41,13 @@ void NeuronCoreDevice::Free(uint64_t address) { allocator_.Free(address); }
 
 KernelRef NeuronCoreDevice::LoadKernel(const Kernel& kernel) {
   const uint64_t hash = KernelHash(kernel);
-  if (KernelRef cached = cache_.Find(hash, config().name)) return cached;
+  if (KernelRef cached = cache_.Find(hash, device_->config_hash())) return cached;
   Stopwatch watch;
   auto loaded = device_->Load(kernel);
   wall_.load += watch.elapsed();
   ++wall_.loads;
   auto handle =
-      std::make_shared<const KernelHandle>(KernelHandle{index_, hash, kernel.name, config().name, loaded});
+      std::make_shared<const KernelHandle>(KernelHandle{index_, hash, kernel.name, config().name, device_->config_hash(), loaded});
   cache_.Insert(handle);
   clock_.Advance(config().host.kernel_load_ps);
   return handle;
@@ -77,6 +76,7 @@ ExecutionHandle NeuronCoreDevice::ExecuteAsync(const KernelRef& kernel, const Bi
   record->result = result;
   record->wall_ns = wall.count();
   record->capture = CaptureCost(*result);
+  record->captured = DeviceCaptureOn(index_);
   SubmitOnHost(record.get(), config().host.runtime_submit_ps);
   PlaceOnDevice(record.get(), result->device_time + record->capture, /*uses_engines=*/true);
   return Publish(std::move(record));
@@ -113,18 +113,19 @@ std::shared_ptr<ExecutionRecord> NeuronCoreDevice::StartCopy(RecordKind kind, ui
   return record;
 }
 
-// Device capture is the profiler's request; what it costs the device is the
-// hardware's (config capture.*), so profiling without capture changes nothing.
+// Device capture is a setting passed down (capture_setting.h); what it costs
+// the device is the hardware's (config capture.*), so profiling without
+// capture changes nothing.
 Picos NeuronCoreDevice::CaptureCost(const ExecutionResult& result) const {
-  if (!prof::DeviceCaptureWanted(index_)) return 0;
+  if (!DeviceCaptureOn(index_)) return 0;
   const CaptureParams& c = config().capture;
   const auto records = static_cast<Picos>(result.instructions.size() + result.dma.size());
   return c.per_execution_ps + records * c.per_record_ps;
 }
 
 Picos NeuronCoreDevice::CopyDeviceTime(uint64_t bytes) const {
-  const HostParams& h = config().host;
-  return h.copy_device_latency_ps + NanosToPicos(static_cast<double>(bytes) / h.pcie_bytes_per_ns);
+  const ChipParams& chip = config().chip;
+  return chip.host_link_latency_ps + NanosToPicos(static_cast<double>(bytes) / chip.host_link_bytes_per_ns);
 }
 
 void NeuronCoreDevice::Synchronize() { clock_.AdvanceTo(timeline_.end()); }
@@ -154,6 +155,7 @@ std::shared_ptr<ExecutionRecord> NeuronCoreDevice::NewRecord(RecordKind kind, in
                 : kind == RecordKind::kCopyToDevice ? kWriteApi
                                                     : kReadApi;
   record->core = index_;
+  record->config = &config();
   record->stream = stream;
   record->correlation_id = correlation_id;
   return record;
@@ -172,7 +174,6 @@ void NeuronCoreDevice::PlaceOnDevice(ExecutionRecord* record, Picos duration, bo
 
 ExecutionHandle NeuronCoreDevice::Publish(std::shared_ptr<ExecutionRecord> record) {
   if (RuntimeObserversActive()) detail::NotifyObservers(*record);
-  ReportToProfiler(*record, config());
   if (keep_records_) records_.push_back(record);
   return record;
 }

@@ -49,6 +49,8 @@ class NeuronCoreDevice {
   int index() const { return index_; }
   const std::string& name() const { return name_; }  // "neuron:0"
   const HardwareConfig& config() const { return device_->config(); }
+  // The config's identity (ConfigContentHash): key caches of config-derived things on it, not on the name.
+  uint64_t config_hash() const { return device_->config_hash(); }
   // The simulated hardware underneath: HBM access without any timing, for
   // tests and tools. Framework code moves data with the copies below.
   Device& device() { return *device_; }
@@ -84,7 +86,7 @@ class NeuronCoreDevice {
 
   // nrta_tensor_write: copies `bytes` from host memory to HBM at `dst` (inside
   // a live allocation). Charges host.copy_setup and returns; the DMA occupies
-  // the stream for host.copy_device_latency + bytes / host.pcie_bytes_per_ns.
+  // the stream for chip.host_link_latency + bytes / chip.host_link_bandwidth.
   ExecutionHandle CopyToDevice(uint64_t dst, const void* src, uint64_t bytes, int stream = kDefaultStream,
                                uint64_t correlation_id = 0);
   // nrta_tensor_read: the same cost on the device, but the host needs the

@@ -24,8 +24,8 @@ using testing::ScaleKernel;
 using testing::Us;
 
 // trn2's host.* values (configs/trn1.yaml, inherited): kernel_load 50us,
-// runtime_submit 6us, copy_setup 8us, alloc 1us, copy_device_latency 2us,
-// pcie 16 B/ns.
+// runtime_submit 6us, copy_setup 8us, alloc 1us, chip.host_link_latency 2us,
+// chip.host_link_bandwidth 16 B/ns.
 class NeuronCoreTest : public testing::FreshRuntimeTest {
  protected:
   NeuronCoreDevice& core() { return Runtime::Get().core(0); }
@@ -162,7 +162,7 @@ TEST_F(NeuronCoreTest, CopiesMoveBytesAndCostTheStatedTime) {
   std::vector<uint8_t> data(kBytes);
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 + 3);
 
-  // Device time of a 1 MiB copy: copy_device_latency + bytes / pcie
+  // Device time of a 1 MiB copy: chip.host_link_latency + bytes / chip.host_link_bandwidth
   // = 2us + 1048576 B / 16 B/ns = 2us + 65536ns = 67.536us.
   const Picos kCopyTime = Us(2) + 65536 * kPicosPerNano;
   const Picos t0 = Now();

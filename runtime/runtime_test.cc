@@ -60,7 +60,7 @@ TEST_F(RuntimeTest, ConfigureChoosesThePartOfNewCores) {
   EXPECT_EQ(nc1.config().host.runtime_submit_ps, 3000000);
   EXPECT_EQ(Runtime::Get().default_config().name, "trn1");
   EXPECT_THAT(ErrorOf([] { Runtime::Get().Configure("trn9"); }), HasSubstr("trn9"));
-  EXPECT_THAT(ErrorOf([] { Runtime::Get().Configure("trn2", {"host.pcie_bytes_per_ns=0B/ns"}); }),
+  EXPECT_THAT(ErrorOf([] { Runtime::Get().Configure("trn2", {"chip.host_link_bandwidth=0B/ns"}); }),
               HasSubstr("impossible value"));
 }
 

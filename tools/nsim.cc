@@ -11,6 +11,7 @@
 #include "tools/cli/cli.h"
 #include "tools/cli/flag_values.h"
 #include "tools/compare.h"
+#include "tools/grid_run.h"
 #include "tools/run_output.h"
 
 namespace nsim {
@@ -20,14 +21,23 @@ struct Flags {
   std::string kernel_file, config = "trn2", out_dir;
   std::vector<std::string> configs, overrides;
   bool json = false, records = false, save_tensors = false;
+  int grid = 0;  // --grid N: N SPMD programs on one chip (0: the single-core run)
 };
 
 HardwareConfig Config(const std::string& name, const std::vector<std::string>& overrides) {
   return LoadHardwareConfig(cli::ConfigArg(name), overrides);
 }
 
+int RunGrid(const HardwareConfig& config, const Flags& f) {
+  const std::string path = cli::InputFile("KERNEL_FILE", f.kernel_file);
+  const nlohmann::json report = GridReport(config, ReadKernelFile(path), path, f.grid);
+  std::cout << (f.json ? report.dump(2) + "\n" : FormatGridReport(report));
+  return cli::kExitOk;
+}
+
 int Run(const Flags& f) {
   const HardwareConfig config = Config(f.config, f.overrides);
+  if (f.grid > 0) return RunGrid(config, f);
   const Kernel kernel = LoadKernelFile(cli::InputFile("KERNEL_FILE", f.kernel_file));
   Device device(config);
   const ExecutionResult result = device.Execute(kernel);
@@ -94,6 +104,8 @@ int Main(int argc, char** argv) {
   run->add_flag("--records", f.records, "also list every instruction and DMA piece (in the JSON as \"records\")");
   run->add_option("--out", f.out_dir, "write trace.json, summary.json, report.html, instructions.csv into DIR");
   run->add_flag("--save-tensors", f.save_tensors, "with --out: write every HBM tensor as DIR/tensors/NAME.npy");
+  run->add_option("--grid", f.grid, "run N SPMD programs (program_id 0..N-1) on cores 0..N-1 of one chip")
+      ->check(CLI::Range(1, 1024));
   CLI::App* config = app.add_subcommand("config", "print the fully resolved config");
   config->add_option("--config", f.config, "config name under configs/ or a YAML path (default trn2)");
   AddConfigFlags(config, f);
@@ -105,6 +117,9 @@ int Main(int argc, char** argv) {
   return cli::Run(app, argc, argv, [&]() -> int {
     if (run->parsed()) {
       if (f.save_tensors && f.out_dir.empty()) throw cli::UsageError("--save-tensors needs --out DIR");
+      if (f.grid > 0 && (!f.out_dir.empty() || f.records)) {
+        throw cli::UsageError("--grid does not combine with --out or --records yet");
+      }
       return Run(f);
     }
     if (compare->parsed()) return Compare(f);

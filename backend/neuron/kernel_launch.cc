@@ -42,7 +42,7 @@ std::string KernelName(const std::string& op) {
 rt::ExecutionHandle Launch(rt::NeuronCoreDevice& core, const std::string& key, const std::function<Kernel()>& build,
                            const rt::Bindings& bindings) {
   Cache& c = GetCache();
-  const std::string config_key = core.config().name + "|" + key;
+  const std::string config_key = std::to_string(core.config_hash()) + "|" + key;  // content, not file name
   const std::string core_key = std::to_string(core.index()) + "|" + config_key;
   rt::KernelRef ref;
   {

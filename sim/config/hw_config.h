@@ -60,7 +60,8 @@ struct DmaParams {
   Picos start_latency_ps = 0;          // trigger to first byte
   Picos descriptor_ps = 0;             // per descriptor (contiguous run) processed
   int64_t max_descriptor_bytes = 0;    // a longer contiguous run is split
-  double hbm_bytes_per_ns = 0;         // this core's share of HBM bandwidth, shared by all engines
+  // Derived, not a key: chip.hbm_stack_bandwidth / cores per stack (DeriveChipShares).
+  double hbm_bytes_per_ns = 0;         // this core's share of its HBM stack, shared by all its engines
   Picos trigger_ps = 0;                // busy time of the issuing sequencer per DMA trigger
   // Fixed costs as occupancy, not only latency (issue 9): a queue processes
   // one transfer's descriptor ring at a time and completes transfers in order.
@@ -74,7 +75,8 @@ struct MemoryParams {
   int64_t sbuf_bytes_per_partition = 0;
   int64_t psum_banks = 0;
   int64_t psum_bank_bytes = 0;         // per partition
-  int64_t hbm_bytes = 0;               // device memory visible to this core
+  // Derived, not a key: chip.hbm_stack_capacity / cores per stack (DeriveChipShares).
+  int64_t hbm_bytes = 0;               // device memory of this core (its share of its HBM stack)
 };
 
 struct KernelParams {
@@ -92,15 +94,13 @@ struct KernelParams {
 
 // Host-side costs around the device: the framework and the runtime place
 // device work on the simulated clock the host and the device share
-// (runtime/clock.h). They are not part of the NeuronCore model; they live here
+// (sim/base/sim_clock.h). They are not part of the NeuronCore model; they live here
 // so that every modelled time has one home, a unit and a source.
 struct HostParams {
   Picos framework_dispatch_ps = 0;    // per ATen op the framework dispatches to the device
   Picos runtime_submit_ps = 0;        // host cost of one nrta_execute_schedule call
   Picos kernel_load_ps = 0;           // first load of a kernel into the runtime's cache
   Picos copy_setup_ps = 0;            // host-side set-up of a host<->device copy
-  double pcie_bytes_per_ns = 0;       // host<->device bandwidth
-  Picos copy_device_latency_ps = 0;   // device-side fixed latency of a host<->device DMA
   Picos alloc_ps = 0;                 // host cost of one device-memory allocation
   // compile() (backend/compile): what a call of a compiled function costs on
   // the host besides its runtime submission, and what its first call costs.
@@ -120,6 +120,24 @@ struct CaptureParams {
   Picos per_record_ps = 0;      // per instruction or DMA-piece notification written
 };
 
+// The chip around the cores: how many NeuronCores share which HBM stacks, and
+// the host link. Cores are grouped onto stacks in order: core c uses stack
+// c / cores_per_stack() (S16: "Each bank is shared by two physical
+// NeuronCore-v3", adjacent cores). The per-core HBM figures (dma.hbm_bytes_per_ns,
+// memory.hbm_bytes) are derived from these.
+struct ChipParams {
+  int64_t cores = 0;                   // physical NeuronCores per chip
+  int64_t hbm_stacks = 0;              // HBM stacks per chip
+  double hbm_stack_bytes_per_ns = 0;   // bandwidth of one stack, shared by the cores on it
+  int64_t hbm_stack_bytes = 0;         // capacity of one stack
+  double host_link_bytes_per_ns = 0;   // host<->device (PCIe) bandwidth
+  Picos host_link_latency_ps = 0;      // device-side fixed latency of one host<->device DMA
+  int64_t default_lnc = 0;             // physical cores per logical core unless the user says otherwise
+
+  int64_t cores_per_stack() const { return cores / hbm_stacks; }
+  int64_t StackOf(int64_t core) const { return core / cores_per_stack(); }
+};
+
 struct HardwareConfig {
   std::string name;        // e.g. "trn2"
   std::string source;      // file it was read from
@@ -134,6 +152,7 @@ struct HardwareConfig {
   KernelParams kernel;
   HostParams host;
   CaptureParams capture;
+  ChipParams chip;
   // Where each key got its value: dotted key -> "file:line", or
   // "override 'key=value'". Added so that a resolved config can
   // be printed with the provenance of every number (FormatHardwareConfig).

@@ -59,6 +59,14 @@ const char* NodeKind(const YAML::Node& node) {
 
 // Lists the keys that would have been valid at the place of `key`.
 std::string UnknownKey(const std::string& key) {
+  // Keys that became chip-level facts: say where the value comes from now.
+  static const std::map<std::string, std::string> moved = {
+      {"dma.hbm_bytes_per_ns", "derived as chip.hbm_stack_bandwidth / cores per stack; set that instead"},
+      {"memory.hbm", "derived as chip.hbm_stack_capacity / cores per stack; set that instead"},
+      {"host.pcie_bytes_per_ns", "moved to chip.host_link_bandwidth"},
+      {"host.copy_device_latency", "moved to chip.host_link_latency"},
+  };
+  if (auto it = moved.find(key); it != moved.end()) return "no longer a key: " + it->second;
   const size_t dot = key.rfind('.');
   const std::string group = dot == std::string::npos ? "" : key.substr(0, dot);
   if (!group.empty() && IsParamGroup(group)) {
@@ -271,6 +279,7 @@ HardwareConfig LoadHardwareConfig(const std::string& name_or_path,
   for (const std::string& o : overrides) ApplyOverride(o, &config);
   CheckComplete(config);
   CheckConsistency(config);
+  DeriveChipShares(&config);
   return config;
 }
 

@@ -175,6 +175,38 @@ TEST_F(LoaderTest, Trn3InheritsThroughTrn2) {
   EXPECT_THAT(c.origin.at("memory.partitions"), HasSubstr("trn1.yaml:"));
 }
 
+// The chip level: stacks shared by adjacent cores, and the per-core HBM
+// share derived from it (the values every single-core golden was made with).
+TEST_F(LoaderTest, ChipLevelAndDerivedCoreShares) {
+  const HardwareConfig t1 = LoadHardwareConfig("trn1");
+  EXPECT_EQ(t1.chip.cores, 2);
+  EXPECT_EQ(t1.chip.hbm_stacks, 2);
+  EXPECT_EQ(t1.chip.cores_per_stack(), 1);
+  EXPECT_EQ(t1.chip.default_lnc, 1);
+  EXPECT_EQ(t1.chip.host_link_bytes_per_ns, 16);
+  EXPECT_EQ(t1.chip.host_link_latency_ps, 2000000);
+  const HardwareConfig t2 = LoadHardwareConfig("trn2");
+  EXPECT_EQ(t2.chip.cores, 8);
+  EXPECT_EQ(t2.chip.hbm_stacks, 4);
+  EXPECT_EQ(t2.chip.StackOf(0), 0);
+  EXPECT_EQ(t2.chip.StackOf(1), 0);  // S16: each stack shared by two cores
+  EXPECT_EQ(t2.chip.StackOf(7), 3);
+  EXPECT_EQ(t2.chip.default_lnc, 2);
+  EXPECT_EQ(t2.chip.hbm_stack_bytes_per_ns, 750);
+  EXPECT_EQ(t2.dma.hbm_bytes_per_ns, 750.0 / 2);
+  EXPECT_EQ(t2.memory.hbm_bytes, (int64_t{24} << 30) / 2);
+  const HardwareConfig t3 = LoadHardwareConfig("trn3", {"chip.hbm_stack_bandwidth=2000B/ns"});
+  EXPECT_EQ(t3.dma.hbm_bytes_per_ns, 1000);
+}
+
+TEST_F(LoaderTest, ChipRulesAndMovedKeysAreExplained) {
+  const std::string uneven = Write("uneven.yaml", "inherits: trn2\nchip:\n  hbm_stacks: 3\n");
+  EXPECT_THAT(LoadError(uneven), AllOf(HasSubstr("chip.cores is a multiple of chip.hbm_stacks"),
+                                       HasSubstr("uneven.yaml:3")));
+  const std::string old = Write("old.yaml", "inherits: trn2\ndma:\n  hbm_bytes_per_ns: 23B/ns\n");
+  EXPECT_THAT(LoadError(old), AllOf(HasSubstr("old.yaml:3"), HasSubstr("chip.hbm_stack_bandwidth")));
+}
+
 TEST_F(LoaderTest, LoadsByPath) {
   const HardwareConfig c = LoadHardwareConfig(ConfigDirectory() + "/trn2.yaml");
   EXPECT_EQ(c.name, "trn2");
@@ -372,7 +404,7 @@ TEST_F(LoaderTest, FormattedConfigLoadsBackToTheSameValues) {
 TEST_F(LoaderTest, FormattedConfigRoundTripsOddValues) {
   const HardwareConfig original = LoadHardwareConfig(
       "trn3", {"vector.freq=1.23456789012GHz", "dma.bytes_per_ns=820GiB/s",
-               "memory.hbm=1000B", "kernel.launch=1.5ps", "generation=a: b # c"});
+               "chip.hbm_stack_capacity=1000B", "kernel.launch=1.5ps", "generation=a: b # c"});
   const std::string text = FormatHardwareConfig(original);
   ExpectSameValues(original, LoadHardwareConfig(Write("odd.yaml", text)));
 }
@@ -385,7 +417,7 @@ TEST_F(LoaderTest, FormattedConfigShowsUnitsDescriptionsAndOrigins) {
   EXPECT_THAT(text, HasSubstr("trn2.yaml:"));
   EXPECT_THAT(text, HasSubstr("sbuf_per_partition: 256KiB"));
   EXPECT_THAT(text, HasSubstr("start_latency: 474ns"));
-  EXPECT_THAT(text, HasSubstr("hbm_bytes_per_ns: 587.5B/ns"));
+  EXPECT_THAT(text, HasSubstr("hbm_stack_bandwidth: 1175B/ns"));
   EXPECT_THAT(text, HasSubstr("min_ii: 64cycles"));
 }
 

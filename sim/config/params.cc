@@ -15,6 +15,7 @@ constexpr double kMaxFreqHz = 100e9;
 constexpr double kMaxCycles = 1e6;
 constexpr double kMaxTimePs = 1e12;           // 1 s
 constexpr double kMaxBytesPerNs = 1e5;        // 100 TB/s
+constexpr double kMaxChipCores = 16;        // the model elaborates at most this many cores
 constexpr double kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kTiB = kGiB * 1024;
 
 Limits Positive(double max) { return {0, max, true}; }
@@ -144,9 +145,6 @@ std::vector<ParamSpec> BuildTable() {
   add({"dma.max_descriptor", UnitKind::kSize, Between(1, 4 * kGiB),
        "longest contiguous run of one descriptor; longer runs are split",
        NSIM_FIELD(dma.max_descriptor_bytes)});
-  add({"dma.hbm_bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
-       "this core's share of HBM bandwidth, shared by all its DMA engines",
-       NSIM_FIELD(dma.hbm_bytes_per_ns)});
   add({"dma.trigger", UnitKind::kTime, Between(0, kMaxTimePs),
        "busy time of the issuing sequencer per DMA trigger", NSIM_FIELD(dma.trigger_ps)});
   add({"dma.piece_setup", UnitKind::kTime, Between(0, kMaxTimePs),
@@ -167,8 +165,6 @@ std::vector<ParamSpec> BuildTable() {
        NSIM_FIELD(memory.psum_banks)});
   add({"memory.psum_bank_bytes", UnitKind::kSize, Between(4, 1 * kMiB),
        "PSUM bank capacity per partition", NSIM_FIELD(memory.psum_bank_bytes)});
-  add({"memory.hbm", UnitKind::kSize, Between(1, 16 * kTiB),
-       "device memory (HBM) visible to this core", NSIM_FIELD(memory.hbm_bytes)});
 
   add({"kernel.launch", UnitKind::kTime, Between(0, kMaxTimePs),
        "NEFF start-up before the first instruction", NSIM_FIELD(kernel.launch_ps)});
@@ -200,11 +196,6 @@ std::vector<ParamSpec> BuildTable() {
        NSIM_FIELD(host.kernel_load_ps)});
   add({"host.copy_setup", UnitKind::kTime, Between(0, kMaxTimePs),
        "host cost of setting up one host<->device copy", NSIM_FIELD(host.copy_setup_ps)});
-  add({"host.pcie_bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
-       "host<->device copy bandwidth", NSIM_FIELD(host.pcie_bytes_per_ns)});
-  add({"host.copy_device_latency", UnitKind::kTime, Between(0, kMaxTimePs),
-       "device-side fixed latency of one host<->device copy",
-       NSIM_FIELD(host.copy_device_latency_ps)});
   add({"host.alloc", UnitKind::kTime, Between(0, kMaxTimePs),
        "host cost of one device-memory allocation", NSIM_FIELD(host.alloc_ps)});
   add({"host.graph_lookup", UnitKind::kTime, Between(0, kMaxTimePs),
@@ -227,6 +218,26 @@ std::vector<ParamSpec> BuildTable() {
   add({"capture.per_record", UnitKind::kTime, Between(0, kMaxTimePs),
        "device time added per instruction or DMA piece recorded while capturing",
        NSIM_FIELD(capture.per_record_ps)});
+
+  add({"chip.cores", UnitKind::kCount, Between(1, kMaxChipCores), "physical NeuronCores per chip",
+       NSIM_FIELD(chip.cores)});
+  add({"chip.hbm_stacks", UnitKind::kCount, Between(1, kMaxChipCores),
+       "HBM stacks per chip; core c uses stack c / (chip.cores / chip.hbm_stacks)",
+       NSIM_FIELD(chip.hbm_stacks)});
+  add({"chip.hbm_stack_bandwidth", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+       "bandwidth of one HBM stack, shared by the cores on it",
+       NSIM_FIELD(chip.hbm_stack_bytes_per_ns)});
+  add({"chip.hbm_stack_capacity", UnitKind::kSize, Between(1, 16 * kTiB),
+       "capacity of one HBM stack, split evenly between the cores on it",
+       NSIM_FIELD(chip.hbm_stack_bytes)});
+  add({"chip.host_link_bandwidth", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+       "host<->device (PCIe) copy bandwidth", NSIM_FIELD(chip.host_link_bytes_per_ns)});
+  add({"chip.host_link_latency", UnitKind::kTime, Between(0, kMaxTimePs),
+       "device-side fixed latency of one host<->device copy",
+       NSIM_FIELD(chip.host_link_latency_ps)});
+  add({"chip.default_lnc", UnitKind::kCount, Between(1, 2),
+       "physical cores per logical NeuronCore by default (LNC, S16: 1 or 2)",
+       NSIM_FIELD(chip.default_lnc)});
   return t;
 }
 
@@ -240,7 +251,8 @@ void CheckLimits(const ParamSpec& spec, double value) {
                  FormatLimits(spec));
 }
 
-// A rule between keys: `holds` must be true for the resolved config.
+// A rule between keys: `holds` must be true for the resolved config. (A zero
+// divisor is left to the per-key limits, which reject it.)
 struct Rule {
   std::vector<std::string> keys;  // the keys involved, printed with their values and origins
   const char* statement;
@@ -265,6 +277,12 @@ const std::vector<Rule>& Rules() {
        [](const HardwareConfig& c) {
          return 4 * c.tensor.moving_free_max <= c.memory.psum_banks * c.memory.psum_bank_bytes;
        }},
+      {{"chip.cores", "chip.hbm_stacks"}, "chip.cores is a multiple of chip.hbm_stacks",
+       "every stack is shared by the same number of cores",
+       [](const HardwareConfig& c) { return c.chip.hbm_stacks == 0 || c.chip.cores % c.chip.hbm_stacks == 0; }},
+      {{"chip.cores", "chip.default_lnc"}, "chip.cores is a multiple of chip.default_lnc",
+       "a logical core groups that many physical cores",
+       [](const HardwareConfig& c) { return c.chip.default_lnc == 0 || c.chip.cores % c.chip.default_lnc == 0; }},
   };
   return rules;
 }
@@ -353,6 +371,24 @@ void CheckConsistency(const HardwareConfig& config) {
     throw SimError(config.source + ": config '" + config.name + "': impossible combination, " +
                    rule.statement + " does not hold (" + rule.why + "):" + values);
   }
+}
+
+void DeriveChipShares(HardwareConfig* config) {
+  const ChipParams& chip = config->chip;
+  const int64_t sharing = chip.cores_per_stack();
+  config->dma.hbm_bytes_per_ns = chip.hbm_stack_bytes_per_ns / static_cast<double>(sharing);
+  config->memory.hbm_bytes = chip.hbm_stack_bytes / sharing;
+}
+
+uint64_t ConfigContentHash(const HardwareConfig& config) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  for (const ParamSpec& p : AllParams()) {
+    for (char c : p.key + "=" + FormatParam(p, config) + "\n") {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
 }
 
 std::string DescribeParams() {

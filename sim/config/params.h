@@ -62,6 +62,18 @@ std::string FormatLimits(const ParamSpec& spec);
 // their values and where each was set (config.origin).
 void CheckConsistency(const HardwareConfig& config);
 
+// Sets the per-core figures that follow from the chip level: a core's share
+// of its HBM stack's bandwidth (dma.hbm_bytes_per_ns) and capacity
+// (memory.hbm_bytes), each the stack's figure / cores per stack. Called by
+// the loader after CheckConsistency (which ensures the division is exact).
+void DeriveChipShares(HardwareConfig* config);
+
+// The identity of a resolved config: a hash of every key's value (not of its
+// name, file or origins), so two configs loaded from one file with different
+// overrides differ, and one part loaded by name or by path is the same.
+// Caches of anything derived from a config (loaded kernels) key on this.
+uint64_t ConfigContentHash(const HardwareConfig& config);
+
 // The key table as Markdown (key, unit, limits, description); pasted into
 // configs/README.md and printed by //sim/config:describe_params.
 std::string DescribeParams();

@@ -95,6 +95,7 @@ TEST(ParamsTest, TableCoversEveryHardwareConfigField) {
         },
         p.field(config));
   }
+  DeriveChipShares(&config);  // the per-core HBM share is derived, not a key
   ExpectNoZeroWord(config.tensor, "tensor");
   ExpectNoZeroWord(config.vector, "vector");
   ExpectNoZeroWord(config.scalar, "scalar");
@@ -105,6 +106,7 @@ TEST(ParamsTest, TableCoversEveryHardwareConfigField) {
   ExpectNoZeroWord(config.kernel, "kernel");
   ExpectNoZeroWord(config.host, "host");
   ExpectNoZeroWord(config.capture, "capture");
+  ExpectNoZeroWord(config.chip, "chip");
   EXPECT_EQ(config.generation, "x");
   // A new member of HardwareConfig itself (not of a part) changes its size:
   // give it params, then list it here.
@@ -112,7 +114,8 @@ TEST(ParamsTest, TableCoversEveryHardwareConfigField) {
             3 * sizeof(std::string) + sizeof(config.origin) + sizeof(config.tensor) +
                 sizeof(config.vector) + sizeof(config.scalar) + sizeof(config.gpsimd) +
                 sizeof(config.sync) + sizeof(config.dma) + sizeof(config.memory) +
-                sizeof(config.kernel) + sizeof(config.host) + sizeof(config.capture));
+                sizeof(config.kernel) + sizeof(config.host) + sizeof(config.capture) +
+                sizeof(config.chip));
 }
 
 TEST(ParamsTest, SetParamStoresInBaseUnits) {
@@ -158,7 +161,7 @@ TEST(ParamsTest, GroupsAndNames) {
   EXPECT_EQ(FindParam("vector.frq"), nullptr);
   const std::vector<std::string> top = ParamNamesIn("");
   EXPECT_EQ(top, (std::vector<std::string>{"generation", "tensor", "vector", "scalar", "gpsimd",
-                                           "sync", "dma", "memory", "kernel", "host", "capture"}));
+                                           "sync", "dma", "memory", "kernel", "host", "capture", "chip"}));
   EXPECT_EQ(ParamNamesIn("sync"),
             (std::vector<std::string>{"freq", "min_ii", "pipeline_latency", "dispatch"}));
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <variant>
@@ -139,6 +140,16 @@ class Cursor {
     return v;
   }
 
+  // An integer, or (SPMD) an expression over program_id and num_programs.
+  int64_t Index(const std::string& what, const ProgramIndex& program) {
+    SkipSpace();
+    if (!IndexExprFollows(text_, pos_)) return Integer(what);
+    std::string error;
+    const std::optional<int64_t> v = EvalIndexExpr(text_, &pos_, program, &error);
+    if (!v) Fail("in " + what + ": " + error);
+    return *v;
+  }
+
   uint64_t Unsigned(const std::string& what) {
     const std::string tok = NumberToken();
     char* end = nullptr;
@@ -218,7 +229,7 @@ E ParseEnum(const Cursor& c, const std::string& word, const EnumSyntax<E>& synta
 
 class Parser {
  public:
-  explicit Parser(const std::string& filename) : file_(filename) {}
+  Parser(const std::string& filename, const ProgramIndex& program) : file_(filename), program_(program) {}
 
   Kernel Parse(const std::string& text) {
     std::istringstream in(text);
@@ -492,17 +503,17 @@ class Parser {
   SliceSpec ParseSliceIndex(Cursor& c) {
     const auto bound_follows = [&c] { return !c.Peek(':') && !c.Peek(',') && !c.Peek(']'); };
     SliceSpec s = SliceSpec::All();
-    if (!c.Peek(':')) s.start = c.Integer("an index");
+    if (!c.Peek(':')) s.start = c.Index("an index", program_);
     if (!c.Consume(':')) return SliceSpec::At(s.start);
-    if (bound_follows()) s.stop = c.Integer("a slice stop");
-    if (c.Consume(':') && bound_follows()) s.step = c.Integer("a slice step");
+    if (bound_follows()) s.stop = c.Index("a slice stop", program_);
+    if (c.Consume(':') && bound_follows()) s.step = c.Index("a slice step", program_);
     return s;
   }
 
   // After the ".ap": (OFFSET, [[STRIDE, SIZE], ...]).
   AccessPattern ParseExplicitAp(Cursor& c, int t) {
     c.Expect("(", "after '.ap'");
-    const int64_t offset = c.Integer("the .ap offset");
+    const int64_t offset = c.Index("the .ap offset", program_);
     c.Expect(",", "after the .ap offset");
     c.Expect("[", "to open the [STRIDE, SIZE] list");
     std::vector<ApDim> dims;
@@ -521,22 +532,42 @@ class Parser {
   }
 
   const std::string file_;
+  const ProgramIndex program_;
   Kernel k_;
   bool named_ = false;
 };
 
 }  // namespace
 
-Kernel ParseKernel(const std::string& text, const std::string& filename) {
-  return Parser(filename).Parse(text);
+Kernel ParseKernel(const std::string& text, const std::string& filename, const ProgramIndex& program) {
+  return Parser(filename, program).Parse(text);
 }
 
-Kernel LoadKernelFile(const std::string& path) {
+Kernel ParseKernel(const std::string& text, const std::string& filename) {
+  return ParseKernel(text, filename, ProgramIndex{});
+}
+
+std::string ReadKernelFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SimError("cannot open kernel file '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
-  return ParseKernel(text.str(), path);
+  return text.str();
+}
+
+Kernel LoadKernelFile(const std::string& path) { return ParseKernel(ReadKernelFile(path), path); }
+
+std::vector<Kernel> ParseGrid(const std::string& text, const std::string& filename, int64_t programs) {
+  if (programs < 1) throw SimError(filename + ": a grid needs at least one program, got " + std::to_string(programs));
+  std::vector<Kernel> out;
+  for (int64_t i = 0; i < programs; ++i) {
+    try {
+      out.push_back(ParseKernel(text, filename, ProgramIndex{i, programs}));
+    } catch (const SimError& e) {
+      throw SimError(std::string(e.what()) + " (program_id " + std::to_string(i) + " of " + std::to_string(programs) + ")");
+    }
+  }
+  return out;
 }
 
 }  // namespace nsim

@@ -56,7 +56,7 @@ gpsimd: iota d wait=s2>=1
 
 TEST(Concurrency, HbmContentionSlowsConcurrentTransfers) {
   // Two 32 KiB loads on different DMA engines (partitions 0-3 -> engine 0,
-  // 8-11 -> engine 1). With HBM limited to 23 B/ns for the core, the two
+  // 8-11 -> engine 1). With the HBM stack limited to 46 B/ns, shared by two trn2 cores, the core's share is 23 B/ns, the two
   // share it: each moves at 11.5 B/ns instead of 23 B/ns.
   const std::string text = R"(kernel k
 tensor x hbm bf16 [16, 4096]
@@ -68,9 +68,9 @@ sync: dma_copy a[8:12], x[8:12] queue=1
 tensor x hbm bf16 [16, 4096]
 tensor a sbuf bf16 [16, 4096]
 sync: dma_copy a[0:4], x[0:4] queue=0
-)", {"dma.hbm_bytes_per_ns=23B/ns"});
-  auto both = RunText("trn2", text, {"dma.hbm_bytes_per_ns=23B/ns"});
-  auto wide = RunText("trn2", text);  // 375 B/ns: no contention
+)", {"chip.hbm_stack_bandwidth=46B/ns"});
+  auto both = RunText("trn2", text, {"chip.hbm_stack_bandwidth=46B/ns"});
+  auto wide = RunText("trn2", text);  // 750 B/ns stack, 375 B/ns share: no contention
   ASSERT_EQ(alone.result.dma.size(), 1u);
   ASSERT_EQ(both.result.dma.size(), 2u);
   const Picos t_alone = alone.result.dma[0].end - alone.result.dma[0].start;

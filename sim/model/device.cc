@@ -1,17 +1,17 @@
 #include "sim/model/device.h"
 
-#include <sstream>
-
 #include "sim/base/error.h"
+#include "sim/config/params.h"
+#include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
 #include "sim/model/onchip_memory.h"
 #include "sim/model/sim_host.h"
-#include "sim/model/tensor_init.h"
 
 namespace nsim {
 
 Device::Device(HardwareConfig config)
     : config_(std::move(config)),
+      config_hash_(ConfigContentHash(config_)),
       hbm_(std::make_unique<HbmMemory>(static_cast<uint64_t>(config_.memory.hbm_bytes))),
       onchip_(std::make_unique<OnChipMemory>(config_.memory)) {}
 
@@ -21,60 +21,12 @@ std::shared_ptr<const LoadedKernel> Device::Load(const Kernel& kernel) const {
   return std::make_shared<const LoadedKernel>(kernel, config_);
 }
 
-namespace {
-
-constexpr uint64_t kScratchAlignment = 4096;
-
-// Addresses of every HBM tensor: the caller's bindings, or scratch at the top
-// of device memory for the rest (initialised from their init spec).
-std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint64_t>& bindings, HbmMemory& hbm,
-                              std::map<std::string, uint64_t>* scratch_addresses) {
-  for (const auto& [name, addr] : bindings) {
-    const int t = k.FindTensor(name);
-    if (t < 0 || k.tensors[t].space != MemSpace::kHbm) {
-      throw SimError("kernel '" + k.name + "': binding for '" + name + "', which is not an HBM tensor of the kernel");
-    }
-  }
-  std::vector<uint64_t> addr(k.tensors.size(), 0);
-  uint64_t scratch_top = hbm.capacity();
-  for (size_t i = 0; i < k.tensors.size(); ++i) {
-    const TensorDecl& t = k.tensors[i];
-    if (t.space != MemSpace::kHbm) continue;
-    const uint64_t bytes = static_cast<uint64_t>(t.NumElements() * DTypeSize(t.dtype));
-    auto it = bindings.find(t.name);
-    if (it != bindings.end()) {
-      if (it->second > hbm.capacity() || bytes > hbm.capacity() - it->second) {
-        std::ostringstream os;
-        os << "kernel '" << k.name << "': tensor '" << t.name << "' bound at 0x" << std::hex << it->second
-           << " runs past the end of device memory (0x" << hbm.capacity() << ")";
-        throw SimError(os.str());
-      }
-      addr[i] = it->second;
-      continue;
-    }
-    if (bytes > scratch_top) throw SimError("kernel '" + k.name + "': HBM scratch for '" + t.name + "' exceeds device memory");
-    scratch_top = (scratch_top - bytes) / kScratchAlignment * kScratchAlignment;
-    addr[i] = scratch_top;
-    InitializeTensor(t, addr[i], hbm);
-    (*scratch_addresses)[t.name] = addr[i];
-  }
-  return addr;
-}
-
-}  // namespace
-
 ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::string, uint64_t>& bindings) {
-  if (kernel.config_name() != config_.name) {
-    throw SimError("kernel '" + kernel.kernel().name + "' was loaded for config '" + kernel.config_name() +
-                   "' but this device is '" + config_.name + "'");
-  }
+  CheckLoadedFor(kernel, config_, config_hash_, "device");
   const Kernel& k = kernel.kernel();
   std::map<std::string, uint64_t> scratch;
-  const std::vector<uint64_t> addresses = BindHbm(k, bindings, *hbm_, &scratch);
-  for (const TensorDecl& t : k.tensors) {
-    if (t.space != MemSpace::kHbm)
-      onchip_->Clear(t.space, t.partition_offset, t.FreeElements() * DTypeSize(t.dtype), t.shape[0]);
-  }
+  const std::vector<uint64_t> addresses = BindHbm(k, bindings, *hbm_, hbm_->capacity(), &scratch);
+  onchip_->ClearTensorsOf(k);
   ExecContext ctx{k, *onchip_, *hbm_, addresses, {}};
   ExecutionResult result = SimHost::Get().Run(config_, kernel, ctx);
   result.scratch_addresses = std::move(scratch);

@@ -1,6 +1,9 @@
 #pragma once
-// A simulated NeuronCore: a hardware config, its device memory (HBM) and the
-// SystemC model that executes kernels on it. Any number of devices with any
+// A simulated NeuronCore: a hardware config, its device memory (HBM: the
+// core's share, memory.hbm) and the SystemC model that executes kernels on
+// it. The single-core facade of the chip model (chip.h): it runs on core 0 of
+// the process's one simulation with every tensor on stack 0, so its times
+// are those of one core alone on its stack. Any number of devices with any
 // configs may exist in one process; their executions are serialised onto the
 // process's single SystemC kernel (see model/sim_host.h).
 #include <cstdint>
@@ -25,6 +28,7 @@ class Device {
   Device& operator=(const Device&) = delete;
 
   const HardwareConfig& config() const { return config_; }
+  uint64_t config_hash() const { return config_hash_; }  // ConfigContentHash(config())
   HbmMemory& hbm() { return *hbm_; }
 
   // Validates the kernel against this config (operands, shapes, dtypes,
@@ -41,6 +45,7 @@ class Device {
 
  private:
   HardwareConfig config_;
+  uint64_t config_hash_;
   std::unique_ptr<HbmMemory> hbm_;
   std::unique_ptr<class OnChipMemory> onchip_;
 };

@@ -66,7 +66,7 @@ class DmaModule::Engine : public sc_core::sc_module {
     sc_core::wait(Ps(d.piece_setup_ps + d.descriptor_ps * p.piece->descriptors));
     const double bytes = static_cast<double>(p.piece->bytes);
     if (p.transfer->li->dma_touches_hbm) {
-      owner_.arbiter_.Transfer(bytes);
+      run.StackOf(*p.transfer->li->in).Transfer(run.core, bytes);
     } else {
       sc_core::wait(Ps(static_cast<Picos>(std::ceil(bytes / d.bytes_per_ns * 1000.0))));
     }
@@ -87,7 +87,7 @@ class DmaModule::Engine : public sc_core::sc_module {
 };
 
 DmaModule::DmaModule(sc_core::sc_module_name name, SemaphoreBoard& sems)
-    : sc_core::sc_module(name), sems_(sems), arbiter_("hbm") {
+    : sc_core::sc_module(name), sems_(sems) {
   for (int i = 0; i < kMaxEngines; ++i) {
     engines_.push_back(std::make_unique<Engine>(("engine" + std::to_string(i)).c_str(), i, *this));
   }
@@ -101,7 +101,6 @@ void DmaModule::Reset(RunState* run) {
   const int64_t queues = run->config->dma.queues_per_engine;
   queue_state_.assign(static_cast<size_t>(queues * kNumEngines), QueueState{});
   for (auto& e : engines_) e->Reset(static_cast<int>(queues));
-  arbiter_.Configure(run->config->dma.hbm_bytes_per_ns, run->config->dma.bytes_per_ns);
 }
 
 int DmaModule::QueueKey(const Instruction& in, int64_t queues_per_engine) {

@@ -8,10 +8,11 @@
 // queue processes one descriptor ring at a time (`queue_setup` each, so a
 // loop of tiny DMAs is throughput-bound), its pieces become ready
 // `start_latency` after that, each costs `piece_setup` plus `descriptor` per
-// descriptor plus its bytes at the engine bandwidth (shared through the HBM
-// arbiter when it touches HBM), and the queue completes its transfers in
-// order, each paying `queue_completion` (completion semaphore writes) before
-// its semaphores are signalled.
+// descriptor plus its bytes at the engine bandwidth (shared with the other
+// engines of the chip through the HBM stack it touches, see hbm_arbiter.h),
+// and the queue completes its transfers in order, each paying
+// `queue_completion` (completion semaphore writes) before its semaphores are
+// signalled.
 #include <deque>
 #include <memory>
 #include <vector>
@@ -61,7 +62,6 @@ class DmaModule : public sc_core::sc_module {
   static int QueueKey(const Instruction& in, int64_t queues_per_engine);
 
   SemaphoreBoard& sems_;
-  HbmArbiter arbiter_;
   std::vector<std::unique_ptr<Engine>> engines_;
   std::deque<Transfer> transfers_;
   std::vector<QueueState> queue_state_;

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 
 #include "sim/model/run_state.h"
 
 namespace nsim {
 namespace {
 constexpr double kDoneBytes = 1e-6;  // below this a flow has finished (rounding of ps)
-}
+// Caps that add up to the stack's bandwidth within rounding are all granted,
+// so one core alone on its stack keeps its exact former rates.
+constexpr double kFitTolerance = 1e-12;
+}  // namespace
 
 HbmArbiter::HbmArbiter(sc_core::sc_module_name name) : sc_core::sc_module(name) {
   SC_METHOD(OnTick);
@@ -16,13 +20,14 @@ HbmArbiter::HbmArbiter(sc_core::sc_module_name name) : sc_core::sc_module(name) 
   dont_initialize();
 }
 
-void HbmArbiter::Configure(double hbm_bytes_per_ns, double engine_bytes_per_ns) {
-  hbm_bw_ = hbm_bytes_per_ns;
+void HbmArbiter::Configure(double stack_bytes_per_ns, double core_share_bytes_per_ns, double engine_bytes_per_ns) {
+  stack_bw_ = stack_bytes_per_ns;
+  core_bw_ = core_share_bytes_per_ns;
   engine_bw_ = engine_bytes_per_ns;
 }
 
-void HbmArbiter::Transfer(double bytes) {
-  Flow f{bytes, {}};
+void HbmArbiter::Transfer(int core, double bytes) {
+  Flow f{core, bytes, 0, {}};
   Advance();
   flows_.push_back(&f);
   Reschedule();
@@ -31,18 +36,36 @@ void HbmArbiter::Transfer(double bytes) {
 
 void HbmArbiter::Advance() {
   const Picos now = Now();
-  const double moved = rate_ * static_cast<double>(now - last_) / 1000.0;
-  for (Flow* f : flows_) f->remaining -= moved;
+  for (Flow* f : flows_) f->remaining -= f->rate * static_cast<double>(now - last_) / 1000.0;
   last_ = now;
+}
+
+void HbmArbiter::ShareStack() {
+  std::array<int, kMaxCores> per_core{};
+  for (const Flow* f : flows_) ++per_core[f->core];
+  double demand = 0;
+  for (Flow* f : flows_) {
+    f->rate = std::min(engine_bw_, core_bw_ / static_cast<double>(per_core[f->core]));
+    demand += f->rate;
+  }
+  if (demand <= stack_bw_ * (1 + kFitTolerance)) return;
+  // Water-filling: the smallest caps are granted first, the rest share what is left.
+  std::vector<Flow*> order = flows_;
+  std::stable_sort(order.begin(), order.end(), [](const Flow* a, const Flow* b) { return a->rate < b->rate; });
+  double left = stack_bw_;
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i]->rate = std::min(order[i]->rate, left / static_cast<double>(order.size() - i));
+    left -= order[i]->rate;
+  }
 }
 
 void HbmArbiter::Reschedule() {
   tick_.cancel();
-  if (flows_.empty()) { rate_ = 0; return; }
-  rate_ = std::min(engine_bw_, hbm_bw_ / static_cast<double>(flows_.size()));
-  double least = flows_.front()->remaining;
-  for (Flow* f : flows_) least = std::min(least, f->remaining);
-  const Picos dt = static_cast<Picos>(std::ceil(std::max(0.0, least) / rate_ * 1000.0));
+  if (flows_.empty()) return;
+  ShareStack();
+  double next = flows_.front()->remaining / flows_.front()->rate;
+  for (const Flow* f : flows_) next = std::min(next, f->remaining / f->rate);
+  const Picos dt = static_cast<Picos>(std::ceil(std::max(0.0, next) * 1000.0));
   tick_.notify(Ps(dt));
 }
 

@@ -1,8 +1,13 @@
 #pragma once
-// The core's share of HBM bandwidth, shared by every DMA transfer that reads
-// or writes HBM at the same time: a fluid processor-sharing model. Each
-// active flow moves at min(engine bandwidth, HBM bandwidth / active flows);
-// rates are recomputed whenever a flow starts or finishes.
+// One HBM stack's bandwidth, shared by every DMA transfer piece that reads or
+// writes it at the same time, from any core on the chip: a fluid
+// processor-sharing model. A flow (one DMA engine moving one piece) is capped
+// by its engine's bandwidth and by its core's share of the stack divided among
+// that core's active flows; the stack's bandwidth is then divided max-min
+// fairly among all flows. Rates are recomputed whenever a flow starts or ends.
+//
+// With one core on the stack this is exactly the former per-core model:
+// rate = min(engine bandwidth, core share / active flows).
 #include <vector>
 
 #include <systemc>
@@ -16,20 +21,25 @@ class HbmArbiter : public sc_core::sc_module {
   SC_HAS_PROCESS(HbmArbiter);
   explicit HbmArbiter(sc_core::sc_module_name name);
 
-  void Configure(double hbm_bytes_per_ns, double engine_bytes_per_ns);
-  // Blocks the calling thread until `bytes` have moved.
-  void Transfer(double bytes);
+  // Bytes per ns: the whole stack, one core's share of it, one DMA engine.
+  void Configure(double stack_bytes_per_ns, double core_share_bytes_per_ns, double engine_bytes_per_ns);
+  // Blocks the calling thread until `bytes` have moved for `core`.
+  void Transfer(int core, double bytes);
 
  private:
+  static constexpr int kMaxCores = 16;  // = SimHost::kMaxCores
   struct Flow {
+    int core;
     double remaining;
+    double rate;  // bytes per ns, until the next reschedule
     sc_core::sc_event done;
   };
-  void Advance();     // charges elapsed time to every flow at the current rate
-  void Reschedule();  // new rate, next completion
+  void Advance();     // charges elapsed time to every flow at its current rate
+  void Reschedule();  // new rates, next completion
+  void ShareStack();  // max-min fair rates under the per-flow caps
   void OnTick();
 
-  double hbm_bw_ = 0, engine_bw_ = 0, rate_ = 0;  // bytes per ns
+  double stack_bw_ = 0, core_bw_ = 0, engine_bw_ = 0;  // bytes per ns
   Picos last_ = 0;
   std::vector<Flow*> flows_;
   sc_core::sc_event tick_;

@@ -1,5 +1,7 @@
 #include "sim/model/loaded_kernel.h"
 
+#include "sim/config/params.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -117,7 +119,7 @@ void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
 }  // namespace
 
 LoadedKernel::LoadedKernel(const Kernel& kernel, const HardwareConfig& config)
-    : kernel_(kernel), config_name_(config.name) {
+    : kernel_(kernel), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
   Layout(config);
   Prepare(config);
   hash_ = KernelHash(kernel_);

@@ -51,6 +51,7 @@ class LoadedKernel {
   const Kernel& kernel() const { return kernel_; }
   uint64_t hash() const { return hash_; }
   const std::string& config_name() const { return config_name_; }
+  uint64_t config_hash() const { return config_hash_; }  // ConfigContentHash of the config it was loaded for
   const std::vector<LoadedInstruction>& stream(EngineId e) const { return streams_[static_cast<int>(e)]; }
   int64_t sbuf_bytes_per_partition() const { return sbuf_used_; }
   int64_t psum_bytes_per_partition() const { return psum_used_; }
@@ -63,6 +64,7 @@ class LoadedKernel {
   Kernel kernel_;
   uint64_t hash_ = 0;
   std::string config_name_;
+  uint64_t config_hash_ = 0;
   std::array<std::vector<LoadedInstruction>, kNumEngines> streams_;
   int64_t sbuf_used_ = 0, psum_used_ = 0;
 };

@@ -15,4 +15,10 @@ void OnChipMemory::Clear(MemSpace space, int64_t offset, int64_t bytes, int64_t 
   for (int64_t p = 0; p < partitions && p < partitions_; ++p) std::memset(Row(space, p) + offset, 0, bytes);
 }
 
+void OnChipMemory::ClearTensorsOf(const Kernel& k) {
+  for (const TensorDecl& t : k.tensors) {
+    if (t.space != MemSpace::kHbm) Clear(t.space, t.partition_offset, t.FreeElements() * DTypeSize(t.dtype), t.shape[0]);
+  }
+}
+
 }  // namespace nsim

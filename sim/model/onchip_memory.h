@@ -19,6 +19,8 @@ class OnChipMemory {
   // Zeroes [offset, offset + bytes) in partitions [0, partitions), so that a
   // kernel never sees data left behind by an earlier one.
   void Clear(MemSpace space, int64_t offset, int64_t bytes, int64_t partitions);
+  // Clears the SBUF/PSUM space of every on-chip tensor of `k` before it runs.
+  void ClearTensorsOf(const Kernel& k);
 
  private:
   int64_t partitions_, sbuf_pitch_, psum_pitch_;

@@ -1,9 +1,11 @@
 #pragma once
-// The state of the one execution in flight on the process's SystemC kernel,
-// shared by the engine, DMA and semaphore modules.
+// The state of one core's execution in flight on the process's SystemC
+// kernel, shared by that core's engine, DMA and semaphore modules. A grid
+// launch has one RunState per core, all in flight together.
 #include <exception>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -15,6 +17,8 @@
 
 namespace nsim {
 
+class HbmArbiter;
+
 inline Picos Now() { return static_cast<Picos>(sc_core::sc_time_stamp().value()); }  // resolution is 1 ps
 inline sc_core::sc_time Ps(Picos p) { return sc_core::sc_time(static_cast<double>(p), sc_core::SC_PS); }
 
@@ -23,12 +27,21 @@ struct RunState {
   const LoadedKernel* kernel = nullptr;
   ExecContext* ctx = nullptr;
   ExecutionResult* result = nullptr;
+  int core = 0;             // physical core of the chip running this execution
+  // Per kernel tensor: the HBM stack it lives in (nullptr for on-chip tensors).
+  std::vector<HbmArbiter*> tensor_stack;
   Picos t0 = 0;             // absolute time the execution began
   Picos last_end = 0;       // latest completion so far (absolute)
   bool aborted = false;     // an error or a deadlock ends the run early
   std::exception_ptr error; // first error raised inside a process
   std::function<void()> wake_all;  // wakes every blocked engine
 
+  // The stack a dma_copy touching HBM moves its bytes through: its source's
+  // when the source is in HBM, else its destination's.
+  HbmArbiter& StackOf(const Instruction& in) const {
+    HbmArbiter* src = in.src0.present() ? tensor_stack[in.src0.tensor] : nullptr;
+    return src != nullptr ? *src : *tensor_stack[in.dst.tensor];
+  }
   void NoteEnd(Picos abs_end) {
     if (abs_end > last_end) last_end = abs_end;
   }

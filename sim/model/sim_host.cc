@@ -1,27 +1,25 @@
 #include "sim/model/sim_host.h"
 
-#include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <sstream>
+#include <string>
 
 #include "sim/base/error.h"
+#include "sim/model/core_modules.h"
 #include "sim/model/dma_module.h"
-#include "sim/model/engine_module.h"
-#include "sim/model/semaphore_board.h"
+#include "sim/model/hbm_arbiter.h"
 #include "sim/model/summary.h"
 
 namespace nsim {
 
-// Top level: only wiring.
+// Top level: only wiring. Cores are elaborated in order, then the stacks.
 struct SimHost::Modules {
-  SemaphoreBoard sems{"semaphores"};
-  DmaModule dma{"dma", sems};
-  std::array<std::unique_ptr<EngineModule>, kNumEngines> engines;
+  std::vector<std::unique_ptr<CoreModules>> cores;
+  std::vector<std::unique_ptr<HbmArbiter>> stacks;
   Modules() {
-    for (int e = 0; e < kNumEngines; ++e) {
-      const EngineId id = static_cast<EngineId>(e);
-      engines[e] = std::make_unique<EngineModule>(EngineName(id), id, sems, dma);
+    for (int c = 0; c < kMaxCores; ++c) cores.push_back(std::make_unique<CoreModules>("core" + std::to_string(c)));
+    for (int s = 0; s < kMaxStacks; ++s) {
+      stacks.push_back(std::make_unique<HbmArbiter>(("hbm_stack" + std::to_string(s)).c_str()));
     }
   }
 };
@@ -41,64 +39,94 @@ SimHost& SimHost::Get() {
 
 namespace {
 
-std::string DeadlockReport(const LoadedKernel& k, const std::array<std::unique_ptr<EngineModule>, kNumEngines>& engines,
-                           const SemaphoreBoard& sems) {
-  std::ostringstream os;
-  os << "deadlock in kernel '" << k.kernel().name << "': no engine can make progress.";
-  for (int e = 0; e < kNumEngines; ++e) {
-    if (engines[e]->done()) continue;
-    const EngineId id = static_cast<EngineId>(e);
-    const LoadedInstruction& li = k.stream(id)[engines[e]->position()];
-    os << "\n  " << EngineName(id) << " is stuck at instruction " << li.index;
-    if (li.in->line > 0) os << " (line " << li.in->line << ")";
-    os << " " << Spec(li.in->opcode).name << ", waiting for";
-    for (const SemWait& w : li.in->waits) {
-      if (sems.value(w.sem) >= w.value) continue;
-      os << " semaphore '" << k.kernel().semaphores[w.sem] << "' >= " << w.value << " (it is "
-         << sems.value(w.sem) << ")";
-    }
-  }
-  return os.str();
-}
-
-}  // namespace
-
-ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& kernel, ExecContext& ctx) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  Modules& m = *modules_;
+void CheckFits(const HardwareConfig& config, const std::vector<CoreRun>& runs) {
   if (config.dma.engines > DmaModule::kMaxEngines || config.dma.queues_per_engine > DmaModule::kMaxQueues) {
     throw SimError("config '" + config.name + "': the model supports at most " +
                    std::to_string(DmaModule::kMaxEngines) + " DMA engines and " +
                    std::to_string(DmaModule::kMaxQueues) + " queues per engine");
   }
-  ExecutionResult result;
-  result.kernel_hash = kernel.hash();
-  result.launch = config.kernel.launch_ps;
-  result.teardown = config.kernel.teardown_ps;
-  RunState run;
-  run.config = &config;
-  run.kernel = &kernel;
-  run.ctx = &ctx;
-  run.result = &result;
-  run.t0 = Now();
-  run.last_end = run.t0 + result.launch;
-  run.wake_all = [&m] { m.sems.WakeAll(); };
-  m.sems.Reset(kernel.kernel().semaphores.size());
-  m.dma.Reset(&run);
-  for (auto& e : m.engines) e->Start(&run);
+  std::array<bool, SimHost::kMaxCores> used{};
+  for (const CoreRun& r : runs) {
+    if (r.core < 0 || r.core >= config.chip.cores) {
+      throw SimError("config '" + config.name + "': no core " + std::to_string(r.core) + " (the chip has " +
+                     std::to_string(config.chip.cores) + ")");
+    }
+    if (used[r.core]) throw SimError("core " + std::to_string(r.core) + " is given two kernels in one launch");
+    used[r.core] = true;
+  }
+}
+
+}  // namespace
+
+std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, const std::vector<CoreRun>& runs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  CheckFits(config, runs);
+  Modules& m = *modules_;
+  for (int s = 0; s < config.chip.hbm_stacks; ++s) {
+    m.stacks[s]->Configure(config.chip.hbm_stack_bytes_per_ns, config.dma.hbm_bytes_per_ns, config.dma.bytes_per_ns);
+  }
+  std::vector<ExecutionResult> results(runs.size());
+  std::vector<RunState> states(runs.size());
+  // An error or a deadlock on one core ends the whole launch.
+  auto abort_all = [&states, &m, &runs] {
+    for (size_t i = 0; i < states.size(); ++i) {
+      states[i].aborted = true;
+      m.cores[runs[i].core]->WakeAll();
+    }
+  };
+  const Picos t0 = Now();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const CoreRun& r = runs[i];
+    ExecutionResult& result = results[i];
+    result.kernel_hash = r.kernel->hash();
+    result.launch = config.kernel.launch_ps;
+    result.teardown = config.kernel.teardown_ps;
+    RunState& run = states[i];
+    run.config = &config;
+    run.kernel = r.kernel;
+    run.ctx = r.ctx;
+    run.result = &result;
+    run.core = r.core;
+    run.t0 = t0;
+    run.last_end = t0 + result.launch;
+    run.wake_all = abort_all;
+    for (int s : r.tensor_stack) run.tensor_stack.push_back(s < 0 ? nullptr : m.stacks.at(s).get());
+  }
+  for (size_t i = 0; i < runs.size(); ++i) m.cores[runs[i].core]->Start(&states[i]);
   sc_core::sc_start();
-  const bool stuck = std::any_of(m.engines.begin(), m.engines.end(), [](const auto& e) { return !e->done(); });
   std::string deadlock;
-  if (stuck && !run.error) deadlock = DeadlockReport(kernel, m.engines, m.sems);
-  if (stuck || run.error) {  // release the stuck processes so the next run starts clean
-    run.Abort();
+  bool stuck = false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!m.cores[runs[i].core]->Stuck()) continue;
+    stuck = true;
+    if (deadlock.empty() && !states[i].error) deadlock = m.cores[runs[i].core]->DeadlockReport(*runs[i].kernel);
+  }
+  bool failed = false;
+  for (const RunState& s : states) failed = failed || s.error;
+  if (stuck || failed) {  // release the stuck processes so the next launch starts clean
+    abort_all();
     sc_core::sc_start();
   }
-  if (run.error) std::rethrow_exception(run.error);
-  if (!deadlock.empty()) throw SimError(deadlock);
-  result.device_time = run.last_end - run.t0 + result.teardown;
-  Summarize(config, kernel, &result);
-  return result;
+  for (const RunState& s : states) {
+    if (s.error) std::rethrow_exception(s.error);
+  }
+  if (!deadlock.empty()) {
+    if (runs.size() > 1) deadlock = "core " + std::to_string(runs[0].core) + ": " + deadlock;
+    throw SimError(deadlock);
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    results[i].device_time = states[i].last_end - t0 + results[i].teardown;
+    Summarize(config, *runs[i].kernel, &results[i]);
+  }
+  return results;
+}
+
+ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& kernel, ExecContext& ctx) {
+  CoreRun run;
+  run.kernel = &kernel;
+  run.ctx = &ctx;
+  for (const TensorDecl& t : kernel.kernel().tensors) run.tensor_stack.push_back(t.space == MemSpace::kHbm ? 0 : -1);
+  return std::move(RunGrid(config, {run})[0]);
 }
 
 }  // namespace nsim

@@ -1,12 +1,10 @@
-#include "runtime/clock.h"
+#include "sim/base/sim_clock.h"
 
 namespace nsim {
-namespace rt {
 
 SimClock& SimClock::Get() {
   static SimClock clock;
   return clock;
 }
 
-}  // namespace rt
 }  // namespace nsim

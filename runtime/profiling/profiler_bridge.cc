@@ -1,15 +1,17 @@
-#include "runtime/profiler_bridge.h"
+#include "runtime/profiling/profiler_bridge.h"
 
 #include <string>
 #include <utility>
 
 #include "profiler/events.h"
+#include "runtime/capture_setting.h"
 #include "runtime/device_capture.h"
+#include "runtime/observer.h"
 
 namespace nsim {
 namespace rt {
 
-void ReportToProfiler(const ExecutionRecord& r, const HardwareConfig& config) {
+void ReportToProfiler(const ExecutionRecord& r) {
   if (!prof::Enabled()) return;
   prof::RuntimeCall call;
   call.name = r.api;
@@ -31,9 +33,28 @@ void ReportToProfiler(const ExecutionRecord& r, const HardwareConfig& config) {
   e.kernel_name = r.kernel_name;
   e.hbm_read_bytes = r.result->hbm_bytes_read;  // cheap: kept even without capture
   e.hbm_write_bytes = r.result->hbm_bytes_written;
-  if (prof::DeviceCaptureWanted(r.core)) CaptureExecution(r.kernel->loaded->kernel(), *r.result, config, &e);
+  if (r.captured && prof::DeviceCaptureWanted(r.core)) CaptureExecution(r.kernel->loaded->kernel(), *r.result, *r.config, &e);
   prof::RecordDeviceExecution(std::move(e));
 }
 
+namespace {
+
+class ProfilerForwarder : public RuntimeObserver {
+ public:
+  void OnExecution(const ExecutionRecord& r) override { ReportToProfiler(r); }
+  void OnCopy(const ExecutionRecord& r) override { ReportToProfiler(r); }
+};
+
+// The profiler's capture choice, passed down when a profile (de)activates.
+void PushCaptureSetting() {
+  bool cores[kMaxCaptureCores];
+  for (int i = 0; i < kMaxCaptureCores; ++i) cores[i] = prof::DeviceCaptureWanted(i);
+  SetDeviceCapture(cores);
+}
+
+ProfilerForwarder g_forwarder;
+const bool g_registered = (AddRuntimeObserver(&g_forwarder), prof::AddActivationListener(&PushCaptureSetting), true);
+
+}  // namespace
 }  // namespace rt
 }  // namespace nsim

@@ -1,0 +1,115 @@
+#include "sim/kernel/index_expr.h"
+
+#include <cctype>
+
+namespace nsim {
+namespace {
+
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Recursive descent over one expression; the first error stops it.
+class Evaluator {
+ public:
+  Evaluator(const std::string& text, size_t pos, const ProgramIndex& program)
+      : text_(text), pos_(pos), program_(program) {}
+
+  std::optional<int64_t> Run(size_t* end, std::string* error) {
+    const int64_t v = Sum();
+    if (!error_.empty()) {
+      *error = error_;
+      return std::nullopt;
+    }
+    *end = pos_;
+    return v;
+  }
+
+ private:
+  int64_t Sum() {
+    int64_t v = Product();
+    while (error_.empty()) {
+      const char op = Peek();
+      if (op != '+' && op != '-') break;
+      ++pos_;
+      const int64_t r = Product();
+      if (op == '+' ? __builtin_add_overflow(v, r, &v) : __builtin_sub_overflow(v, r, &v)) Error("overflow");
+    }
+    return v;
+  }
+  int64_t Product() {
+    int64_t v = Factor();
+    while (error_.empty()) {
+      const char op = Peek();
+      if (op != '*' && op != '/' && op != '%') break;
+      ++pos_;
+      const int64_t r = Factor();
+      if (op == '*') {
+        if (__builtin_mul_overflow(v, r, &v)) Error("overflow");
+      } else if (r == 0) {
+        Error("division by zero");
+      } else {
+        v = op == '/' ? v / r : v % r;
+      }
+    }
+    return v;
+  }
+  int64_t Factor() {
+    const char c = Peek();
+    if (c == '-') {
+      ++pos_;
+      return -Factor();
+    }
+    if (c == '(') {
+      ++pos_;
+      const int64_t v = Sum();
+      if (Peek() != ')') return Error("expected ')'");
+      ++pos_;
+      return v;
+    }
+    size_t e = pos_;
+    while (e < text_.size() && IsWordChar(text_[e])) ++e;
+    const std::string word = text_.substr(pos_, e - pos_);
+    pos_ = e;
+    if (word == "program_id") return program_.id;
+    if (word == "num_programs") return program_.count;
+    if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || word.size() > 18) {
+      return Error("expected an integer, program_id or num_programs, found '" + word + "'");
+    }
+    return std::stoll(word);
+  }
+  char Peek() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  int64_t Error(const std::string& what) {
+    if (error_.empty()) error_ = what;
+    return 0;
+  }
+
+  const std::string& text_;
+  size_t pos_;
+  const ProgramIndex& program_;
+  std::string error_;
+};
+
+}  // namespace
+
+bool IndexExprFollows(const std::string& text, size_t pos) {
+  int depth = 0;
+  for (size_t p = pos; p < text.size(); ++p) {
+    const char c = text[p];
+    if (depth == 0 && (c == ',' || c == ':' || c == ']')) return false;
+    if (c == '(') ++depth;
+    if (c == ')' && --depth < 0) return false;
+    if (c == '*' || c == '/' || c == '%' || c == '(') return true;
+    if ((c == '+' || c == '-') && p > pos) return true;
+    if (text.compare(p, 10, "program_id") == 0 || text.compare(p, 12, "num_programs") == 0) return true;
+  }
+  return false;
+}
+
+std::optional<int64_t> EvalIndexExpr(const std::string& text, size_t* pos, const ProgramIndex& program,
+                                     std::string* error) {
+  return Evaluator(text, *pos, program).Run(pos, error);
+}
+
+}  // namespace nsim

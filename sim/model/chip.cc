@@ -1,0 +1,106 @@
+#include "sim/model/chip.h"
+
+#include <algorithm>
+
+#include "sim/base/error.h"
+#include "sim/config/params.h"
+#include "sim/isa/opcode_spec.h"
+#include "sim/model/hbm_binding.h"
+#include "sim/model/loaded_kernel.h"
+#include "sim/model/onchip_memory.h"
+#include "sim/model/sim_host.h"
+
+namespace nsim {
+
+Chip::Chip(HardwareConfig config) : config_(std::move(config)) {
+  const ChipParams& c = config_.chip;
+  hbm_ = std::make_unique<HbmMemory>(static_cast<uint64_t>(c.hbm_stacks * c.hbm_stack_bytes));
+  for (int i = 0; i < c.cores; ++i) onchip_.push_back(std::make_unique<OnChipMemory>(config_.memory));
+}
+
+Chip::~Chip() = default;
+
+uint64_t Chip::CoreMemoryBase(int core) const {
+  const ChipParams& c = config_.chip;
+  return StackBase(static_cast<int>(c.StackOf(core))) + static_cast<uint64_t>(core % c.cores_per_stack()) * CoreMemoryBytes();
+}
+
+int Chip::StackOfAddress(uint64_t address) const {
+  return static_cast<int>(address / static_cast<uint64_t>(config_.chip.hbm_stack_bytes));
+}
+
+std::shared_ptr<const LoadedKernel> Chip::Load(const Kernel& kernel) const {
+  return std::make_shared<const LoadedKernel>(kernel, config_);
+}
+
+std::vector<int> Chip::StacksOf(const Kernel& k, const std::vector<uint64_t>& addresses) const {
+  std::vector<int> stacks(k.tensors.size(), -1);
+  for (size_t i = 0; i < k.tensors.size(); ++i) {
+    if (k.tensors[i].space == MemSpace::kHbm) stacks[i] = StackOfAddress(addresses[i]);
+  }
+  return stacks;
+}
+
+namespace {
+
+// SPMD programs are copies of one kernel: their HBM tensors must agree, since
+// they are one set of buffers in chip memory.
+void CheckSameHbmTensors(const Kernel& first, const Kernel& other, size_t program) {
+  for (const TensorDecl& t : first.tensors) {
+    if (t.space != MemSpace::kHbm) continue;
+    const int o = other.FindTensor(t.name);
+    if (o < 0 || other.tensors[o].space != MemSpace::kHbm || other.tensors[o].shape != t.shape ||
+        other.tensors[o].dtype != t.dtype) {
+      throw SimError("grid launch: program " + std::to_string(program) + " ('" + other.name +
+                     "') does not declare HBM tensor '" + t.name + "' like program 0 does");
+    }
+  }
+}
+
+}  // namespace
+
+GridResult Chip::Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
+                        const std::map<std::string, uint64_t>& bindings, std::vector<int> cores) {
+  if (programs.empty()) throw SimError("grid launch: no programs");
+  if (programs.size() > static_cast<size_t>(this->cores())) {
+    throw SimError("grid launch: " + std::to_string(programs.size()) + " programs but config '" + config_.name +
+                   "' has " + std::to_string(this->cores()) + " cores per chip (chip.cores)");
+  }
+  if (cores.empty()) {
+    for (size_t i = 0; i < programs.size(); ++i) cores.push_back(static_cast<int>(i));
+  }
+  if (cores.size() != programs.size()) throw SimError("grid launch: one core per program is needed");
+  const uint64_t config_hash = ConfigContentHash(config_);
+  for (const auto& p : programs) CheckLoadedFor(*p, config_, config_hash, "chip");
+  GridResult out;
+  out.start = now_;
+  out.cores = cores;
+  const Kernel& first = programs[0]->kernel();
+  const uint64_t scratch_top = CoreMemoryBase(cores[0]) + CoreMemoryBytes();
+  const std::vector<uint64_t> first_addresses = BindHbm(first, bindings, *hbm_, scratch_top, &out.scratch_addresses);
+  std::map<std::string, uint64_t> placed = bindings;
+  placed.insert(out.scratch_addresses.begin(), out.scratch_addresses.end());
+
+  std::vector<std::vector<uint64_t>> addresses(programs.size());
+  std::vector<std::unique_ptr<ExecContext>> contexts;
+  std::vector<CoreRun> runs(programs.size());
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const Kernel& k = programs[i]->kernel();
+    if (i > 0) CheckSameHbmTensors(first, k, i);
+    std::map<std::string, uint64_t> unused;
+    addresses[i] = i == 0 ? first_addresses : BindHbm(k, placed, *hbm_, scratch_top, &unused);
+    OnChipMemory& mem = *onchip_[cores[i]];
+    mem.ClearTensorsOf(k);
+    contexts.push_back(std::make_unique<ExecContext>(ExecContext{k, mem, *hbm_, addresses[i], {}}));
+    runs[i].core = cores[i];
+    runs[i].kernel = programs[i].get();
+    runs[i].ctx = contexts.back().get();
+    runs[i].tensor_stack = StacksOf(k, addresses[i]);
+  }
+  out.programs = SimHost::Get().RunGrid(config_, runs);
+  for (const ExecutionResult& r : out.programs) out.device_time = std::max(out.device_time, r.device_time);
+  now_ += out.device_time;
+  return out;
+}
+
+}  // namespace nsim

@@ -1,0 +1,76 @@
+#pragma once
+// A simulated chip: chip.cores NeuronCores sharing chip.hbm_stacks HBM stacks,
+// built once from a config, with one time base. The chip's device memory is
+// one address space: stack s holds [s * stack capacity, (s + 1) * stack
+// capacity), and core c's share of its stack (memory.hbm bytes) is its home
+// region, where its scratch goes. Per core: SBUF, PSUM, engines, DMA engines,
+// semaphores. Shared: the HBM stacks (capacity and bandwidth).
+//
+// SPMD: Launch runs one program per listed core, all starting together on the
+// one SystemC time base, competing for the stacks their tensors live in; the
+// chip's clock advances by the slowest core's device time.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/config/hw_config.h"
+#include "sim/kernel/kernel.h"
+#include "sim/model/execution_result.h"
+#include "sim/model/hbm.h"
+
+namespace nsim {
+
+class LoadedKernel;
+class OnChipMemory;
+
+struct GridResult {
+  Picos start = 0;        // chip time the launch began
+  Picos device_time = 0;  // launch to the last core's teardown: the slowest core
+  std::vector<int> cores;                 // physical core of each program
+  std::vector<ExecutionResult> programs;  // per program, in program_id order (times relative to start)
+  // HBM tensors not bound by the caller: shared by all programs, placed in
+  // the home region of the first program's core.
+  std::map<std::string, uint64_t> scratch_addresses;
+};
+
+class Chip {
+ public:
+  explicit Chip(HardwareConfig config);
+  ~Chip();
+  Chip(const Chip&) = delete;
+  Chip& operator=(const Chip&) = delete;
+
+  const HardwareConfig& config() const { return config_; }
+  int cores() const { return static_cast<int>(config_.chip.cores); }
+  HbmMemory& hbm() { return *hbm_; }
+  // The chip's clock: the end of the last launch.
+  Picos now() const { return now_; }
+
+  // Core `core`'s home region of device memory and the stack an address is in.
+  uint64_t CoreMemoryBase(int core) const;
+  uint64_t CoreMemoryBytes() const { return static_cast<uint64_t>(config_.memory.hbm_bytes); }
+  uint64_t StackBase(int stack) const { return static_cast<uint64_t>(stack) * config_.chip.hbm_stack_bytes; }
+  int StackOfAddress(uint64_t address) const;
+
+  std::shared_ptr<const LoadedKernel> Load(const Kernel& kernel) const;
+
+  // Runs programs[i] on physical core cores[i] (default: core i), all at once.
+  // HBM tensors must be declared alike by every program; `bindings` places
+  // them in chip memory, the rest are shared scratch. Throws SimError for a
+  // bad grid (too many programs, a core twice, differing HBM tensors) or on
+  // a deadlock or error in any core.
+  GridResult Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
+                    const std::map<std::string, uint64_t>& bindings = {}, std::vector<int> cores = {});
+
+ private:
+  std::vector<int> StacksOf(const Kernel& k, const std::vector<uint64_t>& addresses) const;
+
+  HardwareConfig config_;
+  std::unique_ptr<HbmMemory> hbm_;
+  std::vector<std::unique_ptr<OnChipMemory>> onchip_;  // per core
+  Picos now_ = 0;
+};
+
+}  // namespace nsim

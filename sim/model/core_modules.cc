@@ -1,0 +1,45 @@
+#include "sim/model/core_modules.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace nsim {
+
+CoreModules::CoreModules(const std::string& name)
+    : sems_((name + "_semaphores").c_str()), dma_((name + "_dma").c_str(), sems_) {
+  for (int e = 0; e < kNumEngines; ++e) {
+    const EngineId id = static_cast<EngineId>(e);
+    engines_[e] = std::make_unique<EngineModule>((name + "_" + EngineName(id)).c_str(), id, sems_, dma_);
+  }
+}
+
+void CoreModules::Start(RunState* run) {
+  sems_.Reset(run->kernel->kernel().semaphores.size());
+  dma_.Reset(run);
+  for (auto& e : engines_) e->Start(run);
+}
+
+bool CoreModules::Stuck() const {
+  return std::any_of(engines_.begin(), engines_.end(), [](const auto& e) { return !e->done(); });
+}
+
+std::string CoreModules::DeadlockReport(const LoadedKernel& k) const {
+  std::ostringstream os;
+  os << "deadlock in kernel '" << k.kernel().name << "': no engine can make progress.";
+  for (int e = 0; e < kNumEngines; ++e) {
+    if (engines_[e]->done()) continue;
+    const EngineId id = static_cast<EngineId>(e);
+    const LoadedInstruction& li = k.stream(id)[engines_[e]->position()];
+    os << "\n  " << EngineName(id) << " is stuck at instruction " << li.index;
+    if (li.in->line > 0) os << " (line " << li.in->line << ")";
+    os << " " << Spec(li.in->opcode).name << ", waiting for";
+    for (const SemWait& w : li.in->waits) {
+      if (sems_.value(w.sem) >= w.value) continue;
+      os << " semaphore '" << k.kernel().semaphores[w.sem] << "' >= " << w.value << " (it is "
+         << sems_.value(w.sem) << ")";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace nsim

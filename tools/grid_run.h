@@ -1,0 +1,19 @@
+#pragma once
+// `nsim run KERNEL --grid N`: runs a kernel file as N SPMD programs
+// (program_id 0..N-1) on cores 0..N-1 of one chip, in parallel on shared
+// HBM. The report gives the chip's device time (the slowest core) and a
+// per-core breakdown; each core's entry is the single-core `nsim run` report.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/hw_config.h"
+
+namespace nsim {
+
+// Throws SimError for a bad kernel, a bad grid size or a failing run.
+nlohmann::json GridReport(const HardwareConfig& config, const std::string& kernel_text, const std::string& filename,
+                          int programs);
+std::string FormatGridReport(const nlohmann::json& report);
+
+}  // namespace nsim

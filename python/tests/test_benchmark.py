@@ -65,7 +65,7 @@ def test_emitted_kernel_replays_with_nsim_run(rng, tmp_path):
         out = subprocess.run([NSIM, "run", path, "--config", config, "--json"], capture_output=True, text=True,
                              check=True, timeout=120).stdout
         report = json.loads(out)
-        assert report["device_time_ns"] == r.device_time_ns
+        assert report["total_time_ns"] == r.device_time_ns
         assert report["kernel_hash"] == r.kernel_hash
 
 

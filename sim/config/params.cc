@@ -12,9 +12,17 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Upper limits. They only catch typos (an extra "000", ps for ns); any
 // plausible hardware, including what-if parts, is well inside them.
 constexpr double kMaxFreqHz = 100e9;
+// Lower limits of rates: a clock or a bandwidth near zero makes one
+// instruction or transfer last longer than simulated time can count (INT64_MAX
+// ps, 106 days); "1e-300Hz" is a typo, not a part. 1 MHz and 1 MB/s are three
+// orders of magnitude below any NeuronCore clock or DMA rate.
+constexpr double kMinFreqHz = 1e6;
+constexpr double kMinBytesPerNs = 1e-3;       // 1 MB/s
 constexpr double kMaxCycles = 1e6;
 constexpr double kMaxTimePs = 1e12;           // 1 s
 constexpr double kMaxBytesPerNs = 1e5;        // 100 TB/s
+// SBUF + PSUM of all partitions, allocated in host memory by every Device.
+constexpr int64_t kOnChipHostBytes = int64_t{1} << 30;
 constexpr double kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kTiB = kGiB * 1024;
 
 Limits Positive(double max) { return {0, max, true}; }
@@ -32,7 +40,7 @@ void AddEngineKeys(const std::string& engine, const std::string& who, double min
   auto field = [get](int64_t EngineParams::*m) {
     return [get, m](HardwareConfig& c) -> FieldRef { return &(get(c).*m); };
   };
-  table->push_back({engine + ".freq", UnitKind::kFrequency, Positive(kMaxFreqHz), who + " clock",
+  table->push_back({engine + ".freq", UnitKind::kFrequency, Between(kMinFreqHz, kMaxFreqHz), who + " clock",
                     [get](HardwareConfig& c) -> FieldRef { return &get(c).freq_hz; }});
   table->push_back({engine + ".min_ii", UnitKind::kCycles, Between(min_ii_floor, kMaxCycles),
                     "MIN_II: shortest initiation interval of a data-path instruction, in " + who +
@@ -132,7 +140,7 @@ std::vector<ParamSpec> BuildTable() {
   add({"dma.partitions_per_engine", UnitKind::kCount, Between(1, 128),
        "default split of a transfer: one engine per this many SBUF partitions",
        NSIM_FIELD(dma.partitions_per_engine)});
-  add({"dma.bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+  add({"dma.bytes_per_ns", UnitKind::kBandwidth, Between(kMinBytesPerNs, kMaxBytesPerNs),
        "achievable bandwidth of one DMA engine", NSIM_FIELD(dma.bytes_per_ns)});
   add({"dma.start_latency", UnitKind::kTime, Between(0, kMaxTimePs),
        "DMA trigger to first byte", NSIM_FIELD(dma.start_latency_ps)});
@@ -141,7 +149,7 @@ std::vector<ParamSpec> BuildTable() {
   add({"dma.max_descriptor", UnitKind::kSize, Between(1, 4 * kGiB),
        "longest contiguous run of one descriptor; longer runs are split",
        NSIM_FIELD(dma.max_descriptor_bytes)});
-  add({"dma.hbm_bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+  add({"dma.hbm_bytes_per_ns", UnitKind::kBandwidth, Between(kMinBytesPerNs, kMaxBytesPerNs),
        "this core's share of HBM bandwidth, shared by all its DMA engines",
        NSIM_FIELD(dma.hbm_bytes_per_ns)});
   add({"dma.trigger", UnitKind::kTime, Between(0, kMaxTimePs),
@@ -179,7 +187,7 @@ std::vector<ParamSpec> BuildTable() {
        NSIM_FIELD(host.kernel_load_ps)});
   add({"host.copy_setup", UnitKind::kTime, Between(0, kMaxTimePs),
        "host cost of setting up one host<->device copy", NSIM_FIELD(host.copy_setup_ps)});
-  add({"host.pcie_bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+  add({"host.pcie_bytes_per_ns", UnitKind::kBandwidth, Between(kMinBytesPerNs, kMaxBytesPerNs),
        "host<->device copy bandwidth", NSIM_FIELD(host.pcie_bytes_per_ns)});
   add({"host.copy_device_latency", UnitKind::kTime, Between(0, kMaxTimePs),
        "device-side fixed latency of one host<->device copy",
@@ -211,11 +219,12 @@ std::vector<ParamSpec> BuildTable() {
 
 #undef NSIM_FIELD
 
-void CheckLimits(const ParamSpec& spec, double value) {
+void CheckLimits(const ParamSpec& spec, double value, const std::string& text) {
   const Limits& l = spec.limits;
   const bool above_min = l.min_exclusive ? value > l.min : value >= l.min;
   if (above_min && value <= l.max) return;
-  throw SimError("impossible value " + FormatQuantity(spec.kind, value) + ": must be " +
+  // The value as written: a formatted 1e-300 would print hundreds of digits.
+  throw SimError("impossible value " + text + ": must be " +
                  FormatLimits(spec));
 }
 
@@ -243,6 +252,13 @@ const std::vector<Rule>& Rules() {
        "the fp32 output of the largest matmul must fit in PSUM",
        [](const HardwareConfig& c) {
          return 4 * c.tensor.moving_free_max <= c.memory.psum_banks * c.memory.psum_bank_bytes;
+       }},
+      {{"memory.partitions", "memory.sbuf_per_partition", "memory.psum_banks", "memory.psum_bank_bytes"},
+       "memory.partitions * (memory.sbuf_per_partition + memory.psum_banks * memory.psum_bank_bytes) <= 1GiB",
+       "the simulator backs SBUF and PSUM in host memory; the shipped parts need 26-34 MiB",
+       [](const HardwareConfig& c) {
+         return c.memory.partitions * (c.memory.sbuf_bytes_per_partition +
+                                       c.memory.psum_banks * c.memory.psum_bank_bytes) <= kOnChipHostBytes;
        }},
   };
   return rules;
@@ -296,7 +312,7 @@ void SetParam(const ParamSpec& spec, const std::string& text, HardwareConfig* co
     return;
   }
   const double value = ParseQuantity(spec.kind, text);
-  CheckLimits(spec, value);
+  CheckLimits(spec, value, text);
   if (auto* d = std::get_if<double*>(&ref)) {
     **d = value;
   } else {

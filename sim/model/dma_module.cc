@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "sim/base/error.h"
+#include "sim/isa/common.h"
+
 namespace nsim {
 
 class DmaModule::Engine : public sc_core::sc_module {
@@ -63,6 +66,7 @@ class DmaModule::Engine : public sc_core::sc_module {
     if (run.aborted) return;
     const DmaParams& d = run.config->dma;
     const Picos start = Now();
+    if (!TimeFits(run, p)) return;
     sc_core::wait(Ps(d.descriptor_ps * p.piece->descriptors));
     const double bytes = static_cast<double>(p.piece->bytes);
     if (p.transfer->li->dma_touches_hbm) {
@@ -76,6 +80,25 @@ class DmaModule::Engine : public sc_core::sc_module {
                                p.transfer->li->dma_touches_hbm});
     run.NoteEnd(Now());
     owner_.PieceDone(*p.transfer);
+  }
+
+  // Whether the piece, at full engine bandwidth and with 2x headroom for HBM
+  // sharing, ends before INT64_MAX ps. Fails the run, naming the dma_copy, otherwise.
+  static bool TimeFits(RunState& run, const Piece& p) {
+    const DmaParams& d = run.config->dma;
+    try {
+      const Picos busy = d.descriptor_ps * p.piece->descriptors +  // both checked at load
+                         CheckedRound(static_cast<double>(p.piece->bytes) / d.bytes_per_ns * 1000.0, "");
+      AddTime(AddTime(Now(), busy), AddTime(busy, run.config->kernel.semaphore_latency_ps));
+      return true;
+    } catch (const SimError& e) {
+      try {
+        isa::Fail(run.kernel->kernel(), *p.transfer->li->in, std::string("its DMA transfer: ") + e.what());
+      } catch (...) {
+        run.Fail(std::current_exception());
+      }
+      return false;
+    }
   }
 
   int index_;
@@ -105,7 +128,7 @@ void DmaModule::Reset(RunState* run) {
 void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger_end) {
   transfers_.push_back({&li, static_cast<int>(li.dma.size())});
   Transfer& t = transfers_.back();
-  const Picos ready = trigger_end + run.config->dma.start_latency_ps;
+  const Picos ready = AddTime(trigger_end, run.config->dma.start_latency_ps);  // the engine names the instruction
   for (const DmaPiece& p : li.dma) engines_[p.dma_engine]->Push(li.in->queue, {&t, &p, ready});
 }
 

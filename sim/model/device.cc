@@ -5,6 +5,7 @@
 #include "sim/base/error.h"
 #include "sim/model/loaded_kernel.h"
 #include "sim/model/onchip_memory.h"
+#include "sim/model/race_detector.h"
 #include "sim/model/sim_host.h"
 #include "sim/model/tensor_init.h"
 
@@ -77,6 +78,7 @@ ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::
   }
   ExecContext ctx{k, *onchip_, *hbm_, addresses, {}};
   ExecutionResult result = SimHost::Get().Run(config_, kernel, ctx);
+  CheckRaces(kernel, addresses, allow_races_, &result);
   result.scratch_addresses = std::move(scratch);
   return result;
 }

@@ -35,27 +35,6 @@ void Extent(const std::vector<ApDim>& dims, size_t first, int64_t* lo, int64_t* 
   }
 }
 
-Region RegionOf(const Kernel& k, const AccessPattern& ap) {
-  Region r;
-  if (!ap.present()) return r;
-  const TensorDecl& t = k.tensors[ap.tensor];
-  r.space = t.space;
-  r.tensor = ap.tensor;
-  int64_t lo, hi;
-  if (t.space == MemSpace::kHbm) {
-    Extent(ap.dims, 0, &lo, &hi);
-    r.lo = ap.offset + lo;
-    r.hi = ap.offset + hi + 1;
-    return r;
-  }
-  Extent(ap.dims, 1, &lo, &hi);
-  const int64_t es = DTypeSize(t.dtype);
-  r.p0 = ap.partition_start;
-  r.p1 = ap.partition_start + ap.Partitions();
-  r.lo = t.partition_offset + (ap.offset + lo) * es;
-  r.hi = t.partition_offset + (ap.offset + hi + 1) * es;
-  return r;
-}
 
 // Contiguous runs of a walk: `count` runs of `elems` elements each.
 struct Runs {
@@ -145,6 +124,28 @@ void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
 }
 
 }  // namespace
+
+Region RegionOf(const Kernel& k, const AccessPattern& ap) {
+  Region r;
+  if (!ap.present()) return r;
+  const TensorDecl& t = k.tensors[ap.tensor];
+  r.space = t.space;
+  r.tensor = ap.tensor;
+  int64_t lo, hi;
+  if (t.space == MemSpace::kHbm) {
+    Extent(ap.dims, 0, &lo, &hi);
+    r.lo = ap.offset + lo;
+    r.hi = ap.offset + hi + 1;
+    return r;
+  }
+  Extent(ap.dims, 1, &lo, &hi);
+  const int64_t es = DTypeSize(t.dtype);
+  r.p0 = ap.partition_start;
+  r.p1 = ap.partition_start + ap.Partitions();
+  r.lo = t.partition_offset + (ap.offset + lo) * es;
+  r.hi = t.partition_offset + (ap.offset + hi + 1) * es;
+  return r;
+}
 
 LoadedKernel::LoadedKernel(const Kernel& kernel, const HardwareConfig& config)
     : kernel_(kernel), config_name_(config.name) {

@@ -55,14 +55,12 @@ Ranges ByteRanges(const Kernel& k, const Access& a, const std::vector<uint64_t>&
   constexpr size_t kMaxRanges = 1 << 16;
   const BoundAccess b = Bind(k, *a.ap, a.region.space == MemSpace::kHbm ? hbm_address[a.ap->tensor] : 0);
   const int64_t es = DTypeSize(b.dtype), base = static_cast<int64_t>(b.base);
+  const bool contiguous_inner = b.dims.n > 0 && b.dims[b.dims.size() - 1].stride == 1;
+  const int64_t runs = b.FreeCount() / (contiguous_inner ? b.dims[b.dims.size() - 1].size : 1);
+  if (runs > static_cast<int64_t>(kMaxRanges)) return {};
   Ranges out;
-  bool too_many = false;
-  ForEachRun(b.dims, [&](int64_t off, int64_t n) {
-    if (too_many) return;
-    if (out.size() >= kMaxRanges) too_many = true;
-    out.emplace_back(base + off * es, base + (off + n) * es);
-  });
-  if (too_many) return {};
+  out.reserve(static_cast<size_t>(runs));
+  ForEachRun(b.dims, [&](int64_t off, int64_t n) { out.emplace_back(base + off * es, base + (off + n) * es); });
   std::sort(out.begin(), out.end());
   Ranges merged;
   for (const auto& r : out) {

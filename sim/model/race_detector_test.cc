@@ -79,6 +79,23 @@ gpsimd: memset x[:, 1024:2048] value=2
       << msg;
 }
 
+// Read-after-write between two engines, in PSUM: VectorE evacuates a matmul
+// result TensorE has not committed yet.
+TEST(RaceDetector, EngineReadsPsumAnotherEngineIsStillWriting) {
+  const std::string msg = RaceError(R"(kernel k
+tensor w sbuf bf16 [128, 128]
+tensor x sbuf bf16 [128, 512]
+tensor p psum f32  [128, 512]
+tensor y sbuf f32  [128, 512]
+tensor: matmul p, w, x
+vector: tensor_copy y, p
+)");
+  EXPECT_THAT(msg, AllOf(HasSubstr("VectorE tensor_copy (line 7, vector instruction 0) reads psum tensor 'p'"),
+                         HasSubstr("while TensorE matmul (line 6, tensor instruction 0) still writes psum tensor 'p'"),
+                         HasSubstr("overlap: 2048 bytes per partition in partitions [0, 128)")))
+      << msg;
+}
+
 // Disjoint parts of one tensor are not a race (double buffering).
 TEST(RaceDetector, DisjointHalvesOfOneTensorAreFine) {
   EXPECT_EQ(RaceError(R"(kernel k

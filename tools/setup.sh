@@ -13,6 +13,10 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
 )
+# --- Robustness (README "Robustness"): clang-14 for the libFuzzer targets
+# (fuzz/run.sh, bazel build --config=fuzz) and the sanitizer builds
+# (bazel test --config=asan / --config=ubsan); Debian 12's 14.0.6.
+packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,20 +27,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
-
-# --- Robustness (README "Robustness"): clang-14 for the libFuzzer targets
-# (fuzz/run.sh, bazel build --config=fuzz) and the sanitizer builds
-# (bazel test --config=asan / --config=ubsan). Debian 12 packages, version 14.0.6.
-robust_packages=(clang-14 libclang-rt-14-dev)
-robust_missing=()
-for p in "${robust_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || robust_missing+=("$p")
-done
-if [ ${#robust_missing[@]} -gt 0 ]; then
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${robust_missing[@]}"
-fi
-
 echo "setup: all build dependencies present"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -219,14 +220,18 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
   std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.t0 < b.t0; });
   // Sweep in start order, keeping the accesses still in flight.
   std::vector<Race> races;
+  std::set<std::pair<const LoadedInstruction*, const LoadedInstruction*>> reported;  // one race per pair
   std::vector<const Access*> active;
   for (const Access& a : acc) {
     active.erase(std::remove_if(active.begin(), active.end(), [&](const Access* b) { return b->t1 <= a.t0; }),
                  active.end());
     for (const Access* b : active) {
-      if (!MayConflict(a, *b)) continue;
+      if (!MayConflict(a, *b) || reported.count({a.li, b->li})) continue;
       const Shared shared = SharedBytes(lk.kernel(), a, *b, hbm_address);
-      if (shared.bytes > 0) races.push_back(Describe(lk.kernel(), a, *b, shared, hbm_address));
+      if (shared.bytes == 0) continue;
+      races.push_back(Describe(lk.kernel(), a, *b, shared, hbm_address));
+      reported.insert({a.li, b->li});
+      reported.insert({b->li, a.li});
     }
     active.push_back(&a);
   }

@@ -52,17 +52,22 @@ vector: tensor_copy tc, ta
 // Write-after-read: a DMA overwrites a tile VectorE has not finished reading.
 TEST(RaceDetector, DmaOverwritesWhatAnEngineIsStillReading) {
   // The f32 tensor_tensor [128, 8192] costs 2 x 8192 cycles (about 17 us on
-  // trn2); the DMA triggered at launch moves data from about 1.5 us on.
+  // trn2) from launch; Sync triggers an unrelated load first, so the
+  // overwriting transfer is triggered after VectorE began reading.
   const std::string msg = RaceError(R"(kernel k
 tensor a  hbm  f32 [128, 8192]
+tensor b  hbm  f32 [1, 4]
 tensor x  sbuf f32 [128, 8192]
 tensor y  sbuf f32 [128, 8192]
+tensor z  sbuf f32 [1, 4]
 vector: tensor_tensor y, x, x op=add
+sync:   dma_copy z, b
 sync:   dma_copy x, a
 )");
-  EXPECT_THAT(msg, AllOf(HasSubstr("VectorE tensor_tensor (line 5, vector instruction 0) reads sbuf tensor 'x'"),
-                         HasSubstr("while the DMA transfer of sync dma_copy (line 6, sync instruction 0, queue 0) "
-                                   "still writes sbuf tensor 'x'")))
+  EXPECT_THAT(msg, AllOf(HasSubstr("the DMA transfer of sync dma_copy (line 9, sync instruction 1, queue 0) writes "
+                                   "sbuf tensor 'x'"),
+                         HasSubstr("while VectorE tensor_tensor (line 7, vector instruction 0) still reads sbuf "
+                                   "tensor 'x'")))
       << msg;
 }
 

@@ -35,7 +35,6 @@ void Extent(const std::vector<ApDim>& dims, size_t first, int64_t* lo, int64_t* 
   }
 }
 
-
 // Contiguous runs of a walk: `count` runs of `elems` elements each.
 struct Runs {
   int64_t count = 1, elems = 1;

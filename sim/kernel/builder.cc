@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "sim/base/checked.h"
 #include "sim/base/error.h"
 #include "sim/kernel/syntax.h"
 
@@ -49,21 +50,17 @@ void CheckNewName(const Kernel& k, const std::string& name) {
 
 void CheckShape(const std::string& name, MemSpace space, DType dtype, const std::vector<int64_t>& shape) {
   if (shape.empty()) Fail("tensor " + Quoted(name) + " needs at least one dim");
-  int64_t total = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] <= 0) {
       Fail("dim " + std::to_string(i) + " of tensor " + Quoted(name) + " is " + std::to_string(shape[i]) +
            ", must be > 0");
     }
-    if (__builtin_mul_overflow(total, shape[i], &total)) {
-      Fail("tensor " + Quoted(name) + " is too large: its element count overflows 64-bit arithmetic");
-    }
   }
-  int64_t bytes = 0;
-  if (__builtin_mul_overflow(total, DTypeSize(dtype), &bytes)) {
-    Fail("tensor " + Quoted(name) + " is too large: " + std::to_string(total) + " elements of " +
-         DTypeName(dtype) + " overflow 64-bit byte arithmetic");
-  }
+  // Every size derived from the shape later (strides, bytes, offsets) is at most these two.
+  const std::string elements = "tensor " + Quoted(name) + " is too large: its element count";
+  const int64_t total = CheckedProduct(shape, 0, elements.c_str());
+  const std::string bytes = "tensor " + Quoted(name) + " is too large: its size in bytes (" + DTypeName(dtype) + ")";
+  CheckedMul(total, DTypeSize(dtype), bytes.c_str());
   if (space != MemSpace::kHbm && shape[0] > kMaxPartitions) {
     Fail("partition dim of " + std::string(MemSpaceName(space)) + " tensor " + Quoted(name) + " is " +
          std::to_string(shape[0]) + ", must be 1.." + std::to_string(kMaxPartitions));

@@ -145,12 +145,17 @@ bool LooksLikePath(const std::string& s) {
          (s.size() > 5 && s.compare(s.size() - 5, 5, ".yaml") == 0);
 }
 
-// Whether `p` is a regular file. A name the file system rejects (too long,
-// invalid) is simply not a file: the overload without error_code would throw
+// Whether `p` is a regular file / a directory. A name the file system rejects
+// (too long, invalid) is neither: the overloads without error_code would throw
 // filesystem_error instead of the SimError every caller expects.
 bool IsFile(const fs::path& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
+}
+
+bool IsDirectory(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
 }
 
 // The file of `name_or_path`. `near` is the directory of the inheriting file:
@@ -311,12 +316,12 @@ std::string FormatHardwareConfig(const HardwareConfig& config) {
 std::string ConfigDirectory() {
   const std::string explicit_dir = Getenv("NSIM_CONFIG_DIR");
   if (!explicit_dir.empty()) {
-    if (fs::is_directory(explicit_dir)) return explicit_dir;
+    if (IsDirectory(explicit_dir)) return explicit_dir;
     throw SimError("NSIM_CONFIG_DIR='" + explicit_dir + "' is not a directory");
   }
   const std::vector<std::string> candidates = ConfigDirectoryCandidates();
   for (const std::string& dir : candidates) {
-    if (fs::is_directory(dir)) return dir;
+    if (IsDirectory(dir)) return dir;
   }
   throw SimError("cannot find the configs directory; looked in " + Join(candidates, ", ") +
                  ". Set NSIM_CONFIG_DIR, or add data = [\"//configs\"] to the Bazel target");

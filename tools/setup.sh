@@ -17,6 +17,10 @@ packages=(
   libcli11-dev         # the flags library of every binary (tools/cli)
   chromium             # headless browser of tools/tests/test_report_html.py
 )
+# --- Robustness (README "Robustness"): clang-14 for the libFuzzer targets
+# (fuzz/run.sh, bazel build --config=fuzz) and the sanitizer builds
+# (bazel test --config=asan / --config=ubsan); Debian 12's 14.0.6.
+packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

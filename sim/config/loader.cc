@@ -153,6 +153,19 @@ bool LooksLikePath(const std::string& s) {
          (s.size() > 5 && s.compare(s.size() - 5, 5, ".yaml") == 0);
 }
 
+// Whether `p` is a regular file / a directory. A name the file system rejects
+// (too long, invalid) is neither: the overloads without error_code would throw
+// filesystem_error instead of the SimError every caller expects.
+bool IsFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+bool IsDirectory(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
 // The file of `name_or_path`. `near` is the directory of the inheriting file:
 // a relative path is taken relative to it and a name is looked up in it
 // before ConfigDirectory(). At the top level `near` is empty: a path is
@@ -161,19 +174,23 @@ std::string FindConfigFile(const std::string& name_or_path, const std::string& n
   if (LooksLikePath(name_or_path)) {
     fs::path p(name_or_path);
     if (p.is_relative() && !near.empty()) p = fs::path(near) / p;
-    if (!fs::is_regular_file(p)) throw SimError("config file '" + p.string() + "' does not exist");
+    if (!IsFile(p)) throw SimError("config file '" + p.string() + "' does not exist");
     return p.lexically_normal().string();
   }
   const fs::path local = fs::path(near) / (name_or_path + ".yaml");
-  if (!near.empty() && fs::is_regular_file(local)) return local.lexically_normal().string();
+  if (!near.empty() && IsFile(local)) return local.lexically_normal().string();
   const fs::path shipped = fs::path(ConfigDirectory()) / (name_or_path + ".yaml");
-  if (fs::is_regular_file(shipped)) return shipped.lexically_normal().string();
+  if (IsFile(shipped)) return shipped.lexically_normal().string();
   throw SimError("unknown config '" + name_or_path + "'; available: " +
                  Join(AvailableConfigs(), ", ") + " (in " + ConfigDirectory() +
                  (near.empty() ? "" : " and " + near) + ")");
 }
 
-std::string Canonical(const std::string& path) { return fs::weakly_canonical(path).string(); }
+std::string Canonical(const std::string& path) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(path, ec);
+  return ec ? path : p.string();
+}
 
 void SetValue(const std::string& key, const std::string& value, const std::string& where,
               HardwareConfig* config) {
@@ -308,12 +325,12 @@ std::string FormatHardwareConfig(const HardwareConfig& config) {
 std::string ConfigDirectory() {
   const std::string explicit_dir = Getenv("NSIM_CONFIG_DIR");
   if (!explicit_dir.empty()) {
-    if (fs::is_directory(explicit_dir)) return explicit_dir;
+    if (IsDirectory(explicit_dir)) return explicit_dir;
     throw SimError("NSIM_CONFIG_DIR='" + explicit_dir + "' is not a directory");
   }
   const std::vector<std::string> candidates = ConfigDirectoryCandidates();
   for (const std::string& dir : candidates) {
-    if (fs::is_directory(dir)) return dir;
+    if (IsDirectory(dir)) return dir;
   }
   throw SimError("cannot find the configs directory; looked in " + Join(candidates, ", ") +
                  ". Set NSIM_CONFIG_DIR, or add data = [\"//configs\"] to the Bazel target");

@@ -293,7 +293,7 @@ TEST_F(LoaderTest, ImpossibleValueNamesFileLineAndKey) {
                     HasSubstr("impossible value 200"), HasSubstr("must be >= 1 and <= 128")));
   const std::string zero = Write("zero.yaml", "inherits: trn1\nscalar.freq: 0GHz\n");
   EXPECT_THAT(LoadError(zero), AllOf(HasSubstr(zero + ":2"), HasSubstr("key 'scalar.freq'"),
-                                     HasSubstr("must be > 0Hz")));
+                                     HasSubstr("must be >= 1MHz")));
 }
 
 TEST_F(LoaderTest, ImpossibleCombinationNamesKeysAndOrigins) {

@@ -12,10 +12,18 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Upper limits. They only catch typos (an extra "000", ps for ns); any
 // plausible hardware, including what-if parts, is well inside them.
 constexpr double kMaxFreqHz = 100e9;
+// Lower limits of rates: a clock or a bandwidth near zero makes one
+// instruction or transfer last longer than simulated time can count (INT64_MAX
+// ps, 106 days); "1e-300Hz" is a typo, not a part. 1 MHz and 1 MB/s are three
+// orders of magnitude below any NeuronCore clock or DMA rate.
+constexpr double kMinFreqHz = 1e6;
+constexpr double kMinBytesPerNs = 1e-3;       // 1 MB/s
 constexpr double kMaxCycles = 1e6;
 constexpr double kMaxTimePs = 1e12;           // 1 s
 constexpr double kMaxBytesPerNs = 1e5;        // 100 TB/s
 constexpr double kMaxChipCores = 16;        // the model elaborates at most this many cores
+// SBUF + PSUM of all partitions, allocated in host memory by every Device.
+constexpr int64_t kOnChipHostBytes = int64_t{1} << 30;
 constexpr double kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kTiB = kGiB * 1024;
 
 Limits Positive(double max) { return {0, max, true}; }
@@ -33,7 +41,7 @@ void AddEngineKeys(const std::string& engine, const std::string& who, double min
   auto field = [get](int64_t EngineParams::*m) {
     return [get, m](HardwareConfig& c) -> FieldRef { return &(get(c).*m); };
   };
-  table->push_back({engine + ".freq", UnitKind::kFrequency, Positive(kMaxFreqHz), who + " clock",
+  table->push_back({engine + ".freq", UnitKind::kFrequency, Between(kMinFreqHz, kMaxFreqHz), who + " clock",
                     [get](HardwareConfig& c) -> FieldRef { return &get(c).freq_hz; }});
   table->push_back({engine + ".min_ii", UnitKind::kCycles, Between(min_ii_floor, kMaxCycles),
                     "MIN_II: shortest initiation interval of a data-path instruction, in " + who +
@@ -136,7 +144,7 @@ std::vector<ParamSpec> BuildTable() {
   add({"dma.partitions_per_engine", UnitKind::kCount, Between(1, 128),
        "default split of a transfer: one engine per this many SBUF partitions",
        NSIM_FIELD(dma.partitions_per_engine)});
-  add({"dma.bytes_per_ns", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+  add({"dma.bytes_per_ns", UnitKind::kBandwidth, Between(kMinBytesPerNs, kMaxBytesPerNs),
        "achievable bandwidth of one DMA engine", NSIM_FIELD(dma.bytes_per_ns)});
   add({"dma.start_latency", UnitKind::kTime, Between(0, kMaxTimePs),
        "DMA trigger to first byte", NSIM_FIELD(dma.start_latency_ps)});
@@ -224,13 +232,13 @@ std::vector<ParamSpec> BuildTable() {
   add({"chip.hbm_stacks", UnitKind::kCount, Between(1, kMaxChipCores),
        "HBM stacks per chip; core c uses stack c / (chip.cores / chip.hbm_stacks)",
        NSIM_FIELD(chip.hbm_stacks)});
-  add({"chip.hbm_stack_bandwidth", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+  add({"chip.hbm_stack_bandwidth", UnitKind::kBandwidth, Between(kMinBytesPerNs, kMaxBytesPerNs),
        "bandwidth of one HBM stack, shared by the cores on it",
        NSIM_FIELD(chip.hbm_stack_bytes_per_ns)});
   add({"chip.hbm_stack_capacity", UnitKind::kSize, Between(1, 16 * kTiB),
        "capacity of one HBM stack, split evenly between the cores on it",
        NSIM_FIELD(chip.hbm_stack_bytes)});
-  add({"chip.host_link_bandwidth", UnitKind::kBandwidth, Positive(kMaxBytesPerNs),
+  add({"chip.host_link_bandwidth", UnitKind::kBandwidth, Between(kMinBytesPerNs, kMaxBytesPerNs),
        "host<->device (PCIe) copy bandwidth", NSIM_FIELD(chip.host_link_bytes_per_ns)});
   add({"chip.host_link_latency", UnitKind::kTime, Between(0, kMaxTimePs),
        "device-side fixed latency of one host<->device copy",
@@ -243,11 +251,12 @@ std::vector<ParamSpec> BuildTable() {
 
 #undef NSIM_FIELD
 
-void CheckLimits(const ParamSpec& spec, double value) {
+void CheckLimits(const ParamSpec& spec, double value, const std::string& text) {
   const Limits& l = spec.limits;
   const bool above_min = l.min_exclusive ? value > l.min : value >= l.min;
   if (above_min && value <= l.max) return;
-  throw SimError("impossible value " + FormatQuantity(spec.kind, value) + ": must be " +
+  // The value as written: a formatted 1e-300 would print hundreds of digits.
+  throw SimError("impossible value " + text + ": must be " +
                  FormatLimits(spec));
 }
 
@@ -283,6 +292,13 @@ const std::vector<Rule>& Rules() {
       {{"chip.cores", "chip.default_lnc"}, "chip.cores is a multiple of chip.default_lnc",
        "a logical core groups that many physical cores",
        [](const HardwareConfig& c) { return c.chip.default_lnc == 0 || c.chip.cores % c.chip.default_lnc == 0; }},
+      {{"memory.partitions", "memory.sbuf_per_partition", "memory.psum_banks", "memory.psum_bank_bytes"},
+       "memory.partitions * (memory.sbuf_per_partition + memory.psum_banks * memory.psum_bank_bytes) <= 1GiB",
+       "the simulator backs SBUF and PSUM in host memory; the shipped parts need 26-34 MiB",
+       [](const HardwareConfig& c) {
+         return c.memory.partitions * (c.memory.sbuf_bytes_per_partition +
+                                       c.memory.psum_banks * c.memory.psum_bank_bytes) <= kOnChipHostBytes;
+       }},
   };
   return rules;
 }
@@ -335,7 +351,7 @@ void SetParam(const ParamSpec& spec, const std::string& text, HardwareConfig* co
     return;
   }
   const double value = ParseQuantity(spec.kind, text);
-  CheckLimits(spec, value);
+  CheckLimits(spec, value, text);
   if (auto* d = std::get_if<double*>(&ref)) {
     **d = value;
   } else {

@@ -136,7 +136,7 @@ TEST(ParamsTest, SetParamStoresInBaseUnits) {
 
 TEST(ParamsTest, RejectsImpossibleValues) {
   EXPECT_THAT(SetError("vector.freq", "0GHz"),
-              AllOf(HasSubstr("impossible value 0Hz"), HasSubstr("must be > 0Hz and <= 100GHz")));
+              AllOf(HasSubstr("impossible value 0GHz"), HasSubstr("must be >= 1MHz and <= 100GHz")));
   EXPECT_THAT(SetError("vector.freq", "-1GHz"), HasSubstr("impossible value -1GHz"));
   EXPECT_THAT(SetError("memory.partitions", "200"), HasSubstr("must be >= 1 and <= 128"));
   EXPECT_THAT(SetError("memory.psum_banks", "0"), HasSubstr("impossible value 0"));
@@ -147,6 +147,18 @@ TEST(ParamsTest, RejectsImpossibleValues) {
   EXPECT_THAT(SetError("generation", " "), HasSubstr("empty value"));
   EXPECT_EQ(SetError("sync.min_ii", "0"), "no error");
   EXPECT_EQ(SetError("sync.pipeline_latency", "0cycles"), "no error");
+}
+
+// Issue 14: rates near zero hung the simulator (an instruction lasting longer
+// than 64-bit picoseconds can count); the error states the limit.
+TEST(ParamsTest, RejectsImplausibleRates) {
+  EXPECT_THAT(SetError("vector.freq", "1e-300Hz"),
+              AllOf(HasSubstr("impossible value 1e-300Hz"), HasSubstr("must be >= 1MHz and <= 100GHz")));
+  EXPECT_THAT(SetError("tensor.freq", "999kHz"), HasSubstr("must be >= 1MHz"));
+  EXPECT_EQ(SetError("tensor.freq", "1MHz"), "no error");
+  EXPECT_THAT(SetError("dma.bytes_per_ns", "1e-9B/ns"), HasSubstr("must be >= 0.001B/ns"));
+  EXPECT_THAT(SetError("dma.hbm_bytes_per_ns", "1B/s"), HasSubstr("must be >= 0.001B/ns"));
+  EXPECT_THAT(SetError("host.pcie_bytes_per_ns", "0B/ns"), HasSubstr("must be >= 0.001B/ns"));
 }
 
 TEST(ParamsTest, RejectsWrongUnits) {
@@ -194,6 +206,24 @@ TEST(ParamsTest, ConsistencyAcceptsExactFit) {
   config.memory.psum_banks = 8;
   config.memory.psum_bank_bytes = 2048;
   EXPECT_NO_THROW(CheckConsistency(config));
+}
+
+// Every Device backs SBUF and PSUM in host memory: 128 partitions of 64 MiB
+// each pass every per-key limit but not the host rule.
+TEST(ParamsTest, ConsistencyRejectsOnChipMemoryTheHostCannotBack) {
+  HardwareConfig config;
+  config.memory.partitions = 128;
+  config.memory.sbuf_bytes_per_partition = 64 << 20;
+  config.memory.psum_banks = 8;
+  config.memory.psum_bank_bytes = 2048;
+  config.tensor.moving_free_max = 512;
+  try {
+    CheckConsistency(config);
+    FAIL() << "accepted 8 GiB of SBUF";
+  } catch (const SimError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("memory.sbuf_per_partition"), HasSubstr("<= 1GiB"),
+                                HasSubstr("backs SBUF and PSUM in host memory")));
+  }
 }
 
 // configs/README.md carries the key list; it must match the table.

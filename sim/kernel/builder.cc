@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "sim/base/checked.h"
 #include "sim/base/error.h"
 #include "sim/kernel/syntax.h"
 
@@ -12,11 +13,15 @@ namespace {
 
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
-// Bounds are checked in 128-bit so that absurd strides or sizes cannot wrap
-// around into an apparently valid range.
 std::string ToString(__int128 v) {
   if (v >= INT64_MIN && v <= INT64_MAX) return std::to_string(static_cast<int64_t>(v));
   return v < 0 ? "-huge" : "huge";
+}
+
+std::string FormatSizes(const std::vector<ApDim>& dims) {
+  std::string out;
+  for (const ApDim& d : dims) out += (out.empty() ? "" : " x ") + std::to_string(d.size);
+  return out;
 }
 
 bool OnChip(const TensorDecl& t) { return t.space != MemSpace::kHbm; }
@@ -43,16 +48,19 @@ void CheckNewName(const Kernel& k, const std::string& name) {
   }
 }
 
-void CheckShape(const std::string& name, MemSpace space, const std::vector<int64_t>& shape) {
+void CheckShape(const std::string& name, MemSpace space, DType dtype, const std::vector<int64_t>& shape) {
   if (shape.empty()) Fail("tensor " + Quoted(name) + " needs at least one dim");
-  int64_t total = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] <= 0) {
       Fail("dim " + std::to_string(i) + " of tensor " + Quoted(name) + " is " + std::to_string(shape[i]) +
            ", must be > 0");
     }
-    if (__builtin_mul_overflow(total, shape[i], &total)) Fail("tensor " + Quoted(name) + " is too large");
   }
+  // Every size derived from the shape later (strides, bytes, offsets) is at most these two.
+  const std::string elements = "tensor " + Quoted(name) + " is too large: its element count";
+  const int64_t total = CheckedProduct(shape, 0, elements.c_str());
+  const std::string bytes = "tensor " + Quoted(name) + " is too large: its size in bytes (" + DTypeName(dtype) + ")";
+  CheckedMul(total, DTypeSize(dtype), bytes.c_str());
   if (space != MemSpace::kHbm && shape[0] > kMaxPartitions) {
     Fail("partition dim of " + std::string(MemSpaceName(space)) + " tensor " + Quoted(name) + " is " +
          std::to_string(shape[0]) + ", must be 1.." + std::to_string(kMaxPartitions));
@@ -120,7 +128,7 @@ bool IsIdentifier(const std::string& s) {
 int AddTensor(Kernel& k, const std::string& name, MemSpace space, DType dtype, std::vector<int64_t> shape,
               TensorInit init) {
   CheckNewName(k, name);
-  CheckShape(name, space, shape);
+  CheckShape(name, space, dtype, shape);
   if (init.kind != TensorInit::kNone && space != MemSpace::kHbm) {
     Fail("init= is only valid for hbm tensors (" + Quoted(name) + " is " + MemSpaceName(space) + ")");
   }
@@ -220,13 +228,69 @@ void CheckAccessPattern(const Kernel& k, const AccessPattern& ap) {
     first_free = 1;
     limit = t.FreeElements();
   }
-  __int128 last = ap.offset;
-  for (size_t i = first_free; i < ap.dims.size(); ++i) {
-    last += static_cast<__int128>(ap.dims[i].size - 1) * ap.dims[i].stride;
+  // The last element the walk reaches. Sizes and strides are non-negative,
+  // so an overflow can only mean "far beyond the tensor".
+  int64_t last = ap.offset;
+  bool beyond = false;
+  for (size_t i = first_free; i < ap.dims.size() && !beyond; ++i) {
+    int64_t span = 0;
+    beyond = __builtin_mul_overflow(ap.dims[i].size - 1, ap.dims[i].stride, &span) ||
+             __builtin_add_overflow(last, span, &last);
   }
-  if (ap.offset < 0 || last >= limit) {
-    Fail("elements [" + std::to_string(ap.offset) + ", " + ToString(last) + "]" + of + " are outside [0, " +
-         std::to_string(limit) + ")" + (first_free ? " within a partition" : ""));
+  if (ap.offset < 0 || beyond || last >= limit) {
+    Fail("elements [" + std::to_string(ap.offset) + ", " + (beyond ? "beyond 2^63" : std::to_string(last)) +
+         "]" + of + " are outside [0, " + std::to_string(limit) + ")" + (first_free ? " within a partition" : ""));
+  }
+  int64_t count = 1;
+  for (const ApDim& d : ap.dims) {
+    if (__builtin_mul_overflow(count, d.size, &count) || count > kMaxAccessElements) {
+      Fail("the access to tensor " + Quoted(t.name) + " walks more than " + std::to_string(kMaxAccessElements) +
+           " elements (the most one access may move; sizes " + FormatSizes(ap.dims) + ")");
+    }
+  }
+}
+
+namespace {
+
+std::string InstructionWhere(const Kernel& k, const Instruction& in) {
+  return "kernel " + Quoted(k.name) + (in.line > 0 ? " line " + std::to_string(in.line) : "") + " (" +
+         EngineName(in.engine) + " " + OpcodeName(in.opcode) + "): ";
+}
+
+void CheckSemaphoreRefs(const Kernel& k, const Instruction& in) {
+  const int n = static_cast<int>(k.semaphores.size());
+  for (const SemWait& w : in.waits) {
+    if (w.sem < 0 || w.sem >= n) Fail("no semaphore with index " + std::to_string(w.sem));
+    if (w.value < 0) Fail("wait value " + std::to_string(w.value) + " must be >= 0");
+  }
+  for (const SemSignal& s : in.signals) {
+    if (s.sem < 0 || s.sem >= n) Fail("no semaphore with index " + std::to_string(s.sem));
+    if (s.delta < 1) Fail("signal increment " + std::to_string(s.delta) + " must be >= 1");
+  }
+}
+
+}  // namespace
+
+void CheckKernel(const Kernel& k) {
+  for (const TensorDecl& t : k.tensors) {
+    try {
+      CheckShape(t.name, t.space, t.dtype, t.shape);
+    } catch (const SimError& e) {
+      Fail("kernel " + Quoted(k.name) + (t.line > 0 ? " line " + std::to_string(t.line) : "") + ": " + e.what());
+    }
+  }
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const Instruction& in : k.streams[e]) {
+      try {
+        if (static_cast<int>(in.engine) != e) Fail("instruction is in the stream of another engine");
+        for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+          if (ap->present()) CheckAccessPattern(k, *ap);
+        }
+        CheckSemaphoreRefs(k, in);
+      } catch (const SimError& err) {
+        Fail(InstructionWhere(k, in) + err.what());
+      }
+    }
   }
 }
 

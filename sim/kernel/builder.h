@@ -62,6 +62,12 @@ AccessPattern Ap(const Kernel& k, int tensor, int64_t offset, std::vector<ApDim>
 // its partitions inside [0, shape[0]) with a unit partition stride).
 void CheckAccessPattern(const Kernel& k, const AccessPattern& ap);
 
+// Throws unless every tensor, access pattern and semaphore reference of `k`
+// obeys the rules above, naming the tensor or instruction and its line. For
+// kernels assembled field by field rather than through these helpers;
+// Device::Load calls it, so no kernel reaches the model unchecked.
+void CheckKernel(const Kernel& k);
+
 inline Scalar Imm(double v) { return Scalar{false, v, {}}; }
 inline Scalar Column(AccessPattern ap) { return Scalar{true, 0, std::move(ap)}; }
 

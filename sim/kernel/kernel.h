@@ -19,6 +19,12 @@ bool ParseMemSpace(const std::string& s, MemSpace* out);
 
 // Upper bound of an SBUF/PSUM tensor's partition dim (shape[0]).
 constexpr int64_t kMaxPartitions = 128;
+// Most elements one access pattern may walk (2^28, 18x the bf16 elements of a whole trn2 SBUF).
+// Not a hardware limit: the model stages every access in host memory as
+// fp32, so this bounds one instruction's host memory (1 GiB) and keeps every
+// count derived from it (bytes, descriptors, cycles) far inside 64-bit
+// arithmetic.
+constexpr int64_t kMaxAccessElements = int64_t{1} << 28;
 
 // Instruction sequencers of a NeuronCore. DMA engines are not here: DMA
 // transfers are triggered from any of these streams and run on the DMA model.

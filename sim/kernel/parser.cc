@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -548,11 +549,24 @@ Kernel ParseKernel(const std::string& text, const std::string& filename) {
 }
 
 std::string ReadKernelFile(const std::string& path) {
+  // A kernel file is text a person wrote or a generator printed; anything
+  // larger is a mistake (a device, a pipe that never ends), not a kernel.
+  constexpr std::streamsize kMaxBytes = std::streamsize{256} << 20;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw SimError("kernel file '" + path + "' is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SimError("cannot open kernel file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > kMaxBytes) {
+      throw SimError("kernel file '" + path + "' is larger than " + std::to_string(kMaxBytes >> 20) +
+                     " MiB; kernel files are text (is it a device or a binary?)");
+    }
+  }
+  if (in.bad()) throw SimError("cannot read kernel file '" + path + "'");
+  return text;
 }
 
 Kernel LoadKernelFile(const std::string& path) { return ParseKernel(ReadKernelFile(path), path); }

@@ -5,6 +5,7 @@
 #include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
 #include "sim/model/onchip_memory.h"
+#include "sim/model/race_detector.h"
 #include "sim/model/sim_host.h"
 
 namespace nsim {
@@ -29,6 +30,7 @@ ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::
   onchip_->ClearTensorsOf(k);
   ExecContext ctx{k, *onchip_, *hbm_, addresses, {}};
   ExecutionResult result = SimHost::Get().Run(config_, kernel, ctx);
+  CheckRaces(kernel, addresses, allow_races_, &result);
   result.scratch_addresses = std::move(scratch);
   return result;
 }

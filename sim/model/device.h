@@ -43,11 +43,18 @@ class Device {
   ExecutionResult Execute(const Kernel& kernel,
                           const std::map<std::string, uint64_t>& bindings = {});
 
+  // Races between engines and DMA transfers (model/race_detector.h) fail an
+  // execution with a SimError by default; allowed, they become warnings in
+  // ExecutionResult::warnings and the run completes (the CLIs' --allow-races).
+  void set_allow_races(bool allow) { allow_races_ = allow; }
+  bool allow_races() const { return allow_races_; }
+
  private:
   HardwareConfig config_;
   uint64_t config_hash_;
   std::unique_ptr<HbmMemory> hbm_;
   std::unique_ptr<class OnChipMemory> onchip_;
+  bool allow_races_ = false;
 };
 
 }  // namespace nsim

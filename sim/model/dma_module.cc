@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "sim/base/error.h"
+#include "sim/isa/common.h"
+
 namespace nsim {
 
 class DmaModule::Engine : public sc_core::sc_module {
@@ -63,6 +66,7 @@ class DmaModule::Engine : public sc_core::sc_module {
     if (run.aborted) return;
     const DmaParams& d = run.config->dma;
     const Picos start = Now();
+    if (!TimeFits(run, p)) return;
     sc_core::wait(Ps(d.piece_setup_ps + d.descriptor_ps * p.piece->descriptors));
     const double bytes = static_cast<double>(p.piece->bytes);
     if (p.transfer->li->dma_touches_hbm) {
@@ -76,6 +80,25 @@ class DmaModule::Engine : public sc_core::sc_module {
                                p.transfer->li->dma_touches_hbm});
     run.NoteEnd(Now());
     owner_.PieceDone(*p.transfer);
+  }
+
+  // Whether the piece, at full engine bandwidth and with 2x headroom for HBM
+  // sharing, ends before INT64_MAX ps. Fails the run, naming the dma_copy, otherwise.
+  static bool TimeFits(RunState& run, const Piece& p) {
+    const DmaParams& d = run.config->dma;
+    try {
+      const Picos busy = d.piece_setup_ps + d.descriptor_ps * p.piece->descriptors +  // checked at load
+                         CheckedRound(static_cast<double>(p.piece->bytes) / d.bytes_per_ns * 1000.0, "");
+      AddTime(AddTime(Now(), busy), AddTime(busy, run.config->kernel.semaphore_latency_ps));
+      return true;
+    } catch (const SimError& e) {
+      try {
+        isa::Fail(run.kernel->kernel(), *p.transfer->li->in, std::string("its DMA transfer: ") + e.what());
+      } catch (...) {
+        run.Fail(std::current_exception());
+      }
+      return false;
+    }
   }
 
   int index_;
@@ -112,11 +135,11 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
   const int key = QueueKey(*li.in, d.queues_per_engine);
   QueueState& q = queue_state_[key];
   const Picos setup_start = std::max(trigger_end, q.setup_free);
-  q.setup_free = setup_start + d.queue_setup_ps;
+  q.setup_free = AddTime(setup_start, d.queue_setup_ps);
   transfers_.push_back({&li, static_cast<int>(li.dma.size()), key});
   Transfer& t = transfers_.back();
   q.outstanding.push_back(&t);
-  const Picos ready = setup_start + d.start_latency_ps;
+  const Picos ready = AddTime(setup_start, d.start_latency_ps);  // the engine names the instruction
   for (const DmaPiece& p : li.dma) engines_[p.dma_engine]->Push(key, {&t, &p, ready});
 }
 

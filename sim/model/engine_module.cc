@@ -2,9 +2,23 @@
 
 #include <algorithm>
 
+#include "sim/base/error.h"
+#include "sim/isa/common.h"
 #include "sim/model/dma_module.h"
 
 namespace nsim {
+namespace {
+
+// t + d for a timestamp of `in`; past INT64_MAX ps is an error naming it.
+Picos TimeAfter(const Kernel& k, const Instruction& in, Picos t, Picos d) {
+  try {
+    return AddTime(t, d);
+  } catch (const SimError& e) {
+    isa::Fail(k, in, e.what());
+  }
+}
+
+}  // namespace
 
 EngineModule::EngineModule(sc_core::sc_module_name name, EngineId id, SemaphoreBoard& sems, DmaModule& dma)
     : sc_core::sc_module(name), id_(id), sems_(sems), dma_(dma) {
@@ -83,9 +97,13 @@ Picos EngineModule::TableLoad(const LoadedInstruction& li) {
 
 void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited) {
   const Picos extra = TableLoad(li);
-  const Picos end = start + extra + li.cost.latency;
-  next_issue_ = start + extra + li.cost.ii;
+  const Kernel& k = run_->kernel->kernel();
+  const Picos begin = TimeAfter(k, *li.in, start, extra);
+  const Picos end = TimeAfter(k, *li.in, begin, li.cost.latency);
+  next_issue_ = TimeAfter(k, *li.in, begin, li.cost.ii);
+  const Picos signal_at = TimeAfter(k, *li.in, end, run_->config->kernel.semaphore_latency_ps);
   if (li.in->opcode == Opcode::kDmaCopy) {
+    TimeAfter(k, *li.in, end, run_->config->dma.start_latency_ps);  // when the transfer can start
     dma_.Submit(*run_, li, end);  // the transfer signals its semaphores when it completes
   } else {
     if (run_->ctx->compute_values) {
@@ -93,7 +111,7 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
       Spec(li.in->opcode).execute(*run_->ctx, *li.in);
       run_->ctx->prebound = nullptr;
     }
-    sems_.Signal(end + run_->config->kernel.semaphore_latency_ps, li.in->signals);
+    sems_.Signal(signal_at, li.in->signals);
     commit_[li.index] = end;
   }
   run_->result->instructions.push_back({id_, li.index, start - run_->t0, end - run_->t0, waited});

@@ -70,6 +70,8 @@ struct ExecutionResult {
   // Device addresses of HBM tensors the caller did not bind (scratch), valid
   // until the next execution on the same device.
   std::map<std::string, uint64_t> scratch_addresses;
+  // Problems that did not stop the run, one line each (e.g. allowed races).
+  std::vector<std::string> warnings;
 };
 
 }  // namespace nsim

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <sstream>
 
+#include "sim/base/checked.h"
 #include "sim/base/error.h"
+#include "sim/isa/common.h"
+#include "sim/kernel/builder.h"
 #include "sim/kernel/hash.h"
 
 namespace nsim {
@@ -34,28 +37,6 @@ void Extent(const std::vector<ApDim>& dims, size_t first, int64_t* lo, int64_t* 
   }
 }
 
-Region RegionOf(const Kernel& k, const AccessPattern& ap) {
-  Region r;
-  if (!ap.present()) return r;
-  const TensorDecl& t = k.tensors[ap.tensor];
-  r.space = t.space;
-  r.tensor = ap.tensor;
-  int64_t lo, hi;
-  if (t.space == MemSpace::kHbm) {
-    Extent(ap.dims, 0, &lo, &hi);
-    r.lo = ap.offset + lo;
-    r.hi = ap.offset + hi + 1;
-    return r;
-  }
-  Extent(ap.dims, 1, &lo, &hi);
-  const int64_t es = DTypeSize(t.dtype);
-  r.p0 = ap.partition_start;
-  r.p1 = ap.partition_start + ap.Partitions();
-  r.lo = t.partition_offset + (ap.offset + lo) * es;
-  r.hi = t.partition_offset + (ap.offset + hi + 1) * es;
-  return r;
-}
-
 // Contiguous runs of a walk: `count` runs of `elems` elements each.
 struct Runs {
   int64_t count = 1, elems = 1;
@@ -80,6 +61,31 @@ int64_t Descriptors(const Runs& r, int64_t esize, int64_t max_desc_bytes) {
   return r.count * std::max<int64_t>(1, (run_bytes + max_desc_bytes - 1) / max_desc_bytes);
 }
 
+// The time the DMA model will charge a piece (descriptors, then bytes at the
+// engine bandwidth) must be a representable duration; checked here so that a
+// kernel that cannot be timed fails at load, naming its line.
+void CheckDmaPieceTime(const HardwareConfig& c, const DmaPiece& p) {
+  CheckedMul(c.dma.descriptor_ps, p.descriptors, "the descriptor time of a DMA piece in picoseconds");
+  CheckedRound(static_cast<double>(p.bytes) / c.dma.bytes_per_ns * 1000.0, "the transfer time of a DMA piece in picoseconds");
+}
+
+// The highest value each semaphore can reach is the sum of every signal to it
+// (a kernel has no loops); it must fit the 64-bit counter.
+void CheckSemaphoreRange(const Kernel& k) {
+  std::vector<int64_t> total(k.semaphores.size(), 0);
+  for (const auto& stream : k.streams) {
+    for (const Instruction& in : stream) {
+      for (const SemSignal& s : in.signals) {
+        if (__builtin_add_overflow(total[s.sem], s.delta, &total[s.sem])) {
+          isa::Fail(k, in, "signal=" + k.semaphores[s.sem] + "+" + std::to_string(s.delta) +
+                               " takes semaphore '" + k.semaphores[s.sem] +
+                               "' past the largest value a semaphore holds, " + std::to_string(kMaxInt64));
+        }
+      }
+    }
+  }
+}
+
 // S8: a dma_copy is spread over up to `engines` DMA engines, each moving
 // `partitions_per_engine` partitions of the on-chip side.
 void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
@@ -101,7 +107,8 @@ void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
     const bool on = t.space != MemSpace::kHbm;
     const Runs r = RunsOf(ap.dims, on ? 1 : 0);
     const int64_t all = Descriptors(r, DTypeSize(t.dtype), c.dma.max_descriptor_bytes) * (on ? ap.Partitions() : 1);
-    return (all * piece_elems + total - 1) / total;  // this piece's share, rounded up
+    // This piece's share, rounded up; 128-bit because descriptors x elements can pass 2^63.
+    return static_cast<int64_t>((static_cast<__int128>(all) * piece_elems + total - 1) / total);
   };
   li->dma_touches_hbm = !dst_onchip || !src_onchip;
   for (int64_t e = 0, row = 0; row < rows; ++e, row += chunk) {
@@ -111,6 +118,7 @@ void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
     p.dma_engine = static_cast<int>((first_engine + e) % c.dma.engines);
     p.bytes = elems * esize;
     p.descriptors = std::max(side_desc(in.dst, dt, elems), side_desc(in.src0, st, elems));
+    CheckDmaPieceTime(c, p);
     li->dma.push_back(p);
     li->dma_bytes += p.bytes;
   }
@@ -118,8 +126,32 @@ void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
 
 }  // namespace
 
+Region RegionOf(const Kernel& k, const AccessPattern& ap) {
+  Region r;
+  if (!ap.present()) return r;
+  const TensorDecl& t = k.tensors[ap.tensor];
+  r.space = t.space;
+  r.tensor = ap.tensor;
+  int64_t lo, hi;
+  if (t.space == MemSpace::kHbm) {
+    Extent(ap.dims, 0, &lo, &hi);
+    r.lo = ap.offset + lo;
+    r.hi = ap.offset + hi + 1;
+    return r;
+  }
+  Extent(ap.dims, 1, &lo, &hi);
+  const int64_t es = DTypeSize(t.dtype);
+  r.p0 = ap.partition_start;
+  r.p1 = ap.partition_start + ap.Partitions();
+  r.lo = t.partition_offset + (ap.offset + lo) * es;
+  r.hi = t.partition_offset + (ap.offset + hi + 1) * es;
+  return r;
+}
+
 LoadedKernel::LoadedKernel(const Kernel& kernel, const HardwareConfig& config)
     : kernel_(kernel), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
+  CheckKernel(kernel_);
+  CheckSemaphoreRange(kernel_);
   Layout(config);
   Prepare(config);
   hash_ = KernelHash(kernel_);
@@ -136,7 +168,16 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
          << (t.shape.empty() ? 0 : t.shape[0]) << " partitions; " << c.name << " has " << c.memory.partitions;
       throw SimError(os.str());
     }
-    const int64_t bytes = t.FreeElements() * DTypeSize(t.dtype);
+    const int64_t bytes = t.FreeElements() * DTypeSize(t.dtype);  // fits: CheckKernel checked the shape
+    // One tensor beyond the capacity stops here, before any sum can overflow.
+    if (t.space == MemSpace::kSbuf && bytes > c.memory.sbuf_bytes_per_partition) {
+      sbuf_used_ = bytes;
+      break;
+    }
+    if (t.space == MemSpace::kPsum && bytes > psum_cap) {
+      psum_used_ = bytes;
+      break;
+    }
     if (t.space == MemSpace::kSbuf) {
       t.partition_offset = sbuf_used_;
       sbuf_used_ = AlignUp(sbuf_used_ + bytes, kSbufAlignment);
@@ -188,8 +229,16 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       LoadedInstruction& li = dst[i];
       li.in = &in;
       li.index = static_cast<int>(i);
-      li.cost = spec.cost(kernel_, in, c);
-      li.operands = PreBind(kernel_, in);
+      // Costs and bindings are checked arithmetic; name the instruction when they overflow.
+      auto located = [&](auto&& f) {
+        try {
+          return f();
+        } catch (const SimError& err) {
+          isa::Fail(kernel_, in, err.what());
+        }
+      };
+      li.cost = located([&] { return spec.cost(kernel_, in, c); });
+      li.operands = located([&] { return PreBind(kernel_, in); });
       if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
         li.writes.push_back(RegionOf(kernel_, in.dst));
         if (in.acc.present()) li.writes.push_back(RegionOf(kernel_, in.acc));
@@ -202,7 +251,7 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       // order: consecutive accumulations issue at their II, no RAW wait. Other
       // engines reading the tile synchronise through semaphores.
       if (in.accumulate && in.opcode != Opcode::kMatmul) li.reads.push_back(RegionOf(kernel_, in.dst));
-      if (in.opcode == Opcode::kDmaCopy) PlanDma(kernel_, c, &li);
+      if (in.opcode == Opcode::kDmaCopy) located([&] { PlanDma(kernel_, c, &li); });
       FindRawDeps(dst, i, &li);
     }
   }

@@ -23,6 +23,9 @@ struct Region {
   bool Overlaps(const Region& o) const;
 };
 
+// The region `ap` touches; `k` must be laid out (a LoadedKernel's kernel()).
+Region RegionOf(const Kernel& k, const AccessPattern& ap);
+
 // One DMA engine's share of a dma_copy (S8: one engine per 8 partitions).
 struct DmaPiece {
   int dma_engine = 0;

@@ -1,10 +1,17 @@
 #include "sim/model/tensor_init.h"
 
 #include <cmath>
+#include <string>
 #include <vector>
+
+#include "sim/base/error.h"
 
 namespace nsim {
 namespace {
+
+// Scratch HBM tensors are written in full (zeros or their init) by every
+// standalone run; this bounds the host memory one of them takes.
+constexpr int64_t kMaxScratchBytes = int64_t{1} << 30;
 
 uint64_t SplitMix64(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -34,6 +41,11 @@ float Value(const TensorInit& init, int64_t i, uint64_t* state) {
 void InitializeTensor(const TensorDecl& t, uint64_t address, HbmMemory& hbm) {
   const int64_t n = t.NumElements();
   const int es = DTypeSize(t.dtype);
+  if (n * es > kMaxScratchBytes) {  // fits: the kernel loader checked the shape's bytes
+    throw SimError("HBM tensor '" + t.name + "' (" + std::to_string(n * es) +
+                   " bytes) is not bound to device memory, so the run initialises it in host memory; at most " +
+                   std::to_string(kMaxScratchBytes >> 20) + " MiB per tensor. Bind it to a device address instead");
+  }
   std::vector<uint8_t> bytes(static_cast<size_t>(n * es), 0);
   if (t.init.kind != TensorInit::kNone && t.init.kind != TensorInit::kZeros) {
     uint64_t state = t.init.seed;

@@ -1,0 +1,261 @@
+#include "sim/model/race_detector.h"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "sim/base/error.h"
+#include "sim/model/access.h"
+
+namespace nsim {
+namespace {
+
+// Who performs an access: an engine (its instructions are ordered among
+// themselves) or one DMA transfer.
+struct Agent {
+  int id = 0;  // 0..kNumEngines-1: engines; then one per dma_copy
+  bool dma = false;
+};
+
+struct Access {
+  Agent agent;
+  bool write = false;
+  const LoadedInstruction* li = nullptr;
+  const AccessPattern* ap = nullptr;
+  Region region;     // as the loader computed it (tensor-relative for HBM)
+  int64_t lo = 0;    // on chip: byte offset in the partition; HBM: byte address
+  int64_t hi = 0;
+  Picos t0 = 0, t1 = 0;  // in flight, relative to the execution start
+};
+
+// Byte range of a region: on-chip offsets within a partition, HBM addresses.
+std::pair<int64_t, int64_t> Bytes(const Kernel& k, const Region& r, const std::vector<uint64_t>& hbm_address) {
+  if (r.space != MemSpace::kHbm) return {r.lo, r.hi};
+  const int64_t es = DTypeSize(k.tensors[r.tensor].dtype);
+  const int64_t base = static_cast<int64_t>(hbm_address[r.tensor]);
+  return {base + r.lo * es, base + r.hi * es};
+}
+
+// Whether the bounding boxes of two accesses by different agents, one of them
+// writing, overlap in memory and in time.
+bool MayConflict(const Access& a, const Access& b) {
+  if (a.agent.id == b.agent.id || (!a.write && !b.write)) return false;
+  if (a.region.space != b.region.space) return false;
+  if (a.region.space != MemSpace::kHbm && (a.region.p1 <= b.region.p0 || b.region.p1 <= a.region.p0)) return false;
+  return a.lo < b.hi && b.lo < a.hi && a.t0 < b.t1 && b.t0 < a.t1;
+}
+
+// The byte ranges an access touches (within each partition on chip, the same
+// for every partition; addresses in HBM), sorted and merged. Empty when there
+// are too many to list: the bounding box then stands for them.
+using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+Ranges ByteRanges(const Kernel& k, const Access& a, const std::vector<uint64_t>& hbm_address) {
+  constexpr size_t kMaxRanges = 1 << 16;
+  const BoundAccess b = Bind(k, *a.ap, a.region.space == MemSpace::kHbm ? hbm_address[a.ap->tensor] : 0);
+  const int64_t es = DTypeSize(b.dtype), base = static_cast<int64_t>(b.base);
+  const bool contiguous_inner = b.dims.n > 0 && b.dims[b.dims.size() - 1].stride == 1;
+  const int64_t runs = b.FreeCount() / (contiguous_inner ? b.dims[b.dims.size() - 1].size : 1);
+  if (runs > static_cast<int64_t>(kMaxRanges)) return {};
+  Ranges out;
+  out.reserve(static_cast<size_t>(runs));
+  ForEachRun(b.dims, [&](int64_t off, int64_t n) { out.emplace_back(base + off * es, base + (off + n) * es); });
+  std::sort(out.begin(), out.end());
+  Ranges merged;
+  for (const auto& r : out) {
+    if (!merged.empty() && r.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, r.second);
+    } else {
+      merged.push_back(r);
+    }
+  }
+  return merged;
+}
+
+// The bytes two accesses share: [first, last) of the shared bytes and their
+// count; count 0 when interleaved patterns only share a bounding box.
+struct Shared {
+  int64_t lo = 0, hi = 0, bytes = 0;
+};
+Shared SharedBytes(const Kernel& k, const Access& a, const Access& b, const std::vector<uint64_t>& hbm_address) {
+  const Ranges ra = ByteRanges(k, a, hbm_address), rb = ByteRanges(k, b, hbm_address);
+  if (ra.empty() || rb.empty()) {  // unlisted: the boxes' overlap
+    const int64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+    return {lo, hi, hi - lo};
+  }
+  Shared s;
+  for (size_t i = 0, j = 0; i < ra.size() && j < rb.size();) {
+    const int64_t lo = std::max(ra[i].first, rb[j].first), hi = std::min(ra[i].second, rb[j].second);
+    if (lo < hi) {
+      if (s.bytes == 0) s.lo = lo;
+      s.hi = hi;
+      s.bytes += hi - lo;
+    }
+    if (ra[i].second < rb[j].second) ++i; else ++j;
+  }
+  return s;
+}
+
+std::string Ns(Picos ps) {
+  std::ostringstream os;
+  os << static_cast<double>(ps) / 1000.0 << " ns";
+  return os.str();
+}
+
+std::string Who(const Kernel& k, const Access& a) {
+  const Instruction& in = *a.li->in;
+  std::ostringstream os;
+  if (a.agent.dma) {
+    os << "the DMA transfer of " << EngineName(in.engine) << " dma_copy";
+  } else {
+    os << EngineLaneName(in.engine) << " " << OpcodeName(in.opcode);
+  }
+  os << " (";
+  if (in.line > 0) os << "line " << in.line << ", ";
+  os << EngineName(in.engine) << " instruction " << a.li->index;
+  if (a.agent.dma) os << ", queue " << in.queue;
+  os << ")";
+  return os.str();
+}
+
+std::string What(const Kernel& k, const Access& a, const std::vector<uint64_t>& hbm_address) {
+  const TensorDecl& t = k.tensors[a.region.tensor];
+  std::ostringstream os;
+  os << (a.write ? "writes " : "reads ") << MemSpaceName(t.space) << " tensor '" << t.name << "'";
+  if (t.space == MemSpace::kHbm) {
+    os << " bytes [" << a.lo - static_cast<int64_t>(hbm_address[a.region.tensor]) << ", "
+       << a.hi - static_cast<int64_t>(hbm_address[a.region.tensor]) << ")";
+  } else {
+    os << " partitions [" << a.region.p0 << ", " << a.region.p1 << ") bytes [" << a.lo - t.partition_offset << ", "
+       << a.hi - t.partition_offset << ")";
+  }
+  os << " from " << Ns(a.t0) << " to " << Ns(a.t1);
+  return os.str();
+}
+
+// The overlap of two conflicting accesses, in the first one's tensor terms.
+std::string Overlap(const Kernel& k, const Access& a, const Access& b, const Shared& shared) {
+  const TensorDecl& t = k.tensors[a.region.tensor];
+  std::ostringstream os;
+  os << "overlap: " << shared.bytes << " bytes";
+  if (t.space == MemSpace::kHbm) {
+    os << " at HBM addresses [0x" << std::hex << shared.lo << ", 0x" << shared.hi << ")" << std::dec;
+  } else {
+    os << " per partition in partitions [" << std::max(a.region.p0, b.region.p0) << ", "
+       << std::min(a.region.p1, b.region.p1) << "), within bytes [" << shared.lo - t.partition_offset << ", "
+       << shared.hi - t.partition_offset << ") of '" << t.name << "'";
+  }
+  os << ", from " << Ns(std::max(a.t0, b.t0)) << " to " << Ns(std::min(a.t1, b.t1));
+  return os.str();
+}
+
+Race Describe(const Kernel& k, const Access& a, const Access& b, const Shared& shared,
+              const std::vector<uint64_t>& hbm_address) {
+  // Name the later starter first: it is the access that should have waited
+  // (on a tie, the reader: it sees the stale data).
+  const bool a_late = a.t0 != b.t0 ? a.t0 > b.t0 : !a.write;
+  const Access& late = a_late ? a : b;
+  const Access& early = a_late ? b : a;
+  Race r;
+  r.start = std::max(a.t0, b.t0);
+  r.end = std::min(a.t1, b.t1);
+  r.description = "race in kernel '" + k.name + "': " + Who(k, late) + " " + What(k, late, hbm_address) +
+                  " while " + Who(k, early) + " still " + What(k, early, hbm_address) + "; " +
+                  Overlap(k, late, early, shared);
+  return r;
+}
+
+// Every access of the execution, from the loaded regions and the records' times.
+std::vector<Access> Accesses(const LoadedKernel& lk, const std::vector<uint64_t>& hbm_address,
+                             const ExecutionResult& result) {
+  const Kernel& k = lk.kernel();
+  std::vector<Access> out;
+  auto add = [&](Agent agent, const LoadedInstruction& li, const AccessPattern* ap, bool write, Picos t0,
+                 Picos t1) {
+    if (!ap->present()) return;
+    const Region r = RegionOf(k, *ap);
+    Access a{agent, write, &li, ap, r, 0, 0, t0, t1};
+    std::tie(a.lo, a.hi) = Bytes(k, r, hbm_address);
+    out.push_back(a);
+  };
+  // A transfer is in flight from its trigger's issue to its last piece's end:
+  // once triggered, its destination may change at any moment.
+  std::map<std::pair<int, int>, std::pair<Picos, Picos>> transfers;  // (engine, index) -> span
+  for (const InstructionRecord& rec : result.instructions) {
+    const LoadedInstruction& li = lk.stream(rec.engine)[rec.index];
+    if (li.in->opcode == Opcode::kDmaCopy) {  // the trigger touches no data; the transfer does
+      transfers[{static_cast<int>(rec.engine), rec.index}] = {rec.start, rec.end};
+      continue;
+    }
+    const Agent engine{static_cast<int>(rec.engine), false};
+    const Instruction& in = *li.in;
+    for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) {
+      add(engine, li, ap, false, rec.start, rec.end);
+    }
+    if (in.accumulate) add(engine, li, &in.dst, false, rec.start, rec.end);
+    add(engine, li, &in.dst, true, rec.start, rec.end);
+    add(engine, li, &in.acc, true, rec.start, rec.end);
+  }
+  for (const DmaRecord& d : result.dma) {
+    auto& span = transfers[{static_cast<int>(d.trigger_engine), d.index}];
+    span.second = std::max(span.second, d.end);
+  }
+  int next_agent = kNumEngines;
+  for (const auto& [key, span] : transfers) {
+    const LoadedInstruction& li = lk.stream(static_cast<EngineId>(key.first))[key.second];
+    const Agent transfer{next_agent++, true};
+    add(transfer, li, &li.in->src0, false, span.first, span.second);
+    add(transfer, li, &li.in->dst, true, span.first, span.second);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>& hbm_address,
+                            const ExecutionResult& result) {
+  std::vector<Access> acc = Accesses(lk, hbm_address, result);
+  std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.t0 < b.t0; });
+  // Sweep in start order, keeping the accesses still in flight.
+  std::vector<Race> races;
+  std::set<std::pair<const LoadedInstruction*, const LoadedInstruction*>> reported;  // one race per pair
+  std::vector<const Access*> active;
+  for (const Access& a : acc) {
+    active.erase(std::remove_if(active.begin(), active.end(), [&](const Access* b) { return b->t1 <= a.t0; }),
+                 active.end());
+    for (const Access* b : active) {
+      if (!MayConflict(a, *b) || reported.count({a.li, b->li})) continue;
+      const Shared shared = SharedBytes(lk.kernel(), a, *b, hbm_address);
+      if (shared.bytes == 0) continue;
+      races.push_back(Describe(lk.kernel(), a, *b, shared, hbm_address));
+      reported.insert({a.li, b->li});
+      reported.insert({b->li, a.li});
+    }
+    active.push_back(&a);
+  }
+  std::stable_sort(races.begin(), races.end(), [](const Race& a, const Race& b) { return a.start < b.start; });
+  return races;
+}
+
+void CheckRaces(const LoadedKernel& kernel, const std::vector<uint64_t>& hbm_address, bool allow_races,
+                ExecutionResult* result) {
+  const std::vector<Race> races = FindRaces(kernel, hbm_address, *result);
+  if (races.empty()) return;
+  if (!allow_races) {
+    std::string msg = races.front().description;
+    if (races.size() > 1) msg += " (and " + std::to_string(races.size() - 1) + " more races)";
+    throw SimError(msg +
+                   ". Order the two with a semaphore (signal= on the first, wait= on the second), or allow "
+                   "races (--allow-races, Device::set_allow_races) to make this a warning.");
+  }
+  constexpr size_t kPrinted = 10;  // every race is in the result; stderr gets the first few
+  for (size_t i = 0; i < races.size(); ++i) {
+    result->warnings.push_back("warning: " + races[i].description);
+    if (i < kPrinted) std::cerr << "nsim: warning: " << races[i].description << "\n";
+  }
+  if (races.size() > kPrinted) std::cerr << "nsim: warning: " << races.size() - kPrinted << " more races\n";
+}
+
+}  // namespace nsim

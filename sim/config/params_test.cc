@@ -20,8 +20,10 @@ using ::testing::HasSubstr;
 
 std::string SetError(const std::string& key, const std::string& text) {
   HardwareConfig config;
+  const ParamSpec* spec = FindParam(key);
+  if (spec == nullptr) return "unknown key " + key;
   try {
-    SetParam(*FindParam(key), text, &config);
+    SetParam(*spec, text, &config);
   } catch (const SimError& e) {
     return e.what();
   }
@@ -157,8 +159,8 @@ TEST(ParamsTest, RejectsImplausibleRates) {
   EXPECT_THAT(SetError("tensor.freq", "999kHz"), HasSubstr("must be >= 1MHz"));
   EXPECT_EQ(SetError("tensor.freq", "1MHz"), "no error");
   EXPECT_THAT(SetError("dma.bytes_per_ns", "1e-9B/ns"), HasSubstr("must be >= 0.001B/ns"));
-  EXPECT_THAT(SetError("dma.hbm_bytes_per_ns", "1B/s"), HasSubstr("must be >= 0.001B/ns"));
-  EXPECT_THAT(SetError("host.pcie_bytes_per_ns", "0B/ns"), HasSubstr("must be >= 0.001B/ns"));
+  EXPECT_THAT(SetError("chip.hbm_stack_bandwidth", "1B/s"), HasSubstr("must be >= 0.001B/ns"));
+  EXPECT_THAT(SetError("chip.host_link_bandwidth", "0B/ns"), HasSubstr("must be >= 0.001B/ns"));
 }
 
 TEST(ParamsTest, RejectsWrongUnits) {

@@ -87,7 +87,7 @@ std::string StreamKernel(int program, int programs) {
   return text;
 }
 
-// Piece time (end - start, descriptors excluded) of each program's first DMA
+// Piece time (end - start, fixed costs excluded) of each program's first DMA
 // piece when program i's tensor is placed at stack stacks[i].
 std::vector<Picos> StreamPieceTimes(const std::string& config, const std::vector<int>& stacks) {
   Chip chip(LoadHardwareConfig(config));
@@ -101,10 +101,13 @@ std::vector<Picos> StreamPieceTimes(const std::string& config, const std::vector
   }
   const GridResult r = chip.Launch(programs, bindings);
   std::vector<Picos> times;
-  const Picos descriptors = 8 * chip.config().dma.descriptor_ps;  // 8 partitions x one 4 KiB run
+  // Fixed costs before the bytes move: the engine's piece setup and 8
+  // descriptors (8 partitions x one 4 KiB run).
+  const DmaParams& d = chip.config().dma;
+  const Picos fixed = d.piece_setup_ps + 8 * d.descriptor_ps;
   for (const ExecutionResult& p : r.programs) {
     EXPECT_EQ(p.dma.size(), 16u);
-    times.push_back(p.dma[0].end - p.dma[0].start - descriptors);
+    times.push_back(p.dma[0].end - p.dma[0].start - fixed);
   }
   return times;
 }

@@ -85,7 +85,7 @@ def test_trace_files(tmp_path):
     cfg = NeuronConfig(capture_enabled_for_nc="0", profile_output_dir=str(tmp_path))
     profiled(rmsnorm, cfg=cfg)
     files = os.listdir(tmp_path)
-    assert "trace.json" in files and "kineto_trace.json" in files and "device_summary.json" in files
+    assert "trace.json" in files and "kineto_trace.json" in files and "summary.json" in files
     assert sum(f.endswith(".neff") for f in files) == 6 and sum(f.endswith(".ntff") for f in files) == 6
     kineto = json.load(open(tmp_path / "kineto_trace.json"))
     device = [e for e in kineto["traceEvents"] if e.get("name") == "nc_exec_running" and e.get("ph") == "X"]

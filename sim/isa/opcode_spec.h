@@ -42,6 +42,7 @@ struct ExecContext {
   HbmMemory& hbm;
   const std::vector<uint64_t>& hbm_address;  // per tensor; HBM tensors only
   std::vector<float> buf[4];                 // reused scratch
+  std::vector<uint8_t> bytes;                // reused scratch of raw element bytes
   const PreBound* prebound = nullptr;        // of the instruction executing
   // False for a timing-only run (model/timing_run.h): instructions are timed
   // but compute nothing, so kernels of real size (a 4096x8192x8192 matmul)

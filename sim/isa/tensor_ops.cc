@@ -76,16 +76,17 @@ void ExecMatmul(ExecContext& ctx, const Instruction& in) {
   const std::vector<float>& s = ctx.Read(in.src0, 0);
   const std::vector<float>& mv = ctx.Read(in.src1, 1);
   Eigen::Map<const RowMajor> stat(s.data(), kk, m), mov(mv.data(), kk, n);
-  RowMajor out(m, n);
+  // The product goes straight into a reused buffer (no allocation, no copy);
+  // accumulation adds it to PSUM's values afterwards, as the hardware does.
+  std::vector<float>& product = ctx.buf[in.accumulate ? 3 : 2];
+  product.resize(static_cast<size_t>(m * n));
+  Eigen::Map<RowMajor> out(product.data(), m, n);
   out.noalias() = stat.transpose() * mov;
-  std::vector<float>& acc = ctx.buf[2];
   if (in.accumulate) {
-    ctx.Read(in.dst, 2);
-    for (int64_t i = 0; i < m * n; ++i) acc[i] += out.data()[i];
-  } else {
-    acc.assign(out.data(), out.data() + m * n);
+    std::vector<float>& acc = ctx.Read(in.dst, 2);
+    for (int64_t i = 0; i < m * n; ++i) acc[i] += product[i];
   }
-  ctx.Write(in.dst, acc);
+  ctx.Write(in.dst, ctx.buf[2]);
 }
 
 SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, "matmul", "MATMUL", EngineBit(EngineId::kTensor), ValidateMatmul,

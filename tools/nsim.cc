@@ -19,7 +19,7 @@ namespace {
 struct Flags {
   std::string kernel_file, config = "trn2", out_dir;
   std::vector<std::string> configs, overrides;
-  bool json = false, records = false, save_tensors = false;
+  bool json = false, records = false, save_tensors = false, timing_only = false;
 };
 
 HardwareConfig Config(const std::string& name, const std::vector<std::string>& overrides) {
@@ -30,6 +30,7 @@ int Run(const Flags& f) {
   const HardwareConfig config = Config(f.config, f.overrides);
   const Kernel kernel = LoadKernelFile(cli::InputFile("KERNEL_FILE", f.kernel_file));
   Device device(config);
+  device.set_timing_only(f.timing_only);
   const ExecutionResult result = device.Execute(kernel);
   const RunDescriptionInput about{"nsim run", f.kernel_file};
   if (!f.out_dir.empty()) {
@@ -65,6 +66,7 @@ int Compare(const Flags& f) {
   std::vector<ExecutionResult> results;
   for (const std::string& c : f.configs) {
     Device device(Config(c, f.overrides));
+    device.set_timing_only(f.timing_only);
     results.push_back(device.Execute(kernel));
   }
   const std::vector<CompareRow> rows = CompareRows(results[0], results[1]);
@@ -82,6 +84,11 @@ void AddConfigFlags(CLI::App* cmd, Flags& f) {
   cmd->add_option("--set", f.overrides, "override a config value, KEY=VALUE (repeatable), e.g. vector.freq=2.24GHz");
 }
 
+void AddTimingOnlyFlag(CLI::App* cmd, Flags& f) {
+  cmd->add_flag("--timing-only", f.timing_only,
+                "time the kernel without computing values: same device time, records and trace, much faster");
+}
+
 int Main(int argc, char** argv) {
   Flags f;
   CLI::App app("nsim: a cycle-approximate Trainium NeuronCore simulator", "nsim");
@@ -94,6 +101,7 @@ int Main(int argc, char** argv) {
   run->add_flag("--records", f.records, "also list every instruction and DMA piece (in the JSON as \"records\")");
   run->add_option("--out", f.out_dir, "write trace.json, summary.json, report.html, instructions.csv into DIR");
   run->add_flag("--save-tensors", f.save_tensors, "with --out: write every HBM tensor as DIR/tensors/NAME.npy");
+  AddTimingOnlyFlag(run, f);
   CLI::App* config = app.add_subcommand("config", "print the fully resolved config");
   config->add_option("--config", f.config, "config name under configs/ or a YAML path (default trn2)");
   AddConfigFlags(config, f);
@@ -102,9 +110,13 @@ int Main(int argc, char** argv) {
   compare->add_option("--config", f.configs, "the two configs, old then new (names or YAML paths)")->required();
   AddConfigFlags(compare, f);
   compare->add_flag("--json", f.json, "print the comparison as JSON");
+  AddTimingOnlyFlag(compare, f);
   return cli::Run(app, argc, argv, [&]() -> int {
     if (run->parsed()) {
       if (f.save_tensors && f.out_dir.empty()) throw cli::UsageError("--save-tensors needs --out DIR");
+      if (f.save_tensors && f.timing_only) {
+        throw cli::UsageError("--save-tensors and --timing-only conflict: a timing-only run computes no tensor values");
+      }
       return Run(f);
     }
     if (compare->parsed()) return Compare(f);

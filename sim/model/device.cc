@@ -7,6 +7,7 @@
 #include "sim/model/onchip_memory.h"
 #include "sim/model/sim_host.h"
 #include "sim/model/tensor_init.h"
+#include "sim/model/timing_run.h"
 
 namespace nsim {
 
@@ -28,7 +29,7 @@ constexpr uint64_t kScratchAlignment = 4096;
 // Addresses of every HBM tensor: the caller's bindings, or scratch at the top
 // of device memory for the rest (initialised from their init spec).
 std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint64_t>& bindings, HbmMemory& hbm,
-                              std::map<std::string, uint64_t>* scratch_addresses) {
+                              bool init_scratch, std::map<std::string, uint64_t>* scratch_addresses) {
   for (const auto& [name, addr] : bindings) {
     const int t = k.FindTensor(name);
     if (t < 0 || k.tensors[t].space != MemSpace::kHbm) {
@@ -55,7 +56,7 @@ std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint6
     if (bytes > scratch_top) throw SimError("kernel '" + k.name + "': HBM scratch for '" + t.name + "' exceeds device memory");
     scratch_top = (scratch_top - bytes) / kScratchAlignment * kScratchAlignment;
     addr[i] = scratch_top;
-    InitializeTensor(t, addr[i], hbm);
+    if (init_scratch) InitializeTensor(t, addr[i], hbm);
     (*scratch_addresses)[t.name] = addr[i];
   }
   return addr;
@@ -70,7 +71,12 @@ ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::
   }
   const Kernel& k = kernel.kernel();
   std::map<std::string, uint64_t> scratch;
-  const std::vector<uint64_t> addresses = BindHbm(k, bindings, *hbm_, &scratch);
+  const std::vector<uint64_t> addresses = BindHbm(k, bindings, *hbm_, !timing_only_, &scratch);
+  if (timing_only_) {
+    ExecutionResult result = ExecuteTimingOnly(config_, kernel, addresses);
+    result.scratch_addresses = std::move(scratch);
+    return result;
+  }
   for (const TensorDecl& t : k.tensors) {
     if (t.space != MemSpace::kHbm)
       onchip_->Clear(t.space, t.partition_offset, t.FreeElements() * DTypeSize(t.dtype), t.shape[0]);

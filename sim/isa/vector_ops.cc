@@ -91,8 +91,8 @@ InstrCost CostTensorTensor(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorTensor(ExecContext& ctx, const Instruction& in) {
-  std::vector<float>& a = ctx.Read(in.src0, 0);
-  const std::vector<float>& b = ctx.Read(in.src1, 1);
+  ScratchFloats& a = ctx.Read(in.src0, 0);
+  const ScratchFloats& b = ctx.Read(in.src1, 1);
   AluVector(in.alu0, a.data(), b.data(), static_cast<int64_t>(a.size()));
   ctx.Write(in.dst, a);
 }
@@ -120,7 +120,7 @@ InstrCost CostTensorScalar(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorScalar(ExecContext& ctx, const Instruction& in) {
-  std::vector<float>& x = ctx.Read(in.src0, 0);
+  ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
   const float* s0 = ScalarValues(ctx, in.scalar0, parts, 1);
   const float* s1 = in.alu1 != AluOp::kNone ? ScalarValues(ctx, in.scalar1, parts, 2) : nullptr;
@@ -162,9 +162,9 @@ InstrCost CostTensorReduce(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorReduce(ExecContext& ctx, const Instruction& in) {
-  const std::vector<float>& x = ctx.Read(in.src0, 0);
+  const ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t inner = InnerSize(in.src0);
-  std::vector<float>& out = ctx.buf[1];
+  ScratchFloats& out = ctx.buf[1];
   out.resize(x.size() / static_cast<size_t>(inner));  // every element written below
   for (size_t o = 0; o < out.size(); ++o) out[o] = ReduceRow(in.reduce, &x[o * inner], inner);
   ctx.Write(in.dst, out);
@@ -206,7 +206,7 @@ InstrCost CostMemset(const Kernel& k, const Instruction& in, const HardwareConfi
 }
 
 void ExecMemset(ExecContext& ctx, const Instruction& in) {
-  std::vector<float>& v = ctx.buf[0];
+  ScratchFloats& v = ctx.buf[0];
   v.assign(static_cast<size_t>(in.dst.NumElements()), static_cast<float>(in.scalar0.imm));
   ctx.Write(in.dst, v);
 }

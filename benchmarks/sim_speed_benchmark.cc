@@ -108,8 +108,9 @@ Kernel ComputeStream(int steps) {
   return k;
 }
 
-void RunStream(benchmark::State& state, const Kernel& k) {
+void RunStream(benchmark::State& state, const Kernel& k, bool timing_only = false) {
   Device device(LoadHardwareConfig("trn2"));
+  device.set_timing_only(timing_only);
   const auto loaded = device.Load(k);
   int64_t instructions = 0;
   double cpu_seconds = 0;
@@ -139,6 +140,15 @@ void BM_MixedStream(benchmark::State& state) {
 }
 BENCHMARK(BM_MixedStream)
     ->ArgsProduct({{1, 128}, {1, 64, 512}})
+    ->ArgNames({"partitions", "free"})
+    ->Unit(benchmark::kMillisecond);
+
+// The same streams without values (--timing-only): identical device_us.
+void BM_MixedStreamTimingOnly(benchmark::State& state) {
+  RunStream(state, MixedStream(2000, state.range(0), state.range(1)), /*timing_only=*/true);
+}
+BENCHMARK(BM_MixedStreamTimingOnly)
+    ->ArgsProduct({{1, 128}, {1, 512}})
     ->ArgNames({"partitions", "free"})
     ->Unit(benchmark::kMillisecond);
 

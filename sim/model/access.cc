@@ -69,17 +69,6 @@ void WriteRaw(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const uin
 
 namespace {
 
-// FloatToBF16 (sim/base/dtype.h) with its NaN test as a select rather than an
-// early return, so the store loop vectorises; the same bits for every input
-// (values_fingerprint covers NaN, inf and ties).
-inline uint16_t FloatToBF16Branchless(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  const uint32_t nan = (bits >> 16) | 0x40u;
-  const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-  return static_cast<uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
-}
-
 // Converting loops with the dtype switch hoisted out of the element loop.
 void LoadRun(DType t, const uint8_t* p, int64_t n, float* out) {
   switch (t) {
@@ -96,7 +85,7 @@ void StoreRun(DType t, uint8_t* p, int64_t n, const float* in) {
   switch (t) {
     case DType::kF32: std::memcpy(p, in, n * 4); return;
     case DType::kBF16:
-      for (int64_t i = 0; i < n; ++i) { const uint16_t h = FloatToBF16Branchless(in[i]); std::memcpy(p + 2 * i, &h, 2); }
+      for (int64_t i = 0; i < n; ++i) { const uint16_t h = FloatToBF16(in[i]); std::memcpy(p + 2 * i, &h, 2); }
       return;
     default:
       for (int64_t i = 0; i < n; ++i) StoreElement(t, p + i * DTypeSize(t), in[i]);

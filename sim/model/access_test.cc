@@ -1,7 +1,7 @@
-// The vectorised bf16 store of access.cc rounds exactly as FloatToBF16
-// (sim/base/dtype.h): every exponent and sign with the low half-words that
-// decide rounding (ties to even both ways, just below and above a tie),
-// zeros, infinities and every NaN class.
+// The bf16 store loop of access.cc (built with -O3 to vectorise) rounds
+// exactly as FloatToBF16 (sim/base/dtype.h): every exponent and sign with the
+// low half-words that decide rounding (ties to even both ways, just below and
+// above a tie), zeros, infinities and every NaN class.
 #include "sim/model/access.h"
 
 #include <cstring>

@@ -108,6 +108,11 @@ class NeuronCoreDevice {
   // Long runs may stop keeping the history (observers still see every record).
   void set_keep_records(bool keep) { keep_records_ = keep; }
 
+  // Timing-only executions (Device::set_timing_only): same device times and
+  // records, no values computed; HBM contents are then meaningless.
+  void set_timing_only(bool on) { device_->set_timing_only(on); }
+  bool timing_only() const { return device_->timing_only(); }
+
   // Real time this core's simulations took (see wall_time.h).
   const WallTime& wall_time() const { return wall_; }
 

@@ -54,6 +54,7 @@ NeuronCoreDevice& Runtime::ConfigureCore(int index, const std::string& config,
 NeuronCoreDevice& Runtime::Create(int index, HardwareConfig config) {
   auto core = std::make_unique<NeuronCoreDevice>(index, std::move(config));
   NeuronCoreDevice& ref = *core;
+  ref.set_timing_only(timing_only_);
   cores_.emplace(index, std::move(core));
   return ref;
 }
@@ -70,8 +71,20 @@ WallTime Runtime::wall_time() {
   return total;
 }
 
+void Runtime::set_timing_only(bool on) {
+  std::lock_guard<std::mutex> lock(mu_);
+  timing_only_ = on;
+  for (auto& [index, core] : cores_) core->set_timing_only(on);
+}
+
+bool Runtime::timing_only() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return timing_only_;
+}
+
 void Runtime::Reset() {
   std::lock_guard<std::mutex> lock(mu_);
+  timing_only_ = false;
   cores_.clear();
   default_config_.reset();
   SimClock::Get().Reset();

@@ -46,6 +46,11 @@ class Runtime {
                                   const std::vector<std::string>& overrides = {});
   bool HasCore(int index);
 
+  // Timing-only mode for every core, existing and created later (see
+  // NeuronCoreDevice::set_timing_only); Reset turns it off.
+  void set_timing_only(bool on);
+  bool timing_only();
+
   // The simulator's real time over all cores (see wall_time.h).
   WallTime wall_time();
 
@@ -61,6 +66,7 @@ class Runtime {
   std::mutex mu_;                                   // guards the registry, not the cores' work
   std::unique_ptr<HardwareConfig> default_config_;  // loaded lazily: needs the config files
   std::map<int, std::unique_ptr<NeuronCoreDevice>> cores_;
+  bool timing_only_ = false;
 };
 
 }  // namespace rt

@@ -20,7 +20,7 @@ namespace {
 struct Flags {
   std::string kernel_file, config = "trn2", out_dir;
   std::vector<std::string> configs, overrides;
-  bool json = false, records = false, save_tensors = false;
+  bool json = false, records = false, save_tensors = false, timing_only = false;
   int grid = 0;  // --grid N: N SPMD programs on one chip (0: the single-core run)
 };
 
@@ -40,6 +40,7 @@ int Run(const Flags& f) {
   if (f.grid > 0) return RunGrid(config, f);
   const Kernel kernel = LoadKernelFile(cli::InputFile("KERNEL_FILE", f.kernel_file));
   Device device(config);
+  device.set_timing_only(f.timing_only);
   const ExecutionResult result = device.Execute(kernel);
   const RunDescriptionInput about{"nsim run", f.kernel_file};
   if (!f.out_dir.empty()) {
@@ -75,6 +76,7 @@ int Compare(const Flags& f) {
   std::vector<ExecutionResult> results;
   for (const std::string& c : f.configs) {
     Device device(Config(c, f.overrides));
+    device.set_timing_only(f.timing_only);
     results.push_back(device.Execute(kernel));
   }
   const std::vector<CompareRow> rows = CompareRows(results[0], results[1]);
@@ -92,6 +94,11 @@ void AddConfigFlags(CLI::App* cmd, Flags& f) {
   cmd->add_option("--set", f.overrides, "override a config value, KEY=VALUE (repeatable), e.g. vector.freq=2.24GHz");
 }
 
+void AddTimingOnlyFlag(CLI::App* cmd, Flags& f) {
+  cmd->add_flag("--timing-only", f.timing_only,
+                "time the kernel without computing values: same device time, records and trace, much faster");
+}
+
 int Main(int argc, char** argv) {
   Flags f;
   CLI::App app("nsim: a cycle-approximate Trainium NeuronCore simulator", "nsim");
@@ -106,6 +113,7 @@ int Main(int argc, char** argv) {
   run->add_flag("--save-tensors", f.save_tensors, "with --out: write every HBM tensor as DIR/tensors/NAME.npy");
   run->add_option("--grid", f.grid, "run N SPMD programs (program_id 0..N-1) on cores 0..N-1 of one chip")
       ->check(CLI::Range(1, 1024));
+  AddTimingOnlyFlag(run, f);
   CLI::App* config = app.add_subcommand("config", "print the fully resolved config");
   config->add_option("--config", f.config, "config name under configs/ or a YAML path (default trn2)");
   AddConfigFlags(config, f);
@@ -114,11 +122,15 @@ int Main(int argc, char** argv) {
   compare->add_option("--config", f.configs, "the two configs, old then new (names or YAML paths)")->required();
   AddConfigFlags(compare, f);
   compare->add_flag("--json", f.json, "print the comparison as JSON");
+  AddTimingOnlyFlag(compare, f);
   return cli::Run(app, argc, argv, [&]() -> int {
     if (run->parsed()) {
       if (f.save_tensors && f.out_dir.empty()) throw cli::UsageError("--save-tensors needs --out DIR");
-      if (f.grid > 0 && (!f.out_dir.empty() || f.records)) {
-        throw cli::UsageError("--grid does not combine with --out or --records yet");
+      if (f.grid > 0 && (!f.out_dir.empty() || f.records || f.timing_only)) {
+        throw cli::UsageError("--grid does not combine with --out, --records or --timing-only yet");
+      }
+      if (f.save_tensors && f.timing_only) {
+        throw cli::UsageError("--save-tensors and --timing-only conflict: a timing-only run computes no tensor values");
       }
       return Run(f);
     }

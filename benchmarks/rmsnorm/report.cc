@@ -87,6 +87,11 @@ std::string SideBySide(const std::vector<ImplResult>& results, const StudyOption
 }  // namespace
 
 Agreement CheckAgreement(const std::vector<ImplResult>& results, const StudyOptions& o) {
+  if (o.timing_only) {
+    Agreement skipped;
+    skipped.checked = false;
+    return skipped;
+  }
   const at::Tensor ref = RmsNormOpByOp(StudyInput(o), StudyWeight(o), o.eps).to(at::ScalarType::Float);
   const float* want = ref.data_ptr<float>();
   double scale = 0;
@@ -117,9 +122,13 @@ std::string ReportText(const std::vector<ImplResult>& results, const Agreement& 
     os << "device breakdown:\n" << r.device_summary << "\n";
   }
   os << SideBySide(results, o) << "\n";
-  os << "== Numerical agreement with the CPU reference (tolerance " << agreement.tolerance << ") ==\n";
-  for (const auto& [name, diff] : agreement.max_abs_diff) os << Line("  %-10s max |diff| %.3g\n", name.c_str(), diff);
-  os << (agreement.ok ? "  all agree\n" : "  MISMATCH\n");
+  if (!agreement.checked) {
+    os << "== Numerical agreement: not checked (--timing-only computes no values) ==\n";
+  } else {
+    os << "== Numerical agreement with the CPU reference (tolerance " << agreement.tolerance << ") ==\n";
+    for (const auto& [name, diff] : agreement.max_abs_diff) os << Line("  %-10s max |diff| %.3g\n", name.c_str(), diff);
+    os << (agreement.ok ? "  all agree\n" : "  MISMATCH\n");
+  }
   os << Line("\nsimulator wall time: %.2f s\n", wall_seconds);
   return os.str();
 }
@@ -162,7 +171,9 @@ nlohmann::json ReportJson(const std::vector<ImplResult>& results, const Agreemen
           {"steps", o.steps},
           {"device_capture", o.device_capture},
           {"implementations", impls},
-          {"agreement", {{"ok", agreement.ok}, {"tolerance", agreement.tolerance}, {"max_abs_diff", agree}}},
+          {"agreement",
+           {{"ok", agreement.ok}, {"checked", agreement.checked}, {"tolerance", agreement.tolerance},
+            {"max_abs_diff", agree}}},
           {"wall_seconds", wall_seconds}};
 }
 

@@ -15,6 +15,7 @@ namespace study {
 
 struct Agreement {
   bool ok = true;
+  bool checked = true;  // false for a timing-only run: no values to compare
   double tolerance = 0;
   std::vector<std::pair<std::string, double>> max_abs_diff;  // per implementation, vs the CPU reference
 };

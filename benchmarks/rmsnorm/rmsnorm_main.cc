@@ -64,6 +64,7 @@ void Finish(Flags& f) {
 
 std::vector<ImplResult> RunStudy(const StudyOptions& o) {
   rt::Runtime::Get().Configure(o.config);
+  rt::Runtime::Get().set_timing_only(o.timing_only);
   std::vector<ImplResult> results;
   for (const Implementation& impl : StudyImplementations(o)) {
     results.push_back(RunImplementation(impl.name, impl.fn, o));
@@ -127,5 +128,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-device-capture", f.no_device_capture, "profile without device capture (no per-execution capture cost)");
   app.add_option("--compare", f.compare, "also run on CONFIG and print old/new/change (capture off by default)");
   app.add_flag("--device-capture", f.device_capture, "with --compare: keep device capture on");
+  app.add_flag("--timing-only", f.study.timing_only,
+               "simulate without computing values: same device times and profiles, no numerical check");
   return nsim::cli::Run(app, argc, argv, [&] { return nsim::study::Main(f); });
 }

@@ -21,6 +21,9 @@ struct StudyOptions {
   bool device_capture = true;  // ProfileMode::kDevice
   std::string out_dir = "rmsnorm_profile";
   double eps = 1e-6;
+  // Time without computing values (rt::Runtime::set_timing_only): the same
+  // device times, tables and traces; no numerical check (issue 12).
+  bool timing_only = false;
   // Called after each profiled step (1-based) with the simulated time so far
   // in ps; returning false stops the loop early (Ctrl-C), leaving the files of
   // the windows already exported complete.

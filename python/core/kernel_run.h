@@ -23,13 +23,14 @@ struct RunRequest {
   std::map<std::string, std::string> inputs;    // HBM tensor name -> bytes
   std::vector<std::string> outputs;             // HBM tensors to read back
   std::string profile_dir;                      // non-empty: write trace.json, NEFF/NTFF, summary there
+  bool timing_only = false;                     // time without values (Device::set_timing_only); no outputs
 };
 
 struct RunResponse {
   Kernel kernel;
   HardwareConfig config;
   ExecutionResult result;
-  std::map<std::string, std::string> outputs;  // name -> bytes
+  std::map<std::string, std::string> outputs;  // name -> bytes (none when timing-only)
   std::vector<std::string> profile_files;
 };
 

@@ -53,7 +53,7 @@ py::list DmaRecords(const ExecutionResult& r) {
 
 py::dict Run(const std::string& kernel_text, const std::string& source_name, const std::string& config,
              const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
-             const std::vector<std::string>& outputs, const std::string& profile_dir) {
+             const std::vector<std::string>& outputs, const std::string& profile_dir, bool timing_only) {
   pyfront::RunRequest req;
   req.kernel_text = kernel_text;
   req.source_name = source_name;
@@ -62,6 +62,7 @@ py::dict Run(const std::string& kernel_text, const std::string& source_name, con
   for (const auto& [name, bytes] : inputs) req.inputs[name] = std::string(bytes);
   req.outputs = outputs;
   req.profile_dir = profile_dir;
+  req.timing_only = timing_only;
   pyfront::RunResponse resp;
   {
     py::gil_scoped_release release;  // simulation does not touch Python objects
@@ -93,6 +94,7 @@ PYBIND11_MODULE(_nsim_core, m) {
         "Limits of a hardware config the frontend allocates against.");
   m.def("run", &nsim::py_binding::Run, py::arg("kernel_text"), py::arg("source_name"), py::arg("config"),
         py::arg("overrides"), py::arg("inputs"), py::arg("outputs"), py::arg("profile_dir") = std::string(),
+        py::arg("timing_only") = false,
         "Parse, load and run a kernel; returns device time, the report JSON, outputs and records.");
   m.def("format_kernel", [](const std::string& text, const std::string& source_name) {
     return nsim::FormatKernel(nsim::ParseKernel(text, source_name));

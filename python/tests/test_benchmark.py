@@ -77,3 +77,17 @@ def test_config_overrides_change_time(rng):
     assert slow > base
     np.testing.assert_array_equal(vector_add.vector_add_tiled(a, b, config="trn2").astype(np.float32),
                                   (a.astype(np.float32) + b.astype(np.float32)).astype(a.dtype).astype(np.float32))
+
+
+def test_timing_only_same_time_records_and_trace(rng, tmp_path):
+    # issue 12: timing_only=True computes no values but times the kernel identically
+    x = inputs(rng)
+    full = nki.benchmark(vector_add.vector_add_tiled, *x, out_dir=str(tmp_path / "full"))
+    fast = nki.benchmark(vector_add.vector_add_tiled, *x, out_dir=str(tmp_path / "fast"), timing_only=True)
+    assert fast.outputs is None and full.outputs is not None
+    assert fast.device_time_ns == full.device_time_ns
+    assert fast.instructions == full.instructions and fast.dma == full.dma
+    assert fast.summary == full.summary
+    # the trace names its own directory; everything else is identical
+    fast_trace = open(tmp_path / "fast" / "trace.json").read().replace(str(tmp_path / "fast"), "DIR")
+    assert fast_trace == open(tmp_path / "full" / "trace.json").read().replace(str(tmp_path / "full"), "DIR")

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "sim/isa/common.h"
+#include "sim/isa/value_kernels.h"
 
 namespace nsim {
 namespace isa {
@@ -19,24 +20,6 @@ int TableSet(ActFunc f) {
     case ActFunc::kSilu: case ActFunc::kGelu: case ActFunc::kTanh: case ActFunc::kSigmoid: return 4;  // gelu_and_others
   }
   return 0;
-}
-
-float Activate(ActFunc f, float x) {
-  switch (f) {
-    case ActFunc::kIdentity: return x;
-    case ActFunc::kExp: return std::exp(x);
-    case ActFunc::kRsqrt: return 1.0f / std::sqrt(x);
-    case ActFunc::kSqrt: return std::sqrt(x);
-    case ActFunc::kReciprocal: return 1.0f / x;
-    case ActFunc::kSilu: return x / (1.0f + std::exp(-x));
-    case ActFunc::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-    case ActFunc::kTanh: return std::tanh(x);
-    case ActFunc::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case ActFunc::kSquare: return x * x;
-    case ActFunc::kRelu: return x > 0 ? x : 0.0f;
-    case ActFunc::kLog: return std::log(x);
-  }
-  return x;
 }
 
 void ValidateActivation(const Kernel& k, const Instruction& in, const HardwareConfig&) {
@@ -70,20 +53,16 @@ InstrCost CostActivation(const Kernel& k, const Instruction& in, const HardwareC
 }
 
 void ExecActivation(ExecContext& ctx, const Instruction& in) {
-  std::vector<float>& x = ctx.Read(in.src0, 0);
+  ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
-  std::vector<float> scale, bias;
-  ScalarValues(ctx, in.scalar0, parts, 1, &scale);
-  ScalarValues(ctx, in.scalar1, parts, 2, &bias);
-  std::vector<float> sums(static_cast<size_t>(parts), 0.0f);
+  const float* scale = ScalarValues(ctx, in.scalar0, parts, 1);
+  const float* bias = ScalarValues(ctx, in.scalar1, parts, 2);
+  ScratchFloats& sums = ctx.buf[3];
+  if (in.acc.present()) sums.resize(static_cast<size_t>(parts));
   for (int64_t p = 0; p < parts; ++p) {
     float* row = &x[p * per];
-    float acc = 0.0f;
-    for (int64_t i = 0; i < per; ++i) {
-      row[i] = Activate(in.func, row[i] * scale[p] + bias[p]);
-      acc += row[i];
-    }
-    sums[p] = acc;
+    ActivateRow(in.func, row, scale[p], bias[p], per);
+    if (in.acc.present()) sums[p] = SumRow(row, per);  // the fp32 results, before dst's rounding
   }
   ctx.Write(in.dst, x);
   if (in.acc.present()) ctx.Write(in.acc, sums);

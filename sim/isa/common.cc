@@ -90,27 +90,10 @@ InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_lat
   return c;
 }
 
-void ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot, std::vector<float>* out) {
-  if (s.is_ap) {
-    *out = ctx.Read(s.ap, slot);
-  } else {
-    out->assign(static_cast<size_t>(partitions), static_cast<float>(s.imm));
-  }
-}
-
-float ApplyAlu(AluOp op, float a, float b) {
-  switch (op) {
-    case AluOp::kAdd: return a + b;
-    case AluOp::kSub: return a - b;
-    case AluOp::kMul: return a * b;
-    case AluOp::kMax: return std::max(a, b);
-    case AluOp::kMin: return std::min(a, b);
-    case AluOp::kDivide: return a / b;
-    case AluOp::kPow: return std::pow(a, b);
-    case AluOp::kBypass: return a;
-    case AluOp::kNone: return a;
-  }
-  return a;
+const float* ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot) {
+  if (s.is_ap) return ctx.Read(s.ap, slot).data();
+  ctx.buf[slot].assign(static_cast<size_t>(partitions), static_cast<float>(s.imm));
+  return ctx.buf[slot].data();
 }
 
 }  // namespace isa

@@ -32,10 +32,9 @@ bool StridePenalty(const Kernel& k, const AccessPattern& ap, int64_t threshold_b
 // Cost from engine cycles: II = max(min_ii, work); latency = II + pipeline latency + extra.
 InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_latency_cycles = 0);
 
-// Per-partition scalar values (immediate broadcast or a column read).
-void ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot, std::vector<float>* out);
-
-float ApplyAlu(AluOp op, float a, float b);
+// Per-partition scalar values (immediate broadcast or a column read), in
+// ctx.buf[slot]; valid until that slot is reused.
+const float* ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot);
 
 }  // namespace isa
 }  // namespace nsim

@@ -19,7 +19,7 @@ InstrCost CostIota(const Kernel&, const Instruction& in, const HardwareConfig& c
 
 void ExecIota(ExecContext& ctx, const Instruction& in) {
   const int64_t parts = in.dst.Partitions(), per = in.dst.FreeElements();
-  std::vector<float>& v = ctx.buf[0];
+  ScratchFloats& v = ctx.buf[0];
   v.resize(static_cast<size_t>(parts * per));
   for (int64_t p = 0; p < parts; ++p) {
     for (int64_t i = 0; i < per; ++i) {
@@ -55,9 +55,9 @@ InstrCost CostPartitionReduce(const Kernel&, const Instruction& in, const Hardwa
 }
 
 void ExecPartitionReduce(ExecContext& ctx, const Instruction& in) {
-  const std::vector<float>& x = ctx.Read(in.src0, 0);
+  const ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
-  std::vector<float>& out = ctx.buf[1];
+  ScratchFloats& out = ctx.buf[1];
   out.assign(x.begin(), x.begin() + per);
   for (int64_t p = 1; p < parts; ++p) {
     for (int64_t i = 0; i < per; ++i) {

@@ -51,14 +51,14 @@ PreBound PreBind(const Kernel& k, const Instruction& in) {
   return pb;
 }
 
-std::vector<float>& ExecContext::Read(const AccessPattern& ap, int slot) {
+ScratchFloats& ExecContext::Read(const AccessPattern& ap, int slot) {
   const BoundAccess* a = Resolve(ap);
   buf[slot].resize(static_cast<size_t>(a->count));
   ReadFloats(*a, mem, hbm, buf[slot].data());
   return buf[slot];
 }
 
-void ExecContext::Write(const AccessPattern& ap, const std::vector<float>& values) {
+void ExecContext::Write(const AccessPattern& ap, const ScratchFloats& values) {
   WriteFloats(*Resolve(ap), mem, hbm, values.data());
 }
 

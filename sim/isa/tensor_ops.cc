@@ -73,19 +73,20 @@ InstrCost CostMatmul(const Kernel& k, const Instruction& in, const HardwareConfi
 
 void ExecMatmul(ExecContext& ctx, const Instruction& in) {
   const int64_t kk = in.src0.Partitions(), m = in.src0.FreeElements(), n = in.src1.FreeElements();
-  const std::vector<float>& s = ctx.Read(in.src0, 0);
-  const std::vector<float>& mv = ctx.Read(in.src1, 1);
+  const ScratchFloats& s = ctx.Read(in.src0, 0);
+  const ScratchFloats& mv = ctx.Read(in.src1, 1);
   Eigen::Map<const RowMajor> stat(s.data(), kk, m), mov(mv.data(), kk, n);
-  RowMajor out(m, n);
+  // The product goes straight into a reused buffer (no allocation, no copy);
+  // accumulation adds it to PSUM's values afterwards, as the hardware does.
+  ScratchFloats& product = ctx.buf[in.accumulate ? 3 : 2];
+  product.resize(static_cast<size_t>(m * n));
+  Eigen::Map<RowMajor> out(product.data(), m, n);
   out.noalias() = stat.transpose() * mov;
-  std::vector<float>& acc = ctx.buf[2];
   if (in.accumulate) {
-    ctx.Read(in.dst, 2);
-    for (int64_t i = 0; i < m * n; ++i) acc[i] += out.data()[i];
-  } else {
-    acc.assign(out.data(), out.data() + m * n);
+    ScratchFloats& acc = ctx.Read(in.dst, 2);
+    for (int64_t i = 0; i < m * n; ++i) acc[i] += product[i];
   }
-  ctx.Write(in.dst, acc);
+  ctx.Write(in.dst, ctx.buf[2]);
 }
 
 SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, "matmul", "MATMUL", EngineBit(EngineId::kTensor), ValidateMatmul,
@@ -113,8 +114,8 @@ InstrCost CostTranspose(const Kernel& k, const Instruction& in, const HardwareCo
 
 void ExecTranspose(ExecContext& ctx, const Instruction& in) {
   const int64_t p = in.src0.Partitions(), f = in.src0.FreeElements();
-  const std::vector<float>& x = ctx.Read(in.src0, 0);
-  std::vector<float>& out = ctx.buf[1];
+  const ScratchFloats& x = ctx.Read(in.src0, 0);
+  ScratchFloats& out = ctx.buf[1];
   out.resize(static_cast<size_t>(p * f));
   for (int64_t i = 0; i < p; ++i)
     for (int64_t j = 0; j < f; ++j) out[j * p + i] = x[i * f + j];

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/isa/common.h"
+#include "sim/isa/value_kernels.h"
 
 namespace nsim {
 namespace isa {
@@ -90,9 +91,9 @@ InstrCost CostTensorTensor(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorTensor(ExecContext& ctx, const Instruction& in) {
-  std::vector<float>& a = ctx.Read(in.src0, 0);
-  const std::vector<float>& b = ctx.Read(in.src1, 1);
-  for (size_t i = 0; i < a.size(); ++i) a[i] = ApplyAlu(in.alu0, a[i], b[i]);
+  ScratchFloats& a = ctx.Read(in.src0, 0);
+  const ScratchFloats& b = ctx.Read(in.src1, 1);
+  AluVector(in.alu0, a.data(), b.data(), static_cast<int64_t>(a.size()));
   ctx.Write(in.dst, a);
 }
 
@@ -119,18 +120,14 @@ InstrCost CostTensorScalar(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorScalar(ExecContext& ctx, const Instruction& in) {
-  std::vector<float>& x = ctx.Read(in.src0, 0);
+  ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
-  std::vector<float> s0, s1;
-  ScalarValues(ctx, in.scalar0, parts, 1, &s0);
-  if (in.alu1 != AluOp::kNone) ScalarValues(ctx, in.scalar1, parts, 2, &s1);
-  for (int64_t p = 0; p < parts; ++p) {
+  const float* s0 = ScalarValues(ctx, in.scalar0, parts, 1);
+  const float* s1 = in.alu1 != AluOp::kNone ? ScalarValues(ctx, in.scalar1, parts, 2) : nullptr;
+  for (int64_t p = 0; p < parts; ++p) {  // each element sees op0 then op1, as one pass would
     float* row = &x[p * per];
-    for (int64_t i = 0; i < per; ++i) {
-      float v = ApplyAlu(in.alu0, row[i], s0[p]);
-      if (in.alu1 != AluOp::kNone) v = ApplyAlu(in.alu1, v, s1[p]);
-      row[i] = v;
-    }
+    AluScalar(in.alu0, row, s0[p], per);
+    if (s1 != nullptr) AluScalar(in.alu1, row, s1[p], per);
   }
   ctx.Write(in.dst, x);
 }
@@ -165,22 +162,11 @@ InstrCost CostTensorReduce(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorReduce(ExecContext& ctx, const Instruction& in) {
-  const std::vector<float>& x = ctx.Read(in.src0, 0);
+  const ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t inner = InnerSize(in.src0);
-  std::vector<float>& out = ctx.buf[1];
-  out.assign(x.size() / static_cast<size_t>(inner), 0.0f);
-  for (size_t o = 0; o < out.size(); ++o) {
-    const float* row = &x[o * inner];
-    float acc = row[0];
-    for (int64_t i = 1; i < inner; ++i) {
-      switch (in.reduce) {
-        case ReduceOp::kMax: acc = std::max(acc, row[i]); break;
-        case ReduceOp::kMin: acc = std::min(acc, row[i]); break;
-        default: acc += row[i]; break;
-      }
-    }
-    out[o] = in.reduce == ReduceOp::kMean ? acc / static_cast<float>(inner) : acc;
-  }
+  ScratchFloats& out = ctx.buf[1];
+  out.resize(x.size() / static_cast<size_t>(inner));  // every element written below
+  for (size_t o = 0; o < out.size(); ++o) out[o] = ReduceRow(in.reduce, &x[o * inner], inner);
   ctx.Write(in.dst, out);
 }
 
@@ -220,7 +206,7 @@ InstrCost CostMemset(const Kernel& k, const Instruction& in, const HardwareConfi
 }
 
 void ExecMemset(ExecContext& ctx, const Instruction& in) {
-  std::vector<float>& v = ctx.buf[0];
+  ScratchFloats& v = ctx.buf[0];
   v.assign(static_cast<size_t>(in.dst.NumElements()), static_cast<float>(in.scalar0.imm));
   ctx.Write(in.dst, v);
 }

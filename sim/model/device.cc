@@ -7,6 +7,7 @@
 #include "sim/model/onchip_memory.h"
 #include "sim/model/race_detector.h"
 #include "sim/model/sim_host.h"
+#include "sim/model/timing_run.h"
 
 namespace nsim {
 
@@ -26,7 +27,14 @@ ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::
   CheckLoadedFor(kernel, config_, config_hash_, "device");
   const Kernel& k = kernel.kernel();
   std::map<std::string, uint64_t> scratch;
-  const std::vector<uint64_t> addresses = BindHbm(k, bindings, *hbm_, hbm_->capacity(), &scratch);
+  const std::vector<uint64_t> addresses =
+      BindHbm(k, bindings, *hbm_, hbm_->capacity(), &scratch, /*init_scratch=*/!timing_only_);
+  if (timing_only_) {
+    ExecutionResult result = ExecuteTimingOnly(config_, kernel, addresses);
+    CheckRaces(kernel, addresses, allow_races_, &result);
+    result.scratch_addresses = std::move(scratch);
+    return result;
+  }
   onchip_->ClearTensorsOf(k);
   ExecContext ctx{k, *onchip_, *hbm_, addresses, {}};
   ExecutionResult result = SimHost::Get().Run(config_, kernel, ctx);

@@ -49,12 +49,21 @@ class Device {
   void set_allow_races(bool allow) { allow_races_ = allow; }
   bool allow_races() const { return allow_races_; }
 
+  // Timing-only mode (issue 12; off by default): executions schedule every
+  // instruction and DMA exactly as with values (same device time, records
+  // and traces, bit for bit) but compute, read and write no data, and scratch
+  // tensors are not initialised (model/timing_run.h). For sweeps, gates and
+  // shapes whose values would take minutes.
+  void set_timing_only(bool on) { timing_only_ = on; }
+  bool timing_only() const { return timing_only_; }
+
  private:
   HardwareConfig config_;
   uint64_t config_hash_;
   std::unique_ptr<HbmMemory> hbm_;
   std::unique_ptr<class OnChipMemory> onchip_;
   bool allow_races_ = false;
+  bool timing_only_ = false;
 };
 
 }  // namespace nsim

@@ -20,7 +20,8 @@ void CheckLoadedFor(const LoadedKernel& kernel, const HardwareConfig& config, ui
 }
 
 std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint64_t>& bindings, HbmMemory& hbm,
-                              uint64_t scratch_top, std::map<std::string, uint64_t>* scratch_addresses) {
+                              uint64_t scratch_top, std::map<std::string, uint64_t>* scratch_addresses,
+                              bool init_scratch) {
   for (const auto& [name, addr] : bindings) {
     const int t = k.FindTensor(name);
     if (t < 0 || k.tensors[t].space != MemSpace::kHbm) {
@@ -46,7 +47,7 @@ std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint6
     if (bytes > scratch_top) throw SimError("kernel '" + k.name + "': HBM scratch for '" + t.name + "' exceeds device memory");
     scratch_top = (scratch_top - bytes) / kScratchAlignment * kScratchAlignment;
     addr[i] = scratch_top;
-    InitializeTensor(t, addr[i], hbm);
+    if (init_scratch) InitializeTensor(t, addr[i], hbm);
     (*scratch_addresses)[t.name] = addr[i];
   }
   return addr;

@@ -21,10 +21,12 @@ class LoadedKernel;
 void CheckLoadedFor(const LoadedKernel& kernel, const HardwareConfig& config, uint64_t hash, const char* what);
 
 // Returns the address of every HBM tensor of `k` (0 for on-chip tensors).
-// Unbound tensors are placed below `scratch_top`, aligned, initialised, and
+// Unbound tensors are placed below `scratch_top`, aligned, initialised
+// (unless `init_scratch` is false: a timing-only run reads no values), and
 // listed in `scratch_addresses`. Throws SimError for a binding that names no
 // HBM tensor or runs past the end of `hbm`.
 std::vector<uint64_t> BindHbm(const Kernel& k, const std::map<std::string, uint64_t>& bindings, HbmMemory& hbm,
-                              uint64_t scratch_top, std::map<std::string, uint64_t>* scratch_addresses);
+                              uint64_t scratch_top, std::map<std::string, uint64_t>* scratch_addresses,
+                              bool init_scratch = true);
 
 }  // namespace nsim

@@ -1,6 +1,8 @@
 #include "sim/model/onchip_memory.h"
 
+#include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace nsim {
 
@@ -8,8 +10,14 @@ OnChipMemory::OnChipMemory(const MemoryParams& p)
     : partitions_(p.partitions),
       sbuf_pitch_(p.sbuf_bytes_per_partition),
       psum_pitch_(p.psum_banks * p.psum_bank_bytes),
-      sbuf_(static_cast<size_t>(p.partitions * p.sbuf_bytes_per_partition)),
-      psum_(static_cast<size_t>(p.partitions * p.psum_banks * p.psum_bank_bytes)) {}
+      sbuf_(Zeroed(p.partitions * p.sbuf_bytes_per_partition)),
+      psum_(Zeroed(p.partitions * p.psum_banks * p.psum_bank_bytes)) {}
+
+OnChipMemory::Bytes OnChipMemory::Zeroed(int64_t bytes) {
+  void* p = std::calloc(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 1);
+  if (p == nullptr) throw std::bad_alloc();
+  return Bytes(static_cast<uint8_t*>(p));
+}
 
 void OnChipMemory::Clear(MemSpace space, int64_t offset, int64_t bytes, int64_t partitions) {
   for (int64_t p = 0; p < partitions && p < partitions_; ++p) std::memset(Row(space, p) + offset, 0, bytes);

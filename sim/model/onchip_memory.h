@@ -2,7 +2,8 @@
 // SBUF and PSUM of one core: `partitions` rows of bytes each. Addressing is
 // (partition, byte offset within the partition), as the hardware's.
 #include <cstdint>
-#include <vector>
+#include <cstdlib>
+#include <memory>
 
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
@@ -13,7 +14,7 @@ class OnChipMemory {
  public:
   explicit OnChipMemory(const MemoryParams& p);
   uint8_t* Row(MemSpace space, int64_t partition) {
-    return space == MemSpace::kSbuf ? &sbuf_[partition * sbuf_pitch_] : &psum_[partition * psum_pitch_];
+    return space == MemSpace::kSbuf ? sbuf_.get() + partition * sbuf_pitch_ : psum_.get() + partition * psum_pitch_;
   }
   int64_t Pitch(MemSpace space) const { return space == MemSpace::kSbuf ? sbuf_pitch_ : psum_pitch_; }
   // Zeroes [offset, offset + bytes) in partitions [0, partitions), so that a
@@ -23,8 +24,15 @@ class OnChipMemory {
   void ClearTensorsOf(const Kernel& k);
 
  private:
+  // calloc'd: the OS hands out zero pages on first touch, so a memory that a
+  // run never touches (timing-only) costs no fill and no page faults.
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  using Bytes = std::unique_ptr<uint8_t[], Free>;
+  static Bytes Zeroed(int64_t bytes);
   int64_t partitions_, sbuf_pitch_, psum_pitch_;
-  std::vector<uint8_t> sbuf_, psum_;
+  Bytes sbuf_, psum_;
 };
 
 }  // namespace nsim

@@ -11,6 +11,9 @@
 namespace nsim {
 
 // `kernel` must have been loaded for `config` (Device::Load or LoadedKernel).
-ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKernel& kernel);
+// `hbm_address` (per tensor, as Device::Execute binds them; empty: all 0)
+// only labels the run: no timing depends on an address.
+ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKernel& kernel,
+                                  const std::vector<uint64_t>& hbm_address = {});
 
 }  // namespace nsim

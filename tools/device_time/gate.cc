@@ -75,12 +75,12 @@ void WriteGoldens(const std::string& path, const std::vector<Measurement>& measu
   for (const Measurement& m : measured) out << m.name << '\t' << m.config << '\t' << m.device_time << '\n';
 }
 
-std::vector<Measurement> Measure(const std::vector<Workload>& workloads) {
+std::vector<Measurement> Measure(const std::vector<Workload>& workloads, bool timing_only) {
   std::vector<Measurement> out;
   std::set<std::pair<std::string, std::string>> seen;
   for (const Workload& w : workloads) {
     if (!seen.insert({w.name, w.config}).second) throw SimError("workload '" + w.name + "' on " + w.config + " defined twice");
-    out.push_back({w.name, w.config, w.run(w.config)});
+    out.push_back({w.name, w.config, w.run(w.config, timing_only)});
   }
   return out;
 }
@@ -111,8 +111,9 @@ Comparison Compare(const std::map<std::pair<std::string, std::string>, Picos>& g
 }
 
 Workload KernelFileWorkload(const std::string& path, const std::string& config, const std::string& name) {
-  return {name.empty() ? path : name, config, [path](const std::string& cfg) {
+  return {name.empty() ? path : name, config, [path](const std::string& cfg, bool timing_only) {
             Device device(LoadHardwareConfig(cfg));
+            device.set_timing_only(timing_only);
             return device.Execute(LoadKernelFile(path)).device_time;
           }};
 }

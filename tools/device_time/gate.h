@@ -19,7 +19,9 @@ struct Workload {
   std::string config;  // config name or path
   // Runs the workload on a fresh core of `config` and returns its device time:
   // the sum of its kernel executions' device times, without profiler capture.
-  std::function<Picos(const std::string& config)> run;
+  // `timing_only`: without computing values (Device::set_timing_only); the
+  // device time is the same.
+  std::function<Picos(const std::string& config, bool timing_only)> run;
 };
 
 struct Measurement {
@@ -32,7 +34,7 @@ struct Measurement {
 std::map<std::pair<std::string, std::string>, Picos> ReadGoldens(const std::string& path);
 void WriteGoldens(const std::string& path, const std::vector<Measurement>& measured, const std::string& header);
 
-std::vector<Measurement> Measure(const std::vector<Workload>& workloads);
+std::vector<Measurement> Measure(const std::vector<Workload>& workloads, bool timing_only = false);
 
 struct Comparison {
   bool ok = true;

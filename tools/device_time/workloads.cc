@@ -15,10 +15,11 @@ using at::Tensor;
 
 // Runs `body` on core 0 of a fresh runtime configured with `config` and
 // returns the summed device time of the kernel executions it issued.
-Picos RunOnDevice(const std::string& config, const std::function<void(at::Device)>& body) {
+Picos RunOnDevice(const std::string& config, bool timing_only, const std::function<void(at::Device)>& body) {
   rt::Runtime& runtime = rt::Runtime::Get();
   runtime.Reset();
   runtime.Configure(config);
+  runtime.set_timing_only(timing_only);
   rt::NeuronCoreDevice& core = runtime.core(0);
   body(at::Device("neuron:0"));
   core.Synchronize();
@@ -45,8 +46,8 @@ Tensor Mlp(const Tensor& x, const Tensor& w1, const Tensor& w3, const Tensor& w2
 
 Workload RmsNorm(const std::string& path, std::vector<int64_t> shape, const std::string& config) {
   const std::string name = "rmsnorm/" + path + "/" + std::to_string(shape[0]) + "x" + std::to_string(shape[1]);
-  return {name, config, [path, shape](const std::string& cfg) {
-            return RunOnDevice(cfg, [&](at::Device d) {
+  return {name, config, [path, shape](const std::string& cfg, bool timing_only) {
+            return RunOnDevice(cfg, timing_only, [&](at::Device d) {
               const Tensor x = at::randn(shape, 0, Bf16()).to(d), w = at::randn({shape[1]}, 1, Bf16()).to(d);
               if (path == "op_by_op") {
                 RmsNormOpByOp(x, w);
@@ -61,22 +62,22 @@ Workload RmsNorm(const std::string& path, std::vector<int64_t> shape, const std:
 }
 
 Workload Matmul(const std::string& config) {
-  return {"matmul/256x512x384", config, [](const std::string& cfg) {
-            return RunOnDevice(cfg, [](at::Device d) {
+  return {"matmul/256x512x384", config, [](const std::string& cfg, bool timing_only) {
+            return RunOnDevice(cfg, timing_only, [](at::Device d) {
               at::matmul(at::randn({256, 512}, 2, Bf16()).to(d), at::randn({512, 384}, 3, Bf16()).to(d));
             });
           }};
 }
 
 Workload Softmax(const std::string& config) {
-  return {"softmax/op_by_op/128x1024", config, [](const std::string& cfg) {
-            return RunOnDevice(cfg, [](at::Device d) { SoftmaxOpByOp(at::randn({128, 1024}, 4, Bf16()).to(d)); });
+  return {"softmax/op_by_op/128x1024", config, [](const std::string& cfg, bool timing_only) {
+            return RunOnDevice(cfg, timing_only, [](at::Device d) { SoftmaxOpByOp(at::randn({128, 1024}, 4, Bf16()).to(d)); });
           }};
 }
 
 Workload MlpCompiled(const std::string& config) {
-  return {"mlp/compiled/64x256x512", config, [](const std::string& cfg) {
-            return RunOnDevice(cfg, [](at::Device d) {
+  return {"mlp/compiled/64x256x512", config, [](const std::string& cfg, bool timing_only) {
+            return RunOnDevice(cfg, timing_only, [](at::Device d) {
               auto f = nsim::compile(Mlp, nsim::CompileOptions{.fullgraph = true});
               f(at::randn({64, 256}, 5, Bf16()).to(d), at::randn({256, 512}, 6, Bf16()).to(d),
                 at::randn({256, 512}, 7, Bf16()).to(d), at::randn({512, 256}, 8, Bf16()).to(d));

@@ -123,7 +123,7 @@ def _as_kernel(kernel):
     return kernel if isinstance(kernel, Kernel) else Kernel(kernel)
 
 
-def _run(kernel, args, kwargs, config, overrides, profile_dir, emit):
+def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only=False):
     kernel = _as_kernel(kernel)
     traced = kernel.trace(args, kwargs, config, overrides)
     if emit:
@@ -133,9 +133,12 @@ def _run(kernel, args, kwargs, config, overrides, profile_dir, emit):
     inputs = {name: np.ascontiguousarray(arr, dtype=dt.np_dtype).tobytes() for name, (arr, dt) in traced.inputs.items()}
     try:
         raw = core.run(traced.text, traced.program.name + ".nk", config, list(overrides), inputs,
-                       [t.decl.name for t in traced.outputs], os.path.abspath(profile_dir) if profile_dir else "")
+                       [t.decl.name for t in traced.outputs], os.path.abspath(profile_dir) if profile_dir else "",
+                       timing_only=timing_only)
     except core.SimError as e:
         raise _kernel_error(str(e), traced) from None
+    if timing_only:  # no values were computed: nothing to return or write back
+        return traced, raw, None
     arrays = {}
     for t in traced.outputs:
         arr = np.frombuffer(raw["outputs"][t.decl.name], dtype=t.dtype.np_dtype).reshape(t.decl.shape).copy()
@@ -151,12 +154,14 @@ def simulate_kernel(kernel, *args, config="trn2", overrides=(), **kwargs):
     return _run(kernel, args, kwargs, config, overrides, None, None)[2]
 
 
-def benchmark(kernel, *args, config="trn2", overrides=(), out_dir=None, emit=None, **kwargs):
+def benchmark(kernel, *args, config="trn2", overrides=(), out_dir=None, emit=None, timing_only=False, **kwargs):
     """Runs the kernel; returns a BenchmarkResult (device_time_us, outputs, summary).
     out_dir gets what `nsim run --out` writes: trace.json, summary.{json,txt}, report.html,
     instructions.csv and <hash>.neff/.ntff;
-    emit="k.nk" writes the kernel text that `nsim run k.nk` replays."""
-    traced, raw, outputs = _run(kernel, args, kwargs, config, overrides, out_dir, emit)
+    emit="k.nk" writes the kernel text that `nsim run k.nk` replays;
+    timing_only=True times the kernel without computing values (`nsim run --timing-only`):
+    the same device time, records and files, much faster; outputs is then None."""
+    traced, raw, outputs = _run(kernel, args, kwargs, config, overrides, out_dir, emit, timing_only)
     return BenchmarkResult(traced, raw, outputs, config)
 
 

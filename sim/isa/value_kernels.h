@@ -1,0 +1,28 @@
+#pragma once
+// The element loops of the compute instructions, one call per row rather
+// than per element: the op or function switch is taken once, outside the
+// loop, so each case is a plain loop the compiler vectorises (this library
+// builds with -O3; no fast-math, so every result is the same float the
+// per-element code computed, bit for bit). Issue 12: value computation was
+// up to 86 % of a run, with an out-of-line ALU call per element.
+#include <cstdint>
+
+#include "sim/kernel/kernel.h"
+
+namespace nsim {
+namespace isa {
+
+// a[i] = op(a[i], b[i]) for i < n.
+void AluVector(AluOp op, float* a, const float* b, int64_t n);
+// a[i] = op(a[i], s) for i < n.
+void AluScalar(AluOp op, float* a, float s, int64_t n);
+// row[i] = f(row[i] * scale + bias) for i < n.
+void ActivateRow(ActFunc f, float* row, float scale, float bias, int64_t n);
+// The reduction of row[0..n) (n >= 1), accumulated left to right; mean
+// divides the sum by n.
+float ReduceRow(ReduceOp op, const float* row, int64_t n);
+// Sum of row[0..n), left to right.
+float SumRow(const float* row, int64_t n);
+
+}  // namespace isa
+}  // namespace nsim

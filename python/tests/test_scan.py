@@ -71,8 +71,7 @@ def test_scan_cost_is_two_cycles_per_element(rng):
     r = nki.benchmark(k, a)
     assert "vector: tensor_tensor_scan" in r.kernel_text
     vector = sorted((rec for rec in r.instructions if rec[0] == "vector"), key=lambda rec: rec[1])
-    assert len(vector) == 2
-    tt, scan = (end - start for _, _, start, end, _ in vector)
+    tt, scan = (end - start for _, _, start, end, _ in vector[:2])  # then a wait for the store's semaphore
     assert scan - tt == pytest.approx(800.0, abs=0.01)
 
 

@@ -50,20 +50,21 @@ def test_kernel_text_carries_program_id_expressions(rng, tmp_path):
 
 
 def test_independent_programs_take_one_cores_time(rng):
-    """Each program of the grid does the work a single-core run of its share does, on its own
-    core, with its own home HBM stack bandwidth on trn2 (8 cores, 4 stacks: 2 programs use
-    cores 0 and 1, both on stack 0 - so the grid of 2 uses cores on different stacks? no: the
-    check is equality with one core's time under the same HBM sharing, read from the report)."""
+    """Two programs, each adding half the rows, on cores 0 and 1 of trn2: both cores' home stack is
+    stack 0 (2 cores per stack), where the tensors live, and each core gets its share of that stack
+    as a single-core run does. So the grid takes exactly what one core takes for half the rows
+    (measured: 5.935 us for 2 x 512 x 128 f32), and the chip time is the slowest core's."""
     a = rng.standard_normal((1024, 128)).astype(np.float32)
     b = rng.standard_normal(a.shape).astype(np.float32)
     grid = nki.benchmark(vector_add_spmd[2], a, b, config="trn2")
-    assert len(grid.cores) == 2
+    assert [c["core"] for c in grid.cores] == [0, 1]
     per_core = [c["report"]["device_time_ns"] for c in grid.cores]
-    assert grid.device_time_ns == pytest.approx(max(per_core))
+    assert grid.device_time_ns == max(per_core)
     np.testing.assert_array_equal(grid.outputs, a + b)
     single = nki.benchmark(vector_add_one, a[:512], b[:512], config="trn2")
-    # One core's share of the work alone takes as long as the grid (within HBM contention).
-    assert grid.device_time_ns == pytest.approx(single.device_time_ns, rel=0.05)
+    assert grid.device_time_ns == pytest.approx(single.device_time_ns, rel=1e-9)
+    whole = nki.benchmark(vector_add_one, a, b, config="trn2")
+    assert whole.device_time_ns > 1.4 * grid.device_time_ns
 
 
 def test_two_axis_grid(rng):

@@ -13,7 +13,7 @@ else depending on program_id (a Python `if`, a shape) is an error.
 """
 import math
 
-from .errors import KernelError, fail
+from .errors import KernelError
 
 
 def normalize_grid(grid, what="kernel[...]"):
@@ -30,11 +30,6 @@ def grid_size(grid):
 
 def _expr(x):
     return x.expr if isinstance(x, ProgramIndex) else str(int(x))
-
-
-def _trunc_div(a, b):
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
 
 
 class ProgramIndex(int):
@@ -79,26 +74,30 @@ class ProgramIndex(int):
             return self
         return self._combine(o, "*", int(o) * int(self), True) if isinstance(o, int) else NotImplemented
 
-    def _divide(self, a, b, op):
-        a, b = int(a), int(b)
+    def _divide(self, other, op, reverse=False):
+        if isinstance(other, bool) or not isinstance(other, int):
+            return NotImplemented
+        a, b = (int(other), int(self)) if reverse else (int(self), int(other))
         if b == 0:
-            fail("program_id expression: %s by zero" % ("division" if op == "/" else "modulo"))
-        if a < 0 or b < 0:  # .nk divides truncating, Python floors: they agree on non-negative operands
-            fail("program_id expression: // and %% of negative numbers are not supported (%d %s %d)"
-                 % (a, "//" if op == "/" else "%", b))
-        return a // b if op == "/" else a % b
+            raise ZeroDivisionError("integer division or modulo by zero")
+        value = a // b if op == "/" else a % b
+        if a < 0 or b < 0:
+            # .nk divides truncating, Python floors; they agree on non-negative operands only. Ceil idioms
+            # like -(-x // y) get the plain number: should it reach an index, the programs' texts differ.
+            return value
+        return self._combine(other, op, value, reverse)
 
     def __floordiv__(self, o):
-        return self._combine(o, "/", self._divide(self, o, "/")) if isinstance(o, int) else NotImplemented
+        return self._divide(o, "/")
 
     def __rfloordiv__(self, o):
-        return self._combine(o, "/", self._divide(o, self, "/"), True) if isinstance(o, int) else NotImplemented
+        return self._divide(o, "/", True)
 
     def __mod__(self, o):
-        return self._combine(o, "%", self._divide(self, o, "%")) if isinstance(o, int) else NotImplemented
+        return self._divide(o, "%")
 
     def __rmod__(self, o):
-        return self._combine(o, "%", self._divide(o, self, "%"), True) if isinstance(o, int) else NotImplemented
+        return self._divide(o, "%", True)
 
     def __neg__(self):
         return ProgramIndex(-int(self), "(0 - %s)" % self.expr)
@@ -112,8 +111,10 @@ class ProgramIndex(int):
     def __hash__(self):
         return int.__hash__(self)
 
-    def __repr__(self):
-        return "ProgramIndex(%d, %r)" % (int(self), self.expr)
+    def __repr__(self):  # prints as the plain number (shapes, messages); the expression is .expr
+        return int.__repr__(int(self))
+
+    __str__ = __repr__
 
 
 def program_index(grid, program, axis):

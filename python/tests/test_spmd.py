@@ -1,9 +1,16 @@
 """SPMD launch (kernel[grid]) with nl.program_id / nl.num_programs, run on the chip model."""
+import json
+import os
+import subprocess
+
 import numpy as np
 import pytest
+from nki_testing import ROOT
 
 import nsim.nki as nki
 import nsim.nki.language as nl
+
+NSIM = os.path.join(ROOT, "bazel-bin", "tools", "nsim")
 
 
 @nki.jit
@@ -37,16 +44,17 @@ def test_vector_add_split_by_program_id_matches_numpy(rng, programs):
     np.testing.assert_array_equal(vector_add_spmd[programs](a, b), a + b)  # kernel[grid](args)
 
 
-def test_kernel_text_carries_program_id_expressions(rng, tmp_path):
+def test_kernel_text_carries_program_id_expressions_and_replays(rng, tmp_path):
     a = rng.standard_normal((512, 64)).astype(np.float32)
     r = nki.benchmark(vector_add_spmd[2], a, a, emit=str(tmp_path / "k.nk"), out_dir=str(tmp_path / "prof"))
     text = (tmp_path / "k.nk").read_text()
-    assert "program_id" in text and "num_programs" in text
+    assert "a.ap(((program_id * (512 / num_programs)) * 64)" in text
     assert text == r.kernel_text
-    assert (tmp_path / "prof" / "grid.json").exists()
-    # The text is what `nsim run k.nk --grid 2` replays: the parser reads it for each program.
-    import nsim._core as core
-    core.core().format_kernel(text, "k.nk")
+    assert json.loads((tmp_path / "prof" / "grid.json").read_text())["device_time_ns"] == r.device_time_ns
+    assert os.path.exists(NSIM), "build the CLI first: bazel build //tools:nsim"
+    out = subprocess.run([NSIM, "run", str(tmp_path / "k.nk"), "--grid", "2", "--config", "trn2", "--json"],
+                         capture_output=True, text=True, check=True, timeout=120).stdout
+    assert json.loads(out)["device_time_ns"] == r.device_time_ns
 
 
 def test_independent_programs_take_one_cores_time(rng):

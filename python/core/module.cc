@@ -53,9 +53,9 @@ py::list DmaRecords(const ExecutionResult& r) {
   return out;
 }
 
-py::dict Run(const std::string& kernel_text, const std::string& source_name, const std::string& config,
-             const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
-             const std::vector<std::string>& outputs, const std::string& profile_dir) {
+pyfront::RunRequest Request(const std::string& kernel_text, const std::string& source_name, const std::string& config,
+                            const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
+                            const std::vector<std::string>& outputs) {
   pyfront::RunRequest req;
   req.kernel_text = kernel_text;
   req.source_name = source_name;
@@ -63,6 +63,13 @@ py::dict Run(const std::string& kernel_text, const std::string& source_name, con
   req.overrides = overrides;
   for (const auto& [name, bytes] : inputs) req.inputs[name] = std::string(bytes);
   req.outputs = outputs;
+  return req;
+}
+
+py::dict Run(const std::string& kernel_text, const std::string& source_name, const std::string& config,
+             const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
+             const std::vector<std::string>& outputs, const std::string& profile_dir) {
+  pyfront::RunRequest req = Request(kernel_text, source_name, config, overrides, inputs, outputs);
   req.profile_dir = profile_dir;
   pyfront::RunResponse resp;
   {
@@ -90,13 +97,7 @@ py::dict Run(const std::string& kernel_text, const std::string& source_name, con
 py::dict RunGrid(const std::string& kernel_text, const std::string& source_name, const std::string& config,
                  const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
                  const std::vector<std::string>& outputs, int programs) {
-  pyfront::RunRequest req;
-  req.kernel_text = kernel_text;
-  req.source_name = source_name;
-  req.config = config;
-  req.overrides = overrides;
-  for (const auto& [name, bytes] : inputs) req.inputs[name] = std::string(bytes);
-  req.outputs = outputs;
+  const pyfront::RunRequest req = Request(kernel_text, source_name, config, overrides, inputs, outputs);
   pyfront::GridRunResponse resp;
   {
     py::gil_scoped_release release;

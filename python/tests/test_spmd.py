@@ -131,3 +131,14 @@ def test_bad_program_id_axis(rng):
         nl.program_id(1)
     with pytest.raises(nki.KernelError, match=r"nl.program_id\(1\): the launch grid \(2,\) has axes 0..0"):
         nki.simulate_kernel(k[2], np.ones((128, 64), np.float32))
+
+
+def test_index_out_of_bounds_for_one_program_names_it():
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+        p = nl.program_id(0)
+        nl.store(out, value=nl.load(a[p * 128:(p + 1) * 128, :]))
+        return out
+    with pytest.raises(nki.KernelError, match=r"program 2 of grid \(3,\): slice 256:384 out of bounds"):
+        nki.simulate_kernel(k[3], np.ones((256, 64), np.float32))

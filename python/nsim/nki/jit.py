@@ -55,7 +55,12 @@ class Kernel:
                               "per chip (chip.cores)" % (self.fn.__name__, grid, n, info["name"], info["chip_cores"]))
         first = self.trace(args, kwargs, config, overrides)
         for program in range(1, n):
-            other = self.trace(args, kwargs, config, overrides, program)
+            try:
+                other = self.trace(args, kwargs, config, overrides, program)
+            except KernelError as e:  # e.g. an index out of bounds for this program only
+                e.message = "program %d of grid %s: %s" % (program, grid, e.message)
+                e.args = (e._text(),)
+                raise
             if other.text != first.text:
                 line, a, b = text_difference(first.text, other.text)
                 raise KernelError(

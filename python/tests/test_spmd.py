@@ -36,6 +36,15 @@ def vector_add_one(a, b):
     return out
 
 
+@nki.jit
+def block_copy(a):
+    """Program p copies rows [128p, 128p + 128) of a."""
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    p = nl.program_id(0)
+    nl.store(out, value=nl.load(a[p * 128:(p + 1) * 128, :]))
+    return out
+
+
 @pytest.mark.parametrize("programs", [2, 4])
 def test_vector_add_split_by_program_id_matches_numpy(rng, programs):
     a = rng.standard_normal((128 * 2 * programs, 256)).astype(np.float32)
@@ -89,14 +98,8 @@ def test_two_axis_grid(rng):
 
 
 def test_program_id_outside_a_grid_is_program_zero(rng):
-    @nki.jit
-    def k(a):
-        out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
-        p = nl.program_id(0)
-        nl.store(out, value=nl.load(a[p * 128:(p + 1) * 128, :]))
-        return out
     a = rng.standard_normal((256, 64)).astype(np.float32)
-    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a[:128])
+    np.testing.assert_array_equal(nki.simulate_kernel(block_copy, a), a[:128])
 
 
 def test_grid_larger_than_the_chip_is_a_clear_error(rng):
@@ -134,11 +137,5 @@ def test_bad_program_id_axis(rng):
 
 
 def test_index_out_of_bounds_for_one_program_names_it():
-    @nki.jit
-    def k(a):
-        out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
-        p = nl.program_id(0)
-        nl.store(out, value=nl.load(a[p * 128:(p + 1) * 128, :]))
-        return out
     with pytest.raises(nki.KernelError, match=r"program 2 of grid \(3,\): slice 256:384 out of bounds"):
-        nki.simulate_kernel(k[3], np.ones((256, 64), np.float32))
+        nki.simulate_kernel(block_copy[3], np.ones((256, 64), np.float32))

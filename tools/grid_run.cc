@@ -46,7 +46,11 @@ nlohmann::json GridReport(const HardwareConfig& config, const std::string& kerne
   const std::vector<Kernel> kernels = ParseGrid(kernel_text, filename, programs);
   std::vector<std::shared_ptr<const LoadedKernel>> loaded;
   for (const Kernel& k : kernels) loaded.push_back(chip.Load(k));
-  const GridResult r = chip.Launch(loaded);
+  return GridResultReport(config, kernels, chip.Launch(loaded));
+}
+
+nlohmann::json GridResultReport(const HardwareConfig& config, const std::vector<Kernel>& kernels,
+                                const GridResult& r) {
   nlohmann::json cores = nlohmann::json::array();
   for (size_t i = 0; i < r.programs.size(); ++i) {
     cores.push_back({{"program", i},
@@ -55,7 +59,7 @@ nlohmann::json GridReport(const HardwareConfig& config, const std::string& kerne
                      {"report", CoreReport(kernels[i], r.programs[i])}});
   }
   return {{"config", config.name},
-          {"grid", programs},
+          {"grid", static_cast<int>(r.programs.size())},
           {"chip_cores", config.chip.cores},
           {"hbm_stacks", config.chip.hbm_stacks},
           {"device_time_ns", PicosToNanos(r.device_time)},

@@ -7,6 +7,7 @@
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/device.h"
+#include "sim/model/loaded_kernel.h"
 #include "tools/run_output.h"
 
 namespace nsim {
@@ -25,6 +26,7 @@ std::string Key(const std::string& config, const std::vector<std::string>& overr
 struct Cached {
   HardwareConfig config;
   std::unique_ptr<Device> device;
+  std::unique_ptr<Chip> chip;  // built on the first grid launch
 };
 
 Cached& CachedFor(const std::string& config, const std::vector<std::string>& overrides) {
@@ -49,19 +51,11 @@ const TensorDecl& HbmTensor(const Kernel& k, const std::string& name, const char
 
 uint64_t TensorBytes(const TensorDecl& t) { return static_cast<uint64_t>(t.NumElements() * DTypeSize(t.dtype)); }
 
-}  // namespace
-
-const HardwareConfig& ConfigFor(const std::string& config, const std::vector<std::string>& overrides) {
-  return CachedFor(config, overrides).config;
-}
-
-RunResponse RunKernel(const RunRequest& req) {
-  Cached& cached = CachedFor(req.config, req.overrides);
-  Device& device = *cached.device;
-  RunResponse resp{ParseKernel(req.kernel_text, req.source_name), cached.config, {}, {}, {}};
-  const Kernel& k = resp.kernel;
+// Places every input and output at its own address from `base` up, writes the
+// inputs and zeroes the outputs (no bytes of an earlier run).
+std::map<std::string, uint64_t> BindIo(const Kernel& k, const RunRequest& req, HbmMemory& hbm, uint64_t base) {
   std::map<std::string, uint64_t> bindings;
-  uint64_t next = kFirstAddress;
+  uint64_t next = base + kFirstAddress;
   auto bind = [&](const std::string& name, const char* role) {
     if (bindings.count(name)) return bindings[name];
     const TensorDecl& t = HbmTensor(k, name, role);
@@ -76,7 +70,7 @@ RunResponse RunKernel(const RunRequest& req) {
       throw SimError("input '" + name + "' has " + std::to_string(bytes.size()) + " bytes; the tensor needs " +
                      std::to_string(TensorBytes(t)));
     }
-    device.hbm().Write(at, bytes.data(), bytes.size());
+    hbm.Write(at, bytes.data(), bytes.size());
   }
   for (const std::string& name : req.outputs) {
     if (req.inputs.count(name) || req.timing_only) {  // timing-only: bound, but no values to clear
@@ -84,17 +78,39 @@ RunResponse RunKernel(const RunRequest& req) {
       continue;
     }
     const std::string zeros(TensorBytes(HbmTensor(k, name, "output")), '\0');  // no bytes of an earlier run
-    device.hbm().Write(bind(name, "output"), zeros.data(), zeros.size());
+    hbm.Write(bind(name, "output"), zeros.data(), zeros.size());
   }
-  device.set_timing_only(req.timing_only);
-  resp.result = device.Execute(*device.Load(k), bindings);
-  device.set_timing_only(false);
+  return bindings;
+}
+
+std::map<std::string, std::string> ReadOutputs(const Kernel& k, const RunRequest& req, const HbmMemory& hbm,
+                                               const std::map<std::string, uint64_t>& bindings) {
+  std::map<std::string, std::string> outputs;
   for (const std::string& name : req.outputs) {
     if (req.timing_only) break;
     std::string bytes(TensorBytes(HbmTensor(k, name, "output")), '\0');
-    device.hbm().Read(bindings[name], bytes.data(), bytes.size());
-    resp.outputs[name] = std::move(bytes);
+    hbm.Read(bindings.at(name), bytes.data(), bytes.size());
+    outputs[name] = std::move(bytes);
   }
+  return outputs;
+}
+
+}  // namespace
+
+const HardwareConfig& ConfigFor(const std::string& config, const std::vector<std::string>& overrides) {
+  return CachedFor(config, overrides).config;
+}
+
+RunResponse RunKernel(const RunRequest& req) {
+  Cached& cached = CachedFor(req.config, req.overrides);
+  Device& device = *cached.device;
+  RunResponse resp{ParseKernel(req.kernel_text, req.source_name), cached.config, {}, {}, {}};
+  const Kernel& k = resp.kernel;
+  const std::map<std::string, uint64_t> bindings = BindIo(k, req, device.hbm(), 0);
+  device.set_timing_only(req.timing_only);
+  resp.result = device.Execute(*device.Load(k), bindings);
+  device.set_timing_only(false);
+  resp.outputs = ReadOutputs(k, req, device.hbm(), bindings);
   if (!req.profile_dir.empty()) {
     RunOutputOptions options;
     options.description.tool = "nki.benchmark";
@@ -107,6 +123,24 @@ RunResponse RunKernel(const RunRequest& req) {
       if (!f.empty()) resp.profile_files.push_back(f);
     }
   }
+  return resp;
+}
+
+GridRunResponse RunGrid(const RunRequest& req, int programs) {
+  Cached& cached = CachedFor(req.config, req.overrides);
+  if (!cached.chip) cached.chip = std::make_unique<Chip>(cached.config);
+  Chip& chip = *cached.chip;
+  if (programs < 1 || programs > chip.cores()) {
+    throw SimError("grid of " + std::to_string(programs) + " programs: config '" + cached.config.name + "' has " +
+                   std::to_string(chip.cores()) + " NeuronCores per chip (chip.cores)");
+  }
+  GridRunResponse resp{ParseGrid(req.kernel_text, req.source_name, programs), cached.config, {}, {}};
+  const Kernel& first = resp.kernels.front();
+  const std::map<std::string, uint64_t> bindings = BindIo(first, req, chip.hbm(), chip.CoreMemoryBase(0));
+  std::vector<std::shared_ptr<const LoadedKernel>> loaded;
+  for (const Kernel& k : resp.kernels) loaded.push_back(chip.Load(k));
+  resp.result = chip.Launch(loaded, bindings);
+  resp.outputs = ReadOutputs(first, req, chip.hbm(), bindings);
   return resp;
 }
 

@@ -10,6 +10,7 @@
 
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
+#include "sim/model/chip.h"
 #include "sim/model/execution_result.h"
 
 namespace nsim {
@@ -41,6 +42,20 @@ const HardwareConfig& ConfigFor(const std::string& config, const std::vector<std
 // input and output tensor at its own HBM address, runs, and reads outputs
 // back. Throws SimError naming the problem.
 RunResponse RunKernel(const RunRequest& request);
+
+// An SPMD launch: `programs` copies of the kernel (program_id 0..programs-1)
+// on cores 0..programs-1 of one chip, all at once, on shared HBM.
+struct GridRunResponse {
+  std::vector<Kernel> kernels;  // per program
+  HardwareConfig config;
+  GridResult result;
+  std::map<std::string, std::string> outputs;  // name -> bytes
+};
+
+// As RunKernel, on the config's chip: inputs and outputs live in core 0's
+// home region of chip memory. Throws SimError for a bad grid (more programs
+// than chip.cores) or kernel, naming the problem.
+GridRunResponse RunGrid(const RunRequest& request, int programs);
 
 }  // namespace pyfront
 }  // namespace nsim

@@ -8,6 +8,7 @@
 #include "sim/base/error.h"
 #include "sim/kernel/parser.h"
 #include "sim/kernel/printer.h"
+#include "tools/grid_run.h"
 #include "tools/run_output.h"
 
 namespace py = pybind11;
@@ -31,6 +32,7 @@ py::dict ConfigInfo(const std::string& config, const std::vector<std::string>& o
   d["moving_free_max"] = c.tensor.moving_free_max;
   d["dma_queues"] = c.dma.queues_per_engine;
   d["semaphores"] = c.kernel.semaphores;
+  d["chip_cores"] = c.chip.cores;
   return d;
 }
 
@@ -51,9 +53,9 @@ py::list DmaRecords(const ExecutionResult& r) {
   return out;
 }
 
-py::dict Run(const std::string& kernel_text, const std::string& source_name, const std::string& config,
-             const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
-             const std::vector<std::string>& outputs, const std::string& profile_dir, bool timing_only) {
+pyfront::RunRequest Request(const std::string& kernel_text, const std::string& source_name, const std::string& config,
+                            const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
+                            const std::vector<std::string>& outputs) {
   pyfront::RunRequest req;
   req.kernel_text = kernel_text;
   req.source_name = source_name;
@@ -61,6 +63,13 @@ py::dict Run(const std::string& kernel_text, const std::string& source_name, con
   req.overrides = overrides;
   for (const auto& [name, bytes] : inputs) req.inputs[name] = std::string(bytes);
   req.outputs = outputs;
+  return req;
+}
+
+py::dict Run(const std::string& kernel_text, const std::string& source_name, const std::string& config,
+             const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
+             const std::vector<std::string>& outputs, const std::string& profile_dir, bool timing_only) {
+  pyfront::RunRequest req = Request(kernel_text, source_name, config, overrides, inputs, outputs);
   req.profile_dir = profile_dir;
   req.timing_only = timing_only;
   pyfront::RunResponse resp;
@@ -84,6 +93,26 @@ py::dict Run(const std::string& kernel_text, const std::string& source_name, con
   return d;
 }
 
+// An SPMD launch of the kernel on `programs` cores of one chip (Chip::Launch):
+// the chip device time, outputs, and the per-core report of `nsim run --grid`.
+py::dict RunGrid(const std::string& kernel_text, const std::string& source_name, const std::string& config,
+                 const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
+                 const std::vector<std::string>& outputs, int programs) {
+  const pyfront::RunRequest req = Request(kernel_text, source_name, config, overrides, inputs, outputs);
+  pyfront::GridRunResponse resp;
+  {
+    py::gil_scoped_release release;
+    resp = pyfront::RunGrid(req, programs);
+  }
+  py::dict d;
+  d["device_time_ns"] = Ns(resp.result.device_time);
+  d["report"] = GridResultReport(resp.config, resp.kernels, resp.result).dump();
+  py::dict outs;
+  for (const auto& [name, bytes] : resp.outputs) outs[name.c_str()] = py::bytes(bytes);
+  d["outputs"] = outs;
+  return d;
+}
+
 }  // namespace py_binding
 }  // namespace nsim
 
@@ -96,6 +125,9 @@ PYBIND11_MODULE(_nsim_core, m) {
         py::arg("overrides"), py::arg("inputs"), py::arg("outputs"), py::arg("profile_dir") = std::string(),
         py::arg("timing_only") = false,
         "Parse, load and run a kernel; returns device time, the report JSON, outputs and records.");
+  m.def("run_grid", &nsim::py_binding::RunGrid, py::arg("kernel_text"), py::arg("source_name"), py::arg("config"),
+        py::arg("overrides"), py::arg("inputs"), py::arg("outputs"), py::arg("programs"),
+        "Run a kernel as an SPMD grid of `programs` programs on one chip; returns chip device time, report, outputs.");
   m.def("format_kernel", [](const std::string& text, const std::string& source_name) {
     return nsim::FormatKernel(nsim::ParseKernel(text, source_name));
   }, "The canonical text of a kernel (what its hash is computed over).");

@@ -66,7 +66,7 @@ def test_emitted_kernel_replays_with_nsim_run(rng, tmp_path):
                              check=True, timeout=120).stdout
         report = json.loads(out)
         assert report["total_time_ns"] == r.device_time_ns
-        assert report["kernel_hash"] == r.kernel_hash
+        assert report["kernel"]["hash"] == r.kernel_hash
 
 
 def test_config_overrides_change_time(rng):

@@ -10,6 +10,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import rmsnorm
+import selective_scan
 import softmax
 import transpose
 import vector_add
@@ -91,7 +92,7 @@ def test_fused_softmax_is_faster(rng):
 
 
 @pytest.mark.parametrize("script", ["vector_add.py", "transpose.py", "rmsnorm.py", "layernorm.py", "softmax.py",
-                                    "matmul.py"])
+                                    "matmul.py", "selective_scan.py"])
 def test_example_script_runs(script, tmp_path):
     """As a user runs them from the repo root: `python3 examples/nki/<script>`."""
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
@@ -99,3 +100,11 @@ def test_example_script_runs(script, tmp_path):
                        env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "device time" in r.stdout
+
+
+def test_selective_scan_one_core_and_grid():
+    arrays = selective_scan.inputs(channels=256, steps=64)
+    expect = selective_scan.reference(*arrays)
+    np.testing.assert_allclose(nki.simulate_kernel(selective_scan.selective_scan, *arrays), expect,
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(selective_scan.selective_scan[2](*arrays), expect, rtol=1e-4, atol=1e-5)

@@ -108,9 +108,10 @@ def test_dma_copy_queue_and_engine(rng):
     assert sorted({q for (_, _, q, *_rest) in r.dma}) == [3, 5]
 
 
-def test_scan_is_unsupported():
+def test_scan_runs():  # values: test_scan.py
     @nki.jit
     def k(a):
-        nisa.tensor_tensor_scan(nl.load(a), nl.load(a), 0.0, nl.multiply, nl.add)
-    with pytest.raises(nki.Unsupported, match="tensor_tensor_scan"):
-        nki.simulate_kernel(k, np.zeros((4, 4), np.float32))
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nisa.tensor_tensor_scan(nl.load(a), nl.load(a), 0.0, nl.multiply, nl.add))
+        return out
+    np.testing.assert_array_equal(nki.simulate_kernel(k, np.zeros((4, 4), np.float32)), np.zeros((4, 4)))

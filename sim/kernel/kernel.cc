@@ -56,6 +56,7 @@ const NameEntry<Opcode> kOpcodes[] = {
     {"iota", Opcode::kIota},
     {"partition_reduce", Opcode::kPartitionReduce},
     {"wait", Opcode::kWait},
+    {"tensor_tensor_scan", Opcode::kTensorTensorScan},
 };
 
 const NameEntry<AluOp> kAluOps[] = {
@@ -94,6 +95,7 @@ constexpr unsigned kOpcodeEngines[kNumOpcodes] = {
     Bit(EngineId::kGpSimd),                                        // iota
     Bit(EngineId::kGpSimd),                                        // partition_reduce
     kAnyEngine,                                                    // wait
+    Bit(EngineId::kVector),                                        // tensor_tensor_scan
 };
 
 constexpr int kApOperands[kNumOpcodes] = {
@@ -109,6 +111,7 @@ constexpr int kApOperands[kNumOpcodes] = {
     1,  // iota
     2,  // partition_reduce
     0,  // wait
+    3,  // tensor_tensor_scan dst, data0, data1
 };
 
 int64_t Product(const std::vector<int64_t>& v, size_t from) {

@@ -47,8 +47,9 @@ enum class Opcode : uint8_t {
   kIota,            // gpsimd: dst[p, i] = base + p * partition_step + i * free_step
   kPartitionReduce, // gpsimd: dst[0 or every partition, F] = reduce over partitions of src0
   kWait,            // any engine: wait for semaphores only (EVENT_SEMAPHORE)
+  kTensorTensorScan,  // vector: dst[:, i] = (src0[:, i] <alu0> dst[:, i-1]) <alu1> src1[:, i], scalar0 for i = 0
 };
-constexpr int kNumOpcodes = 12;
+constexpr int kNumOpcodes = 13;
 const char* OpcodeName(Opcode o);  // the text-format name, e.g. "dma_copy", "tensor_tensor"
 bool ParseOpcode(const std::string& s, Opcode* out);
 // Whether engine `e` can execute `o` (dma_copy and wait run anywhere; see

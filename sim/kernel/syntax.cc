@@ -27,6 +27,8 @@ const std::vector<OpcodeSyntax>& Table() {
        {{"base", &I::base}, {"partition_step", &I::partition_step}, {"free_step", &I::free_step}}},
       {"DST, SRC", {{"op", &I::reduce, true}, {"broadcast", &I::broadcast}}},  // partition_reduce
       {"", {}},                                                              // wait
+      {"DST, DATA0, DATA1",                                                  // tensor_tensor_scan
+       {{"op0", &I::alu0, true}, {"op1", &I::alu1, true}, {"initial", &I::scalar0, true}}},
   };
   return table;
 }

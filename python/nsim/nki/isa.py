@@ -82,12 +82,12 @@ def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None):
     return out
 
 
-def _scalar_operand(x, like):
+def _scalar_operand(x, like, what="tensor_scalar operand"):
     if isinstance(x, (int, float)) and not isinstance(x, bool):
         return float(x)
-    x = nl._tile(x, "tensor_scalar operand")
+    x = nl._tile(x, what)
     if x.partitions != like.partitions or x.free_elements != 1:
-        fail("tensor_scalar operand must be a number or a [%d, 1] column, got %s" % (like.partitions, x.shape))
+        fail("%s must be a number or a [%d, 1] column, got %s" % (what, like.partitions, x.shape))
     return x
 
 
@@ -166,8 +166,23 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, **kwargs):
     prog.emit(engine, "dma_copy", dst, [src], attrs)
 
 
-def tensor_tensor_scan(*args, **kwargs):
-    fail("nisa.tensor_tensor_scan is not supported: the simulator's ISA has no scan instruction yet", Unsupported)
+def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None, mask=None,
+                       **kwargs):
+    """A scan along the free axis on VectorE, one chain per partition:
+    result[:, i] = op1(op0(data0[:, i], result[:, i-1]), data1[:, i]), result[:, -1] = initial
+    (a number or a [P, 1] column). The carried value stays fp32 inside the engine."""
+    nl._no_mask(mask, "nisa.tensor_tensor_scan")
+    _no_options(kwargs, "tensor_tensor_scan")
+    if reverse0 or reverse1:
+        fail("tensor_tensor_scan reverse operands are not supported", Unsupported)
+    a, b = nl._tile(data0, "tensor_tensor_scan"), nl._tile(data1, "tensor_tensor_scan")
+    if a.partitions != b.partitions or a.free_elements != b.free_elements:
+        fail("tensor_tensor_scan: shapes %s and %s differ" % (a.shape, b.shape))
+    attrs = [("op0", _lookup(_ALU, op0, "tensor_tensor_scan")), ("op1", _lookup(_ALU, op1, "tensor_tensor_scan")),
+             ("initial", _scalar_operand(initial, a, "tensor_tensor_scan initial"))]
+    out = nl._new(nl._tile_shape(a), _dt.of(dtype) or _dt.result_type(a.dtype, b.dtype), "scan")
+    current().emit("vector", "tensor_tensor_scan", out, [a, b], attrs)
+    return out
 
 
 for _name in ("affine_select", "bn_stats", "bn_aggr", "local_gather", "range_select", "select_reduce",

@@ -14,6 +14,7 @@ from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
 from .errors import KernelError
 from .program import Program
+from .spmd import grid_size, normalize_grid, text_difference
 from .views import HbmTensor
 
 
@@ -30,30 +31,63 @@ class Traced:
 class Kernel:
     """An @nki.jit kernel. Calling it with NumPy arrays simulates it (nki.simulate_kernel)."""
 
-    def __init__(self, fn, num_buffers=None, dma_queues=4):
+    def __init__(self, fn, num_buffers=None, dma_queues=4, grid=None):
         functools.update_wrapper(self, fn)
         self.fn, self.num_buffers, self.dma_queues = fn, num_buffers, dma_queues
+        self.grid = grid  # None: one program on one core; else the SPMD launch grid (kernel[grid])
 
     def __call__(self, *args, **kwargs):
         return simulate_kernel(self, *args, **kwargs)
 
-    def trace(self, args, kwargs, config="trn2", overrides=()):
+    def __getitem__(self, grid):
+        """kernel[4](args) / kernel[2, 2](args): an SPMD launch, one program per NeuronCore of a chip."""
+        if self.grid is not None:
+            raise KernelError("kernel '%s' already has the launch grid %s" % (self.fn.__name__, self.grid))
+        return Kernel(self.fn, self.num_buffers, self.dma_queues, normalize_grid(grid))
+
+    def trace_grid(self, args, kwargs, config="trn2", overrides=()):
+        """Traces every program of the grid; their texts must agree (program_id only in indices)."""
+        grid = self.grid or (1,)
+        info = _core.core().config_info(config, list(overrides))
+        n = grid_size(grid)
+        if n > info["chip_cores"]:
+            raise KernelError("kernel '%s' launched on a grid %s of %d programs: config '%s' has %d NeuronCores "
+                              "per chip (chip.cores)" % (self.fn.__name__, grid, n, info["name"], info["chip_cores"]))
+        first = self.trace(args, kwargs, config, overrides)
+        for program in range(1, n):
+            try:
+                other = self.trace(args, kwargs, config, overrides, program)
+            except KernelError as e:  # e.g. an index out of bounds for this program only
+                e.message = "program %d of grid %s: %s" % (program, grid, e.message)
+                e.args = (e._text(),)
+                raise
+            if other.text != first.text:
+                line, a, b = text_difference(first.text, other.text)
+                raise KernelError(
+                    "kernel '%s': program %d traces to a different kernel than program 0 (line %d: %r vs %r): "
+                    "nl.program_id may only enter index arithmetic (+ - * // %%), not Python control flow, shapes "
+                    "or instruction options" % (self.fn.__name__, program, line, a.strip(), b.strip()),
+                    other.where.get(line) or first.where.get(line))
+        return first
+
+    def trace(self, args, kwargs, config="trn2", overrides=(), program=0):
         info = _core.core().config_info(config, list(overrides))
         if not 1 <= self.dma_queues <= info["dma_queues"]:
             raise KernelError("nki.jit(dma_queues=%d): %s has DMA queues 0..%d"
                               % (self.dma_queues, info["name"], info["dma_queues"] - 1))
-        traced = self._trace(args, kwargs, info, {})
+        traced = self._trace(args, kwargs, info, {}, program)
         plan = shrink_plan(traced.program)
         if plan:  # the automatic double buffering does not fit: retrace with fewer buffers
-            traced = self._trace(args, kwargs, info, plan)
+            traced = self._trace(args, kwargs, info, plan, program)
         traced.program.drop_removed()
         check_capacity(traced.program)
         semaphores = add_semaphores(traced.program.instrs, info["semaphores"])
         traced.text, traced.where = kernel_text(traced.program, semaphores)
         return traced
 
-    def _trace(self, args, kwargs, info, site_buffers):
-        program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues, site_buffers)
+    def _trace(self, args, kwargs, info, site_buffers, program_index=0):
+        program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues, site_buffers,
+                          self.grid or (1,), program_index)
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
         inputs, call_args = {}, {}
 
@@ -125,16 +159,25 @@ def _as_kernel(kernel):
 
 def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only=False):
     kernel = _as_kernel(kernel)
-    traced = kernel.trace(args, kwargs, config, overrides)
+    traced = kernel.trace_grid(args, kwargs, config, overrides) if kernel.grid else kernel.trace(
+        args, kwargs, config, overrides)
     if emit:
         with open(emit, "w") as f:
             f.write(traced.text)
     core = _core.core()
     inputs = {name: np.ascontiguousarray(arr, dtype=dt.np_dtype).tobytes() for name, (arr, dt) in traced.inputs.items()}
+    outputs = [t.decl.name for t in traced.outputs]
     try:
-        raw = core.run(traced.text, traced.program.name + ".nk", config, list(overrides), inputs,
-                       [t.decl.name for t in traced.outputs], os.path.abspath(profile_dir) if profile_dir else "",
-                       timing_only=timing_only)
+        if kernel.grid:
+            if timing_only:
+                raise NotImplementedError("timing_only is not supported for SPMD grids (kernel[grid]) yet")
+            raw = core.run_grid(traced.text, traced.program.name + ".nk", config, list(overrides), inputs, outputs,
+                                grid_size(kernel.grid))
+            if profile_dir:
+                _write_grid_files(profile_dir, traced, raw)
+        else:
+            raw = core.run(traced.text, traced.program.name + ".nk", config, list(overrides), inputs, outputs,
+                           os.path.abspath(profile_dir) if profile_dir else "", timing_only=timing_only)
     except core.SimError as e:
         raise _kernel_error(str(e), traced) from None
     if timing_only:  # no values were computed: nothing to return or write back
@@ -154,15 +197,47 @@ def simulate_kernel(kernel, *args, config="trn2", overrides=(), **kwargs):
     return _run(kernel, args, kwargs, config, overrides, None, None)[2]
 
 
+class GridBenchmarkResult:
+    """nki.benchmark of an SPMD launch (kernel[grid]): the chip's device time (the slowest
+    core's) and, per program, its core and figures (`nsim run --grid --json`)."""
+
+    def __init__(self, traced, raw, outputs, config, grid):
+        self.device_time_ns = raw["device_time_ns"]
+        self.device_time_us = self.device_time_ns / 1000.0
+        self.outputs = outputs
+        self.summary = json.loads(raw["report"])
+        # per program: {"program", "core", "home_hbm_stack", "report": {"device_time_ns", "utilization", ...}}
+        self.cores = self.summary["cores"]
+        self.kernel_text = traced.text
+        self.grid = grid
+        self.config = config
+
+    def __repr__(self):
+        return "GridBenchmarkResult(grid=%s, device_time_us=%.3f)" % (self.grid, self.device_time_us)
+
+
 def benchmark(kernel, *args, config="trn2", overrides=(), out_dir=None, emit=None, timing_only=False, **kwargs):
     """Runs the kernel; returns a BenchmarkResult (device_time_us, outputs, summary).
     out_dir gets what `nsim run --out` writes: trace.json, summary.{json,txt}, report.html,
     instructions.csv and <hash>.neff/.ntff;
     emit="k.nk" writes the kernel text that `nsim run k.nk` replays;
     timing_only=True times the kernel without computing values (`nsim run --timing-only`):
-    the same device time, records and files, much faster; outputs is then None."""
+    the same device time, records and files, much faster; outputs is then None.
+    kernel[grid]: an SPMD launch on one chip; returns a GridBenchmarkResult, and out_dir gets
+    the kernel text and grid.json (the report of `nsim run k.nk --grid N --json`)."""
     traced, raw, outputs = _run(kernel, args, kwargs, config, overrides, out_dir, emit, timing_only)
+    grid = getattr(kernel, "grid", None)
+    if grid:
+        return GridBenchmarkResult(traced, raw, outputs, config, grid)
     return BenchmarkResult(traced, raw, outputs, config)
+
+
+def _write_grid_files(out_dir, traced, raw):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, traced.program.name + ".nk"), "w") as f:
+        f.write(traced.text)
+    with open(os.path.join(out_dir, "grid.json"), "w") as f:
+        f.write(json.dumps(json.loads(raw["report"]), indent=2) + "\n")
 
 
 def _hbm_leaves(result):

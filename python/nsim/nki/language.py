@@ -9,6 +9,7 @@ import builtins
 import math
 
 from . import dtypes as _dt
+from . import spmd as _spmd
 from .dtypes import bfloat16, float16, float32, int32  # noqa: F401  (NKI names)
 from .errors import Unsupported, fail
 from .program import ParDim, current
@@ -96,12 +97,34 @@ def static_range(*args):
     return _loop(range(*args))
 
 
-def program_id(axis=0):
-    fail("nl.program_id: multi-core (SPMD) kernels need the chip model (issue 10), not available yet", Unsupported)
+def program_id(axis):
+    """The index of this program along `axis` of the launch grid (kernel[grid](...)).
+    Outside a grid launch a kernel is program 0 of a grid of 1."""
+    prog = current()
+    if isinstance(axis, bool) or not isinstance(axis, int) or not 0 <= axis < len(prog.grid):
+        fail("nl.program_id(%r): the launch grid %s has axes 0..%d" % (axis, prog.grid, len(prog.grid) - 1))
+    return _spmd.program_index(prog.grid, prog.program, axis)
 
 
-def num_programs(axis=None):
-    fail("nl.num_programs: multi-core (SPMD) kernels need the chip model (issue 10), not available yet", Unsupported)
+def num_programs(axes=None):
+    """Programs along `axes` (an int or a tuple; None: all) of the launch grid."""
+    grid = current().grid
+    if axes is None:
+        axes = tuple(range(len(grid)))
+    for a in (axes if isinstance(axes, (tuple, list)) else (axes,)):
+        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < len(grid):
+            fail("nl.num_programs(%r): the launch grid %s has axes 0..%d" % (axes, grid, len(grid) - 1))
+    if isinstance(axes, int):
+        axes = (axes,)
+    n = math.prod(grid[a] for a in axes)
+    if len(grid) == 1:
+        return _spmd.ProgramIndex(n, "num_programs")
+    return n
+
+
+def program_ndim():
+    """The number of axes of the launch grid."""
+    return len(current().grid)
 
 
 # ------------------------------------------------------------------ helpers

@@ -38,8 +38,9 @@ class Instr:
 
 
 class Program:
-    def __init__(self, name, info, num_buffers=None, dma_queues=4, site_buffers=None):
+    def __init__(self, name, info, num_buffers=None, dma_queues=4, site_buffers=None, grid=(1,), program=0):
         self.name = _identifier(name)
+        self.grid, self.program = grid, program  # SPMD launch grid and the program being traced (spmd.py)
         self.info = info                      # config limits (_nsim_core.config_info)
         self.num_buffers = num_buffers        # per loop-local tile, unless overridden; None: automatic
         self.site_buffers = site_buffers or {}  # automatic choices made to fit capacity (allocation.py)

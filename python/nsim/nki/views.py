@@ -194,7 +194,9 @@ class View:
         if self.pdim is not None:
             dims = [dims[self.pdim]] + [d for i, d in enumerate(dims) if i != self.pdim]
         dims = [d for i, d in enumerate(dims) if d[1] != 1 or (self.pdim is not None and i == 0)] or [[1, 1]]
-        return "%s.ap(%d, [%s])" % (self.decl.name, self.offset,
+        # An offset computed from nl.program_id is written as its expression (spmd.py).
+        offset = getattr(self.offset, "expr", None) or "%d" % self.offset
+        return "%s.ap(%s, [%s])" % (self.decl.name, offset,
                                     ", ".join("[%d, %d]" % (s, n) for s, n in dims))
 
 

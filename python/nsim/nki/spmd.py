@@ -1,0 +1,139 @@
+"""SPMD launch: `kernel[grid](args)` runs the kernel as one program per
+NeuronCore of a chip, as NKI does.
+
+The grid's programs are numbered 0..N-1 row-major over the grid's axes; the
+kernel language has one `program_id` (docs/kernel-format.md "SPMD"), so
+`nl.program_id(axis)` of a multi-axis grid is an expression of it. While
+tracing program i, nl.program_id returns a `ProgramIndex`: an int holding
+the value for program i that also carries the .nk expression computing it
+(`program_id * 128`). Index arithmetic keeps the expression, so access
+patterns are emitted with it and the one kernel text serves every program.
+The kernel is traced once per program and the texts must agree: anything
+else depending on program_id (a Python `if`, a shape) is an error.
+"""
+import math
+
+from .errors import KernelError
+
+
+def normalize_grid(grid, what="kernel[...]"):
+    """A grid as a tuple of positive ints: kernel[4], kernel[2, 2], kernel[(2, 2)]."""
+    grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+    if not grid or any(isinstance(g, bool) or not isinstance(g, int) or g < 1 for g in grid):
+        raise KernelError("%s: the launch grid must be positive integers, got %r" % (what, grid))
+    return grid
+
+
+def grid_size(grid):
+    return math.prod(grid)
+
+
+def _expr(x):
+    return x.expr if isinstance(x, ProgramIndex) else str(int(x))
+
+
+class ProgramIndex(int):
+    """An integer of the program being traced, with the .nk expression that computes it."""
+
+    def __new__(cls, value, expr):
+        obj = int.__new__(cls, value)
+        obj.expr = expr
+        return obj
+
+    def _combine(self, other, op, value, reverse=False):
+        if isinstance(other, bool) or not isinstance(other, int):
+            return NotImplemented
+        a, b = (other, self) if reverse else (self, other)
+        return ProgramIndex(value, "(%s %s %s)" % (_expr(a), op, _expr(b)))
+
+    def __add__(self, o):
+        if isinstance(o, int) and not isinstance(o, (bool, ProgramIndex)) and o == 0:
+            return self
+        return self._combine(o, "+", int(self) + int(o)) if isinstance(o, int) else NotImplemented
+
+    def __radd__(self, o):
+        if isinstance(o, int) and not isinstance(o, bool) and o == 0:
+            return self
+        return self._combine(o, "+", int(o) + int(self), True) if isinstance(o, int) else NotImplemented
+
+    def __sub__(self, o):
+        if isinstance(o, int) and not isinstance(o, (bool, ProgramIndex)) and o == 0:
+            return self
+        return self._combine(o, "-", int(self) - int(o)) if isinstance(o, int) else NotImplemented
+
+    def __rsub__(self, o):
+        return self._combine(o, "-", int(o) - int(self), True) if isinstance(o, int) else NotImplemented
+
+    def __mul__(self, o):
+        if isinstance(o, int) and not isinstance(o, (bool, ProgramIndex)) and o == 1:
+            return self
+        return self._combine(o, "*", int(self) * int(o)) if isinstance(o, int) else NotImplemented
+
+    def __rmul__(self, o):
+        if isinstance(o, int) and not isinstance(o, bool) and o == 1:
+            return self
+        return self._combine(o, "*", int(o) * int(self), True) if isinstance(o, int) else NotImplemented
+
+    def _divide(self, other, op, reverse=False):
+        if isinstance(other, bool) or not isinstance(other, int):
+            return NotImplemented
+        a, b = (int(other), int(self)) if reverse else (int(self), int(other))
+        if b == 0:
+            raise ZeroDivisionError("integer division or modulo by zero")
+        value = a // b if op == "/" else a % b
+        if a < 0 or b < 0:
+            # .nk divides truncating, Python floors; they agree on non-negative operands only. Ceil idioms
+            # like -(-x // y) get the plain number: should it reach an index, the programs' texts differ.
+            return value
+        return self._combine(other, op, value, reverse)
+
+    def __floordiv__(self, o):
+        return self._divide(o, "/")
+
+    def __rfloordiv__(self, o):
+        return self._divide(o, "/", True)
+
+    def __mod__(self, o):
+        return self._divide(o, "%")
+
+    def __rmod__(self, o):
+        return self._divide(o, "%", True)
+
+    def __neg__(self):
+        return ProgramIndex(-int(self), "(0 - %s)" % self.expr)
+
+    def __pos__(self):
+        return self
+
+    def __index__(self):
+        return int(self)
+
+    def __hash__(self):
+        return int.__hash__(self)
+
+    def __repr__(self):  # prints as the plain number (shapes, messages); the expression is .expr
+        return int.__repr__(int(self))
+
+    __str__ = __repr__
+
+
+def program_index(grid, program, axis):
+    """nl.program_id(axis) of program `program` (row-major over `grid`)."""
+    inner = math.prod(grid[axis + 1:])
+    value = program // inner % grid[axis]
+    expr = "program_id"
+    if inner > 1:
+        expr = "(%s / %d)" % (expr, inner)
+    if axis > 0:
+        expr = "(%s %% %d)" % (expr, grid[axis])
+    return ProgramIndex(value, expr)
+
+
+def text_difference(a, b):
+    """The first line (1-based) where two kernel texts differ, with both versions."""
+    la, lb = a.splitlines(), b.splitlines()
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            return i + 1, x, y
+    n = min(len(la), len(lb))
+    return n + 1, (la[n] if n < len(la) else "<end>"), (lb[n] if n < len(lb) else "<end>")

@@ -1,0 +1,78 @@
+// VectorE tensor_tensor_scan (nki.isa.tensor_tensor_scan): a running
+// combination along the free axis, one independent chain per partition:
+//   dst[p, 0] = op1(op0(src0[p, 0], initial[p]), src1[p, 0])
+//   dst[p, i] = op1(op0(src0[p, i], dst[p, i-1]), src1[p, i])
+// over the free elements in row-major order. `initial` is an immediate or a
+// [P, 1] column (scalar0). The carried value stays fp32 inside the engine
+// (VectorE computes in fp32 and casts on write); dst gets the rounded result.
+// Text form: `vector: tensor_tensor_scan DST, DATA0, DATA1 op0=.. op1=.. initial=..`
+#include <algorithm>
+
+#include "sim/isa/common.h"
+
+namespace nsim {
+namespace isa {
+namespace {
+
+bool IsArithmetic(AluOp op) { return op != AluOp::kNone && op != AluOp::kBypass; }
+
+void ValidateScan(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "data0");
+  RequireOnChip(k, in, in.src1, "data1");
+  RequireSameShape(k, in, in.dst, "dst", in.src0, "data0");
+  RequireSameShape(k, in, in.dst, "dst", in.src1, "data1");
+  if (!IsArithmetic(in.alu0)) Fail(k, in, "needs op0=add|subtract|multiply|max|min|divide|pow");
+  if (!IsArithmetic(in.alu1)) Fail(k, in, "needs op1=add|subtract|multiply|max|min|divide|pow");
+  RequireColumn(k, in, in.scalar0, "initial", in.src0);
+}
+
+double ScanAluFactor(AluOp op, const VectorEngineParams& v) {
+  return (op == AluOp::kDivide || op == AluOp::kPow) ? v.reciprocal_factor : 1.0;
+}
+
+// S11 (nki.isa docs v2.2x, "Estimated instruction cost" of tensor_tensor_scan):
+// max(MIN_II, 2N) VectorE cycles, N = free elements per partition. The 2 is
+// the config's two-input factor (vector.two_input_factor, the same S11 2N of
+// tensor_tensor off its fast path); no performance mode is documented for the
+// scan, so none applies. divide/pow cost as elsewhere on VectorE.
+InstrCost CostScan(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+  const VectorEngineParams& v = c.vector;
+  const double factor = std::max(ScanAluFactor(in.alu0, v), ScanAluFactor(in.alu1, v));
+  double work = static_cast<double>(in.src0.FreeElements()) * v.two_input_factor * factor;
+  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1}) {
+    if (StridePenalty(k, *ap, v.stride_penalty_bytes)) {
+      work *= 2;
+      break;
+    }
+  }
+  return EngineCost(v, work);
+}
+
+void ExecScan(ExecContext& ctx, const Instruction& in) {
+  std::vector<float>& a = ctx.Read(in.src0, 0);
+  const std::vector<float>& b = ctx.Read(in.src1, 1);
+  const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
+  std::vector<float>& initial = ctx.buf[3];
+  ScalarValues(ctx, in.scalar0, parts, 2, &initial);
+  for (int64_t p = 0; p < parts; ++p) {
+    float carry = initial[p];
+    float* row = &a[p * per];
+    const float* other = &b[p * per];
+    for (int64_t i = 0; i < per; ++i) {
+      carry = ApplyAlu(in.alu1, ApplyAlu(in.alu0, row[i], carry), other[i]);
+      row[i] = carry;
+    }
+  }
+  ctx.Write(in.dst, a);
+}
+
+// Two ALU operations per element.
+int64_t ScanFlops(const Kernel&, const Instruction& in) { return 2 * in.dst.NumElements(); }
+
+SIM_REGISTER_OPCODE(tensor_tensor_scan, {Opcode::kTensorTensorScan, "tensor_tensor_scan", "TENSOR_TENSOR_SCAN",
+                                         EngineBit(EngineId::kVector), ValidateScan, CostScan, ExecScan, ScanFlops});
+
+}  // namespace
+}  // namespace isa
+}  // namespace nsim

@@ -12,7 +12,7 @@ seconds=600
 if [ "${1:-}" = "--smoke" ]; then seconds=20; shift; elif [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(kernel_parser config_loader load_and_run)
-bazel build --config=fuzz $(printf '//fuzz:%s_fuzzer ' "${targets[@]}")
+bazel build --config=fuzz --symlink_prefix=/ $(printf '//fuzz:%s_fuzzer ' "${targets[@]}")
 bin="$(bazel info --config=fuzz bazel-bin)/fuzz"
 export NSIM_CONFIG_DIR="$PWD/configs"  # config_loader inputs inherit the shipped parts by name
 export ASAN_OPTIONS="detect_stack_use_after_return=0:detect_leaks=0:halt_on_error=1"

@@ -20,7 +20,7 @@ namespace {
 struct Flags {
   std::string kernel_file, config = "trn2", out_dir;
   std::vector<std::string> configs, overrides;
-  bool json = false, records = false, save_tensors = false, timing_only = false;
+  bool json = false, records = false, save_tensors = false, timing_only = false, allow_races = false;
   int grid = 0;  // --grid N: N SPMD programs on one chip (0: the single-core run)
 };
 
@@ -41,6 +41,7 @@ int Run(const Flags& f) {
   const Kernel kernel = LoadKernelFile(cli::InputFile("KERNEL_FILE", f.kernel_file));
   Device device(config);
   device.set_timing_only(f.timing_only);
+  device.set_allow_races(f.allow_races);
   const ExecutionResult result = device.Execute(kernel);
   const RunDescriptionInput about{"nsim run", f.kernel_file};
   if (!f.out_dir.empty()) {
@@ -77,6 +78,7 @@ int Compare(const Flags& f) {
   for (const std::string& c : f.configs) {
     Device device(Config(c, f.overrides));
     device.set_timing_only(f.timing_only);
+    device.set_allow_races(f.allow_races);
     results.push_back(device.Execute(kernel));
   }
   const std::vector<CompareRow> rows = CompareRows(results[0], results[1]);
@@ -92,6 +94,12 @@ int Compare(const Flags& f) {
 
 void AddConfigFlags(CLI::App* cmd, Flags& f) {
   cmd->add_option("--set", f.overrides, "override a config value, KEY=VALUE (repeatable), e.g. vector.freq=2.24GHz");
+}
+
+// Races between engines and DMA transfers fail a run by default (README "Robustness").
+void AddAllowRacesFlag(CLI::App* cmd, Flags& f) {
+  cmd->add_flag("--allow-races", f.allow_races,
+                "report data races between engines and DMA transfers as warnings instead of failing the run");
 }
 
 void AddTimingOnlyFlag(CLI::App* cmd, Flags& f) {
@@ -114,6 +122,7 @@ int Main(int argc, char** argv) {
   run->add_option("--grid", f.grid, "run N SPMD programs (program_id 0..N-1) on cores 0..N-1 of one chip")
       ->check(CLI::Range(1, 1024));
   AddTimingOnlyFlag(run, f);
+  AddAllowRacesFlag(run, f);
   CLI::App* config = app.add_subcommand("config", "print the fully resolved config");
   config->add_option("--config", f.config, "config name under configs/ or a YAML path (default trn2)");
   AddConfigFlags(config, f);
@@ -123,6 +132,7 @@ int Main(int argc, char** argv) {
   AddConfigFlags(compare, f);
   compare->add_flag("--json", f.json, "print the comparison as JSON");
   AddTimingOnlyFlag(compare, f);
+  AddAllowRacesFlag(compare, f);
   return cli::Run(app, argc, argv, [&]() -> int {
     if (run->parsed()) {
       if (f.save_tensors && f.out_dir.empty()) throw cli::UsageError("--save-tensors needs --out DIR");

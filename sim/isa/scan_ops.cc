@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "sim/isa/common.h"
+#include "sim/isa/value_kernels.h"
 
 namespace nsim {
 namespace isa {
@@ -50,20 +51,11 @@ InstrCost CostScan(const Kernel& k, const Instruction& in, const HardwareConfig&
 }
 
 void ExecScan(ExecContext& ctx, const Instruction& in) {
-  std::vector<float>& a = ctx.Read(in.src0, 0);
-  const std::vector<float>& b = ctx.Read(in.src1, 1);
+  ScratchFloats& a = ctx.Read(in.src0, 0);
+  const ScratchFloats& b = ctx.Read(in.src1, 1);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
-  std::vector<float>& initial = ctx.buf[3];
-  ScalarValues(ctx, in.scalar0, parts, 2, &initial);
-  for (int64_t p = 0; p < parts; ++p) {
-    float carry = initial[p];
-    float* row = &a[p * per];
-    const float* other = &b[p * per];
-    for (int64_t i = 0; i < per; ++i) {
-      carry = ApplyAlu(in.alu1, ApplyAlu(in.alu0, row[i], carry), other[i]);
-      row[i] = carry;
-    }
-  }
+  const float* initial = ScalarValues(ctx, in.scalar0, parts, 2);
+  for (int64_t p = 0; p < parts; ++p) ScanRow(in.alu0, in.alu1, &a[p * per], &b[p * per], initial[p], per);
   ctx.Write(in.dst, a);
 }
 

@@ -57,6 +57,15 @@ void AluVector(AluOp op, float* a, const float* b, int64_t n) {
   });
 }
 
+void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n) {
+  WithAlu(op0, [&](auto f0) {
+    WithAlu(op1, [&](auto f1) {
+      float carry = initial;
+      for (int64_t i = 0; i < n; ++i) a[i] = carry = f1(f0(a[i], carry), b[i]);
+    });
+  });
+}
+
 void AluScalar(AluOp op, float* a, float s, int64_t n) {
   WithAlu(op, [&](auto f) {
     for (int64_t i = 0; i < n; ++i) a[i] = f(a[i], s);

@@ -23,6 +23,9 @@ void ActivateRow(ActFunc f, float* row, float scale, float bias, int64_t n);
 float ReduceRow(ReduceOp op, const float* row, int64_t n);
 // Sum of row[0..n), left to right.
 float SumRow(const float* row, int64_t n);
+// The running scan of tensor_tensor_scan over one row, carried in fp32:
+// carry = op1(op0(a[i], carry), b[i]); a[i] = carry, from carry = initial.
+void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n);
 
 }  // namespace isa
 }  // namespace nsim

@@ -10,11 +10,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
 #include "sim/model/execution_result.h"
 #include "sim/model/hbm.h"
+#include "sim/model/run_progress.h"
 
 namespace nsim {
 
@@ -57,6 +59,10 @@ class Device {
   void set_timing_only(bool on) { timing_only_ = on; }
   bool timing_only() const { return timing_only_; }
 
+  // Called while an execution simulates, every kProgressSlicePs of simulated
+  // time (model/run_progress.h); results are the same with or without it.
+  void set_progress(ProgressFn progress) { progress_ = std::move(progress); }
+
  private:
   HardwareConfig config_;
   uint64_t config_hash_;
@@ -64,6 +70,7 @@ class Device {
   std::unique_ptr<class OnChipMemory> onchip_;
   bool allow_races_ = false;
   bool timing_only_ = false;
+  ProgressFn progress_;
 };
 
 }  // namespace nsim

@@ -58,7 +58,33 @@ void CheckFits(const HardwareConfig& config, const std::vector<CoreRun>& runs) {
 
 }  // namespace
 
-std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, const std::vector<CoreRun>& runs) {
+namespace {
+
+// Runs the started launch until no events remain, reporting progress between
+// slices of simulated time when asked. Exit on starvation: time stops at the
+// last event, exactly where one uninterrupted sc_start() would stop.
+void Simulate(const std::vector<CoreRun>& runs, const std::vector<ExecutionResult>& results,
+              const ProgressFn& progress) {
+  if (!progress) {
+    sc_core::sc_start();
+    return;
+  }
+  RunProgress p;
+  for (const CoreRun& r : runs) p.instructions_total += static_cast<int64_t>(r.kernel->kernel().NumInstructions());
+  const Picos start = Now();
+  while (sc_core::sc_pending_activity()) {
+    sc_core::sc_start(Ps(kProgressSlicePs), sc_core::SC_EXIT_ON_STARVATION);
+    p.simulated = Now() - start;
+    p.instructions_done = 0;
+    for (const ExecutionResult& r : results) p.instructions_done += static_cast<int64_t>(r.instructions.size());
+    progress(p);
+  }
+}
+
+}  // namespace
+
+std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, const std::vector<CoreRun>& runs,
+                                              const ProgressFn& progress) {
   std::lock_guard<std::mutex> lock(mutex_);
   CheckFits(config, runs);
   Modules& m = *modules_;
@@ -93,7 +119,7 @@ std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, cons
     for (int s : r.tensor_stack) run.tensor_stack.push_back(s < 0 ? nullptr : m.stacks.at(s).get());
   }
   for (size_t i = 0; i < runs.size(); ++i) m.cores[runs[i].core]->Start(&states[i]);
-  sc_core::sc_start();
+  Simulate(runs, results, progress);
   std::string deadlock;
   bool stuck = false;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -121,12 +147,13 @@ std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, cons
   return results;
 }
 
-ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& kernel, ExecContext& ctx) {
+ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& kernel, ExecContext& ctx,
+                             const ProgressFn& progress) {
   CoreRun run;
   run.kernel = &kernel;
   run.ctx = &ctx;
   for (const TensorDecl& t : kernel.kernel().tensors) run.tensor_stack.push_back(t.space == MemSpace::kHbm ? 0 : -1);
-  return std::move(RunGrid(config, {run})[0]);
+  return std::move(RunGrid(config, {run}, progress)[0]);
 }
 
 }  // namespace nsim

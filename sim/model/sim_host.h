@@ -12,6 +12,7 @@
 
 #include "sim/model/execution_result.h"
 #include "sim/model/loaded_kernel.h"
+#include "sim/model/run_progress.h"
 
 namespace nsim {
 
@@ -34,9 +35,12 @@ class SimHost {
   // Runs every core's kernel to completion, all starting now, and returns one
   // result per run (times relative to the common start). Throws SimError on
   // a deadlock or on an error raised while executing (the first, in core order).
-  std::vector<ExecutionResult> RunGrid(const HardwareConfig& config, const std::vector<CoreRun>& runs);
+  // `progress`, when set, is called every kProgressSlicePs of simulated time.
+  std::vector<ExecutionResult> RunGrid(const HardwareConfig& config, const std::vector<CoreRun>& runs,
+                                       const ProgressFn& progress = {});
   // One kernel on core 0 with every HBM tensor on stack 0.
-  ExecutionResult Run(const HardwareConfig& config, const LoadedKernel& kernel, ExecContext& ctx);
+  ExecutionResult Run(const HardwareConfig& config, const LoadedKernel& kernel, ExecContext& ctx,
+                      const ProgressFn& progress = {});
 
  private:
   SimHost();

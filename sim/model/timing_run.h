@@ -7,6 +7,7 @@
 #include "sim/config/hw_config.h"
 #include "sim/model/execution_result.h"
 #include "sim/model/loaded_kernel.h"
+#include "sim/model/run_progress.h"
 
 namespace nsim {
 
@@ -14,6 +15,6 @@ namespace nsim {
 // `hbm_address` (per tensor, as Device::Execute binds them; empty: all 0)
 // only labels the run: no timing depends on an address.
 ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKernel& kernel,
-                                  const std::vector<uint64_t>& hbm_address = {});
+                                  const std::vector<uint64_t>& hbm_address = {}, const ProgressFn& progress = {});
 
 }  // namespace nsim

@@ -13,6 +13,7 @@ class Progress {
   ~Progress();  // ends the line if anything was shown
   // Shows `status` (e.g. "op_by_op: step 3/8, 12 executions, 1.2 ms simulated").
   void Update(const std::string& status);
+  bool enabled() const { return enabled_; }  // stderr is a terminal
 
  private:
   bool enabled_;

@@ -276,7 +276,9 @@ for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "w
 # ------------------------------------------------------------------ reductions (VectorE)
 def _reduce_view(x, axis, what):
     """x with the reduced (trailing free) axes merged into one innermost dim, and the kept dims."""
-    axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = [axis] if isinstance(axis, int) else list(axis) if isinstance(axis, (tuple, list)) else None
+    if not axes or not all(isinstance(a, int) and -x.ndim <= a < x.ndim for a in axes):
+        fail("nl.%s: axis=%r must be an axis or a tuple of axes of a tile of shape %s" % (what, axis, x.shape))
     axes = sorted(a + x.ndim if a < 0 else a for a in axes)
     if x.pdim in axes:
         fail("nl.%s over the partition dim is not supported: reduce along free axes (or transpose first)" % what,

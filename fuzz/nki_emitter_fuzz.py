@@ -67,6 +67,10 @@ class Bytes:
         """A dimension size: mostly a power of two up to the partitions; 0, odd, huge or too many partitions."""
         return self.choose([1, 2, 4, 8, 16, 32, 64, 128], [0, 3, 7, 129, 256, 1 << 20])
 
+    def tile_size(self):
+        """A size of a tile made by the kernel: also negative, fractional, or not a number."""
+        return self.choose([1, 2, 4, 8, 16, 32, 64, 128], [0, 129, -1, 2.5, "x", None, np.int64(4)])
+
     def bounds(self, size):
         """(start, stop) of a slice of a dim of `size`: mostly inside it; empty, negative or past it."""
         start = self.byte() % max(size, 1)
@@ -83,14 +87,16 @@ UNARY = [nl.exp, nl.tanh, nl.sigmoid, nl.relu, nl.square, nl.silu, nl.gelu, nl.n
 BINARY = [nl.add, nl.subtract, nl.multiply, nl.divide, nl.maximum, nl.minimum, nl.power]
 REDUCE = [nl.sum, nl.max, nl.min, nl.mean]
 SCALARS = [0.0, 1.0, -2.5, 3, 1e30, float("inf"), float("nan"), True, 1e-45]
+HOSTILE_SCALARS = ["x", None, "1.5", np.float32(2)]
 
 
 def host_array(b, shape):
+    """A zero argument of `shape`: a broadcast view, so a huge shape costs no memory (tracing reads no values)."""
     dt = b.choose(DTYPES, HOSTILE_DTYPES)
     if dt == "bf16":
         import ml_dtypes
-        return np.zeros(shape, dtype=np.float32).astype(ml_dtypes.bfloat16)
-    return np.zeros(shape, dtype=dt)
+        dt = ml_dtypes.bfloat16
+    return np.broadcast_to(np.zeros((), dtype=dt), shape)
 
 
 def tile_slice(b, t):
@@ -134,16 +140,18 @@ def step(b, a, tiles, outs):
         tiles.append(nisa.tensor_copy(t, dtype=b.choose([None] + NL_DTYPES, HOSTILE_NL_DTYPES),
                                       engine=b.pick([None, nisa.scalar_engine, nisa.sync_engine])))
     elif kind == 10:
-        tiles.append(nisa.memset((b.size(), b.size()), b.pick(SCALARS), b.choose(NL_DTYPES, HOSTILE_NL_DTYPES)))
+        tiles.append(nisa.memset((b.tile_size(), b.tile_size()), b.choose(SCALARS, HOSTILE_SCALARS),
+                                 b.choose(NL_DTYPES, HOSTILE_NL_DTYPES)))
     elif kind == 11:
         tiles.append(nisa.activation(b.pick(UNARY), t, scale=b.pick(SCALARS),
                                      bias=b.pick([None, u]) if b.byte() % 2 else None))
     elif kind == 12:
-        tiles.append(nl.zeros((b.size(), b.size()), dtype=b.choose(NL_DTYPES, HOSTILE_NL_DTYPES), buffer=b.choose([nl.sbuf, nl.psum], [nl.shared_hbm, None])))
+        tiles.append(nl.zeros((b.tile_size(), b.tile_size()), dtype=b.choose(NL_DTYPES, HOSTILE_NL_DTYPES), buffer=b.choose([nl.sbuf, nl.psum], [nl.shared_hbm, None])))
     elif kind == 13:  # a loop over row blocks of `a` with affine index arithmetic
-        n, rows = b.pick([1, 2, 3, 4]), b.pick([1, 2, 8, 32, 64])
+        n, rows = b.choose([1, 2, 3, 4], [0, -1, 2.5, "x"]), b.pick([1, 2, 8, 32, 64])
         loop = b.pick([nl.affine_range, nl.sequential_range, nl.static_range])
-        out = nl.ndarray((n * rows,) + tuple(a.shape[1:]), dtype=a.dtype, buffer=nl.shared_hbm)
+        out = nl.ndarray((b.choose([n * rows], [n, -1, "x"]),) + tuple(a.shape[1:]), dtype=a.dtype,
+                         buffer=nl.shared_hbm)
         for i in loop(n):
             x = nl.load(a[i * rows:(i + 1) * rows])
             nl.store(out[i * rows:(i + 1) * rows], value=b.pick(UNARY)(x))

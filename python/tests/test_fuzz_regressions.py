@@ -4,10 +4,12 @@ raises the frontend's KernelError (never another exception)."""
 import os
 import sys
 
+import numpy as np
 import pytest
 from nki_testing import ROOT
 
 import nsim.nki as nki
+import nsim.nki.isa as nisa
 import nsim.nki.language as nl
 
 sys.path.insert(0, os.path.join(ROOT, "fuzz"))
@@ -52,3 +54,49 @@ def test_reduce_bad_axis_is_a_kernel_error(axis, rng):
         return out
     with pytest.raises(nki.KernelError, match="axis="):
         k.trace((rng.standard_normal((4, 8)).astype("float32"),), {}, "trn2")
+
+
+BAD_CALLS = {  # each raised TypeError/ValueError/UnboundLocal from inside the frontend before
+    "zeros_int_shape": lambda a: nl.zeros(4, nl.float32),
+    "zeros_float_shape": lambda a: nl.zeros((2.5, 4), nl.float32),
+    "hbm_str_shape": lambda a: nl.ndarray(("x", 4), nl.float32, buffer=nl.shared_hbm),
+    "hbm_negative_shape": lambda a: nl.ndarray((-1, 4), nl.float32, buffer=nl.shared_hbm),
+    "arange_str": lambda a: nl.load(a[nl.arange(0, "x")]),
+    "arange_step_0": lambda a: nl.load(a[nl.arange(0, 2, 0)]),
+    "mgrid_open_stop": lambda a: nl.load(a[nl.mgrid[0:8, :]]),
+    "mgrid_not_a_slice": lambda a: nl.load(a[nl.mgrid[0:8, 3]]),
+    "affine_range_float": lambda a: [nl.load(a) for _ in nl.affine_range(2.5)],
+    "sequential_range_str": lambda a: [nl.load(a) for _ in nl.sequential_range("x")],
+    "static_range_step_0": lambda a: [nl.load(a) for _ in nl.static_range(0, 2, 0)],
+    "memset_str": lambda a: nisa.memset((4, 4), "x", nl.float32),
+    "full_none": lambda a: nl.full((4, 4), None, nl.float32),
+    "dma_queue_str": lambda a: nisa.dma_copy(nl.ndarray((8, 8), nl.float32, buffer=nl.shared_hbm), nl.load(a),
+                                             queue="x"),
+    "reshape_int": lambda a: nl.load(a.reshape(64)),
+    "reshape_negative": lambda a: nl.load(a.reshape((-8, -8))),
+    "num_buffers_str": lambda a: nl.load(a, num_buffers="x"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CALLS))
+def test_bad_call_is_a_kernel_error(name):
+    """Found while fuzzing the emitter: bad arguments are the author's KernelError at their line."""
+    def k(a):
+        BAD_CALLS[name](a)
+        out = nl.ndarray((8, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(a))
+        return out
+    with pytest.raises(nki.KernelError) as e:
+        nki.jit(k).trace((np.zeros((8, 8), np.float32),), {}, "trn2")
+    assert e.value.filename == __file__, e.value  # reported at the kernel's line, not the frontend's
+
+
+def test_numpy_integer_shapes_still_work():
+    @nki.jit
+    def k(a):
+        t = nl.zeros((np.int64(8), np.int32(8)), nl.float32)
+        out = nl.ndarray((np.int64(8), 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.add(nl.load(a), t))
+        return out
+    a = np.ones((8, 8), np.float32)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a)

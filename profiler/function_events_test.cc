@@ -118,7 +118,8 @@ TEST_F(FunctionEventsTest, CompiledRegionOwnsItsDeviceTime) {
   const uint64_t region = Op("Torch-Compiled Region: 0/0", 0, 98 * kUs, 0, OpKind::kCompiledRegion);
   Runtime("nrta_execute_schedule", region, 40 * kUs, 45 * kUs);
   Exec(region, 45 * kUs, 420 * kUs);
-  const EventStats* r = Events().key_averages().Find("Torch-Compiled Region: 0/0");
+  const EventList averaged = Events().key_averages();  // Find points into it: keep it alive
+  const EventStats* r = averaged.Find("Torch-Compiled Region: 0/0");
   ASSERT_NE(r, nullptr);
   EXPECT_FALSE(r->is_user_annotation);
   EXPECT_EQ(r->self_device_time_total, 375 * kUs);

@@ -127,7 +127,7 @@ def memset(shape, value, dtype, engine=None, mask=None):
     nl._no_mask(mask, "nisa.memset")
     engine = _engine(engine, ("vector", "gpsimd"), "vector", "memset")
     out = nl._new(shape, _dt.of(dtype), "memset")
-    current().emit(engine, "memset", out, [], [("value", float(value))])
+    current().emit(engine, "memset", out, [], [("value", nl._fill_value(value, "nisa.memset"))])
     return out
 
 
@@ -162,6 +162,8 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, **kwargs):
         fail("dma_copy: dst has %d elements, src %d" % (dst.num_elements, src.num_elements))
     prog = current()
     engine = _engine(engine, ("sync", "vector", "scalar", "gpsimd", "tensor"), prog.dma_engine(src), "dma_copy")
+    if queue is not None and (isinstance(queue, bool) or not isinstance(queue, int)):  # the range: the simulator's
+        fail("dma_copy: queue=%r must be an integer (a DMA queue of the config)" % (queue,))
     attrs = [("queue", int(queue))] if queue is not None else []
     prog.emit(engine, "dma_copy", dst, [src], attrs)
 

@@ -12,7 +12,7 @@ from . import dtypes as _dt
 from . import spmd as _spmd
 from .dtypes import bfloat16, float16, float32, int32  # noqa: F401  (NKI names)
 from .errors import Unsupported, fail
-from .program import ParDim, current
+from .program import ParDim, current, positive_shape
 from .views import HbmTensor, IndexExpr, Tile
 
 # ------------------------------------------------------------------ buffers
@@ -46,10 +46,22 @@ tile_size = _TileSize()
 
 
 # ------------------------------------------------------------------ index expressions and loops
+def _index_size(start, stop, step, what):
+    """The number of indices start, start+step, ... before stop; a KernelError unless integers, step != 0."""
+    try:
+        size = builtins.max(0, -(-(stop - start) // step))
+    except (TypeError, ZeroDivisionError):
+        size = None
+    if not isinstance(size, int):
+        fail("%s: start, stop and step must be integers (stop given), step not 0; got %r, %r, %r"
+             % (what, start, stop, step))
+    return size
+
+
 def arange(start, stop=None, step=1):
     if stop is None:
         start, stop = 0, start
-    return IndexExpr(start, step, builtins.max(0, -(-(stop - start) // step)))
+    return IndexExpr(start, step, _index_size(start, stop, step, "nl.arange"))
 
 
 class _Grid(tuple):
@@ -65,12 +77,23 @@ class _Grid(tuple):
 class _MGrid:
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
-        exprs = [IndexExpr(s.start or 0, s.step or 1, -(-(s.stop - (s.start or 0)) // (s.step or 1)), axis)
-                 for axis, s in enumerate(key)]
+        exprs = []
+        for axis, s in enumerate(key):
+            if not isinstance(s, slice):
+                fail("nl.mgrid[...]: axis %d is %r, expected a slice start:stop" % (axis, s))
+            start, step = s.start or 0, s.step or 1
+            exprs.append(IndexExpr(start, step, _index_size(start, s.stop, step, "nl.mgrid axis %d" % axis), axis))
         return _Grid(exprs)
 
 
 mgrid = _MGrid()
+
+
+def _range(what, args):
+    try:
+        return range(*args)
+    except (TypeError, ValueError) as e:  # a float, a string, step 0, ...
+        fail("nl.%s%r: %s" % (what, tuple(args), e))
 
 
 def _loop(r):
@@ -84,17 +107,17 @@ def _loop(r):
 
 def affine_range(*args):
     """Iterations without loop-carried dependencies; tiles made inside rotate over N buffers."""
-    return _loop(range(*args))
+    return _loop(_range("affine_range", args))
 
 
 def sequential_range(*args):
     """Iterations that depend on each other (the semaphores order them anyway)."""
-    return _loop(range(*args))
+    return _loop(_range("sequential_range", args))
 
 
 def static_range(*args):
     """Fully unrolled at trace time (every loop is)."""
-    return _loop(range(*args))
+    return _loop(_range("static_range", args))
 
 
 def program_id(axis):
@@ -276,7 +299,9 @@ for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "w
 # ------------------------------------------------------------------ reductions (VectorE)
 def _reduce_view(x, axis, what):
     """x with the reduced (trailing free) axes merged into one innermost dim, and the kept dims."""
-    axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = [axis] if isinstance(axis, int) else list(axis) if isinstance(axis, (tuple, list)) else None
+    if not axes or not all(isinstance(a, int) and -x.ndim <= a < x.ndim for a in axes):
+        fail("nl.%s: axis=%r must be an axis or a tuple of axes of a tile of shape %s" % (what, axis, x.shape))
     axes = sorted(a + x.ndim if a < 0 else a for a in axes)
     if x.pdim in axes:
         fail("nl.%s over the partition dim is not supported: reduce along free axes (or transpose first)" % what,
@@ -374,7 +399,7 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
     """A tensor: in HBM (buffer=nl.shared_hbm/hbm: a kernel output) or an SBUF/PSUM tile."""
     dtype = _dt.of(dtype)
     if buffer in _HBM:
-        return current().hbm_tensor(name or "out", [int(s) for s in shape], dtype)
+        return current().hbm_tensor(name or "out", [int(s) for s in positive_shape(shape, "HBM tensor")], dtype)
     if buffer not in (sbuf, psum):
         fail("unknown buffer %r (use nl.sbuf, nl.psum, nl.shared_hbm)" % (buffer,))
     if buffer == psum and dtype is not float32:
@@ -400,8 +425,18 @@ def ones(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
     return full(shape, 1.0, dtype, buffer, name, num_buffers)
 
 
+def _fill_value(value, what):
+    """A fill value as a float (Python or NumPy numbers), or a KernelError."""
+    try:
+        if isinstance(value, (str, bytes)):  # float("1.5") would parse it: a string is not a number here
+            raise TypeError(value)
+        return float(value)
+    except (TypeError, ValueError):
+        fail("%s: the fill value must be a number, got %r" % (what, value))
+
+
 def _memset(dst, value):
-    return current().emit("vector", "memset", dst, [], [("value", float(value))])
+    return current().emit("vector", "memset", dst, [], [("value", _fill_value(value, "nl.full"))])
 
 
 def _copy_into(dst, src):

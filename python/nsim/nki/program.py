@@ -10,7 +10,7 @@ import re
 
 from .allocation import DEFAULT_BUFFERS
 from .errors import KernelError, fail, user_frames, where
-from .views import Decl, HbmTensor, Tile
+from .views import Decl, HbmTensor, Tile, positive_shape
 
 _current = []
 
@@ -84,9 +84,10 @@ class Program:
         inside an nl loop. Outside nl loops (straight-line code, Python loops)
         every tile gets its own buffer.
         """
-        shape = tuple(shape)
-        if not shape or any(not isinstance(s, int) or s <= 0 for s in shape):
-            fail("tile shape must be positive integers, got %r" % (shape,))
+        shape = positive_shape(shape, "tile")
+        if num_buffers is not None and (isinstance(num_buffers, bool) or not isinstance(num_buffers, int)
+                                        or num_buffers < 1):
+            fail("num_buffers=%r must be a positive integer" % (num_buffers,))
         pdim = next((i for i, s in enumerate(shape) if isinstance(s, ParDim)), 0)
         parts = shape[pdim]
         if parts > self.info["partitions"]:

@@ -8,8 +8,21 @@ are the views kernel code holds; indexing them gives sub-views.
 """
 import functools
 import math
+import operator
 
 from .errors import fail
+
+
+def positive_shape(shape, what):
+    """shape as a tuple of positive integers (int subclasses such as nl.par_dim kept, NumPy
+    integers converted), or a KernelError naming `what`."""
+    try:
+        out = tuple(s if isinstance(s, int) else operator.index(s) for s in shape)
+    except TypeError:  # not iterable, or an entry that is not an integer (float, str, None, ...)
+        out = None
+    if not out or any(isinstance(s, bool) or s <= 0 for s in out):
+        fail("%s shape must be positive integers, got %r" % (what, shape))
+    return out
 
 
 class IndexExpr:
@@ -220,7 +233,7 @@ class HbmTensor(View):
 
     def reshape(self, shape):
         """The same elements in another row-major shape (the view must be contiguous)."""
-        shape = tuple(shape)
+        shape = positive_shape(shape, "reshape of %s:" % self._what())
         if math.prod(shape) != self.num_elements:
             fail("cannot reshape %s of shape %s to %s" % (self._what(), self.shape, shape))
         stride = 1

@@ -1,0 +1,226 @@
+"""Fuzz target for the NKI frontend's IR emitter (README "Robustness").
+
+The fuzzer's bytes pick a small NKI kernel: argument shapes and dtypes, then a
+sequence of steps (sliced loads, loops with index arithmetic, nl and nisa
+calls, tile slices, stores). The kernel is traced to .nk text and checked:
+
+  * tracing succeeds or raises the frontend's KernelError (Unsupported is
+    one): any other exception (AttributeError, IndexError, TypeError, ...) is
+    a frontend bug that would reach a kernel author as a crash;
+  * the emitted text parses with the C++ parser (format_kernel);
+  * format_kernel is a fixed point: formatting its output gives it back.
+
+    python3 fuzz/nki_emitter_fuzz.py [libFuzzer flags] CORPUS_DIR   (atheris)
+    python3 fuzz/nki_emitter_fuzz.py --replay FILE...                (no atheris)
+
+bash fuzz/run.sh nki_emitter runs it; crash inputs are kept in
+fuzz/regressions/nki_emitter/ and python/tests/test_fuzz_regressions.py
+replays them with the seeds of fuzz/nki_emitter_seeds/ (inputs that trace to
+kernels using different instruction sets, found by a seeded random search).
+"""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import contextlib  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+# Fuzzing (not replaying): atheris instruments the frontend's bytecode for coverage.
+_FUZZING = __name__ == "__main__" and "--replay" not in sys.argv
+if _FUZZING:
+    import atheris
+with atheris.instrument_imports(include=["nsim"]) if _FUZZING else contextlib.nullcontext():
+    import nsim.nki as nki
+    import nsim.nki.isa as nisa
+    import nsim.nki.language as nl
+    from nsim import _core
+
+MAX_STEPS = 12  # steps per kernel: small kernels trace fast, so the fuzzer tries many
+
+
+class Bytes:
+    """Reads choices from the fuzzer's bytes; past the end every read is 0 (deterministic)."""
+
+    def __init__(self, data):
+        self.data, self.pos = bytes(data), 0
+
+    def byte(self):
+        b = self.data[self.pos] if self.pos < len(self.data) else 0
+        self.pos += 1
+        return b
+
+    def more(self):
+        return self.pos < len(self.data)
+
+    def pick(self, options):
+        return options[self.byte() % len(options)]
+
+    def choose(self, valid, hostile):
+        """Mostly one of the valid options (so kernels get deep), one time in eight a hostile one."""
+        b = self.byte()
+        return hostile[(b >> 3) % len(hostile)] if b % 8 == 7 else valid[(b >> 3) % len(valid)]
+
+    def size(self):
+        """A dimension size: mostly a power of two up to the partitions; 0, odd, huge or too many partitions."""
+        return self.choose([1, 2, 4, 8, 16, 32, 64, 128], [0, 3, 7, 129, 256, 1 << 20])
+
+    def tile_size(self):
+        """A size of a tile made by the kernel: also negative, fractional, or not a number."""
+        return self.choose([1, 2, 4, 8, 16, 32, 64, 128], [0, 129, -1, 2.5, "x", None, np.int64(4)])
+
+    def bounds(self, size):
+        """(start, stop) of a slice of a dim of `size`: mostly inside it; empty, negative or past it."""
+        start = self.byte() % max(size, 1)
+        stop = start + 1 + self.byte() % max(size - start, 1)
+        return self.choose([(start, stop)], [(stop, start), (-1, size), (0, size + 1), (size, size), (start, None)])
+
+
+DTYPES = [np.float32, "bf16", np.float16, np.int32]
+HOSTILE_DTYPES = [np.float64, np.int8, np.bool_]
+NL_DTYPES = [nl.float32, nl.bfloat16, nl.float16, nl.int32, "float32", np.float32]
+HOSTILE_NL_DTYPES = [nl.uint8, "nope", np.float64, 3]
+UNARY = [nl.exp, nl.tanh, nl.sigmoid, nl.relu, nl.square, nl.silu, nl.gelu, nl.negative, nl.sqrt, nl.rsqrt,
+         nl.reciprocal, nl.log, nl.abs if hasattr(nl, "abs") else nl.exp]
+BINARY = [nl.add, nl.subtract, nl.multiply, nl.divide, nl.maximum, nl.minimum, nl.power]
+REDUCE = [nl.sum, nl.max, nl.min, nl.mean]
+SCALARS = [0.0, 1.0, -2.5, 3, 1e30, float("inf"), float("nan"), True, 1e-45]
+HOSTILE_SCALARS = ["x", None, "1.5", np.float32(2)]
+
+
+def host_array(b, shape):
+    """A zero argument of `shape`: a broadcast view, so a huge shape costs no memory (tracing reads no values)."""
+    dt = b.choose(DTYPES, HOSTILE_DTYPES)
+    if dt == "bf16":
+        import ml_dtypes
+        dt = ml_dtypes.bfloat16
+    return np.broadcast_to(np.zeros((), dtype=dt), shape)
+
+
+def tile_slice(b, t):
+    """t[...] with fuzzed bounds on one or both dims."""
+    shape = t.shape
+    p0, p1 = b.bounds(shape[0])
+    if len(shape) < 2 or b.byte() % 2:
+        return t[p0:p1]
+    f0, f1 = b.bounds(shape[1])
+    return t[p0:p1, f0:f1]
+
+
+def step(b, a, tiles, outs):
+    """One traced step of the kernel: appends new tiles or stores one."""
+    kind = b.byte() % 16
+    t = tiles[b.byte() % len(tiles)]
+    u = tiles[b.byte() % len(tiles)]
+    if kind == 0:
+        p0, p1 = b.bounds(a.shape[0])
+        tiles.append(nl.load(a[p0:p1], dtype=b.choose([None] + NL_DTYPES, HOSTILE_NL_DTYPES)))
+    elif kind == 1:
+        tiles.append(b.pick(UNARY)(t, dtype=b.pick([None, nl.float32, nl.bfloat16])))
+    elif kind == 2:
+        tiles.append(b.pick(BINARY)(t, u if b.byte() % 2 else b.pick(SCALARS)))
+    elif kind == 3:
+        tiles.append(b.pick(REDUCE)(t, axis=b.choose([1, (1,), -1], [0, 2, (0, 1), None, 1.5, "x", (), -3]), keepdims=bool(b.byte() % 2)))
+    elif kind == 4:
+        tiles.append(nl.transpose(t))
+    elif kind == 5:
+        tiles.append(nl.matmul(t, u, transpose_x=bool(b.byte() % 2)))
+    elif kind == 6:
+        tiles.append(tile_slice(b, t))
+    elif kind == 7:
+        tiles.append(nisa.tensor_tensor(t, u, b.pick(BINARY), engine=b.pick([None, nisa.vector_engine,
+                                                                                nisa.gpsimd_engine,
+                                                                                nisa.tensor_engine])))
+    elif kind == 8:
+        tiles.append(nisa.tensor_scalar(t, b.pick(BINARY), b.pick(SCALARS), op1=b.pick([None] + BINARY),
+                                        operand1=b.pick(SCALARS)))
+    elif kind == 9:
+        tiles.append(nisa.tensor_copy(t, dtype=b.choose([None] + NL_DTYPES, HOSTILE_NL_DTYPES),
+                                      engine=b.pick([None, nisa.scalar_engine, nisa.sync_engine])))
+    elif kind == 10:
+        tiles.append(nisa.memset((b.tile_size(), b.tile_size()), b.choose(SCALARS, HOSTILE_SCALARS),
+                                 b.choose(NL_DTYPES, HOSTILE_NL_DTYPES)))
+    elif kind == 11:
+        tiles.append(nisa.activation(b.pick(UNARY), t, scale=b.pick(SCALARS),
+                                     bias=b.pick([None, u]) if b.byte() % 2 else None))
+    elif kind == 12:
+        tiles.append(nl.zeros((b.tile_size(), b.tile_size()), dtype=b.choose(NL_DTYPES, HOSTILE_NL_DTYPES), buffer=b.choose([nl.sbuf, nl.psum], [nl.shared_hbm, None])))
+    elif kind == 13:  # a loop over row blocks of `a` with affine index arithmetic
+        n, rows = b.choose([1, 2, 3, 4], [0, -1, 2.5, "x"]), b.pick([1, 2, 8, 32, 64])
+        loop = b.pick([nl.affine_range, nl.sequential_range, nl.static_range])
+        out = nl.ndarray((b.choose([n * rows], [n, -1, "x"]),) + tuple(a.shape[1:]), dtype=a.dtype,
+                         buffer=nl.shared_hbm)
+        for i in loop(n):
+            x = nl.load(a[i * rows:(i + 1) * rows])
+            nl.store(out[i * rows:(i + 1) * rows], value=b.pick(UNARY)(x))
+        outs.append(out)
+    elif kind == 14:
+        tiles.append(nl.copy(t, dtype=b.choose([None] + NL_DTYPES, HOSTILE_NL_DTYPES)))
+    else:
+        out = nl.ndarray(t.shape, dtype=t.dtype, buffer=b.choose([nl.shared_hbm, nl.hbm], [nl.sbuf, nl.psum, "dram"]))
+        nl.store(out, value=t)
+        outs.append(out)
+
+
+def make_kernel(b):
+    """The kernel the bytes describe, and its host arguments."""
+    a = host_array(b, (b.size(), b.size()) if b.byte() % 4 else (b.size(), b.size(), b.size()))
+    steps = 1 + b.byte() % MAX_STEPS
+    start = b.pos
+
+    def fuzzed(a):
+        b.pos = start  # a retrace (fewer buffers) must see the same kernel
+        tiles, outs = [nl.load(a[0:min(a.shape[0], 128)])], []
+        for _ in range(steps):
+            step(b, a, tiles, outs)
+        if not outs:
+            out = nl.ndarray(tiles[-1].shape, dtype=tiles[-1].dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=tiles[-1])
+            outs.append(out)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    return nki.jit(fuzzed), (a,)
+
+
+def check(data):
+    """The invariants, for one input. Raises AssertionError or the frontend's crash on a bug."""
+    b = Bytes(data)
+    try:
+        kernel, args = make_kernel(b)
+    except (ValueError, MemoryError):  # a host array NumPy itself refuses: not the frontend's business
+        return None
+    try:
+        traced = kernel.trace(args, {}, "trn2")
+    except nki.KernelError:
+        return None
+    core = _core.core()
+    try:
+        once = core.format_kernel(traced.text, "k.nk")
+    except core.SimError as e:
+        raise AssertionError("the emitted kernel does not parse: %s\n%s" % (e, traced.text)) from None
+    twice = core.format_kernel(once, "k.nk")
+    assert once == twice, "format_kernel is not a fixed point on:\n%s" % traced.text
+    return traced.text
+
+
+def _replay(paths):
+    for path in paths:
+        files = [os.path.join(path, f) for f in sorted(os.listdir(path))] if os.path.isdir(path) else [path]
+        for f in files:
+            with open(f, "rb") as fh:
+                check(fh.read())
+            print("ok", f)
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--replay":
+        _replay(argv[2:])
+        return
+    atheris.Setup(argv, check)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main(sys.argv)

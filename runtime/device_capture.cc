@@ -4,6 +4,7 @@
 
 #include "sim/isa/opcode_spec.h"
 #include "sim/kernel/printer.h"
+#include "sim/model/dma_queue_name.h"
 
 namespace nsim {
 namespace rt {
@@ -28,7 +29,7 @@ prof::InstructionSlice Slice(const Kernel& k, const InstructionRecord& rec) {
 
 prof::DmaSlice Slice(const DmaRecord& d) {
   prof::DmaSlice s;
-  s.queue = "DMA q" + std::to_string(d.queue);
+  s.queue = DmaQueueName(d.trigger_engine, d.queue);  // the issuing engine's queue, as neuron-profile names it
   s.dma_engine = d.dma_engine;
   s.bytes = d.bytes;
   s.start = d.start;

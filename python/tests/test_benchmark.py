@@ -28,7 +28,7 @@ def test_profile_files(rng, tmp_path):
     assert slices.count("tensor_tensor") == 4 and slices.count("dma_copy") == 12
     assert slices.count("dma_transfer") == len(r.dma)
     lanes = {e["args"]["name"] for e in trace["traceEvents"] if e.get("ph") == "M" and e["name"] == "thread_name"}
-    assert {"VectorE", "Sync", "DMA q0"} <= lanes
+    assert {"VectorE", "Sync", "qSyncIO0"} <= lanes  # loads are triggered from Sync
     # the NEFF is the kernel's canonical text: the same kernel as the emitted text
     from nsim import _core
     neff = open(tmp_path / (r.kernel_hash + ".neff")).read()

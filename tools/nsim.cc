@@ -75,7 +75,7 @@ std::vector<CompareRow> CompareRows(const ExecutionResult& a, const ExecutionRes
   }
   for (const auto& [q, s] : a.dma_queues) {
     auto it = b.dma_queues.find(q);
-    rows.push_back({"DMA q" + std::to_string(q) + " busy", s.busy, it == b.dma_queues.end() ? 0 : it->second.busy});
+    rows.push_back({q + " busy", s.busy, it == b.dma_queues.end() ? 0 : it->second.busy});
   }
   return rows;
 }

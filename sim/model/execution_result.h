@@ -64,7 +64,7 @@ struct ExecutionResult {
   std::vector<DmaRecord> dma;
   std::array<EngineSummary, kNumEngines> engines{};
   std::vector<DmaEngineSummary> dma_engines;
-  std::map<int, DmaQueueSummary> dma_queues;
+  std::map<std::string, DmaQueueSummary> dma_queues;  // by DmaQueueName: each issuing engine owns its queues
   int64_t hbm_bytes_read = 0;
   int64_t hbm_bytes_written = 0;
   // Device addresses of HBM tensors the caller did not bind (scratch), valid

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "sim/model/dma_queue_name.h"
 
 namespace nsim {
 namespace {
@@ -56,22 +59,23 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
 
   r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
   std::vector<std::vector<std::pair<Picos, Picos>>> engine_iv(config.dma.engines);
-  std::map<int, std::vector<std::pair<Picos, Picos>>> queue_iv;
+  std::map<std::string, std::vector<std::pair<Picos, Picos>>> queue_iv;
   for (const DmaRecord& d : r->dma) {
     DmaEngineSummary& s = r->dma_engines[d.dma_engine];
     s.bytes += d.bytes;
     s.transfers++;
     s.descriptors += d.descriptors;
     engine_iv[d.dma_engine].push_back({d.start, d.end});
-    queue_iv[d.queue].push_back({d.start, d.end});
-    r->dma_queues[d.queue].bytes += d.bytes;
+    const std::string queue = DmaQueueName(d.trigger_engine, d.queue);
+    queue_iv[queue].push_back({d.start, d.end});
+    r->dma_queues[queue].bytes += d.bytes;
   }
   for (int e = 0; e < config.dma.engines; ++e) r->dma_engines[e].busy = UnionLength(std::move(engine_iv[e]));
   for (auto& [q, iv] : queue_iv) r->dma_queues[q].busy = UnionLength(std::move(iv));
   for (int e = 0; e < kNumEngines; ++e) {
     for (const LoadedInstruction& li : kernel.stream(static_cast<EngineId>(e))) {
       if (li.in->opcode != Opcode::kDmaCopy) continue;
-      r->dma_queues[li.in->queue].transfers++;
+      r->dma_queues[DmaQueueName(static_cast<EngineId>(e), li.in->queue)].transfers++;
       const Kernel& k = kernel.kernel();
       if (k.tensors[li.in->src0.tensor].space == MemSpace::kHbm)
         r->hbm_bytes_read += li.in->src0.NumElements() * DTypeSize(k.tensors[li.in->src0.tensor].dtype);

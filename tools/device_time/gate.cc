@@ -9,6 +9,7 @@
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/device.h"
+#include "tools/compare.h"
 
 namespace nsim {
 namespace gate {
@@ -25,14 +26,6 @@ std::string Row(const std::string& name, const std::string& config, const std::s
 std::string Ns(Picos p) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3f", PicosToNanos(p));
-  return buf;
-}
-
-std::string Change(Picos old_ps, Picos new_ps) {
-  if (old_ps == new_ps) return "=";
-  if (old_ps == 0) return "from 0";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%+.3f%%", 100.0 * static_cast<double>(new_ps - old_ps) / static_cast<double>(old_ps));
   return buf;
 }
 
@@ -100,7 +93,7 @@ Comparison Compare(const std::map<std::pair<std::string, std::string>, Picos>& g
       continue;
     }
     if (it->second != m.device_time) c.ok = false;
-    c.table += Row(m.name, m.config, Ns(it->second), Ns(m.device_time), Change(it->second, m.device_time));
+    c.table += Row(m.name, m.config, Ns(it->second), Ns(m.device_time), FormatChange(it->second, m.device_time));
   }
   for (const auto& [key, ps] : goldens) {
     if (covered.count(key)) continue;

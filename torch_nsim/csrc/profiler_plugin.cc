@@ -90,11 +90,23 @@ class Session : public libkineto::IActivityProfilerSession, public rt::RuntimeOb
     if (!correlation_.empty()) correlation_.pop_back();
   }
 
-  // The runtime tells us about every kernel execution as it is submitted.
+  // The runtime tells us about every kernel execution when it has completed
+  // on the chip; the torch op that submitted it is noted at submission.
+  void OnSubmit(rt::ExecutionRecord& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    submitted_[&r] = {correlation_.empty() ? 0 : correlation_.back(), WallNs()};
+  }
+  void OnCopy(const rt::ExecutionRecord& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    submitted_.erase(&r);
+  }
   void OnExecution(const rt::ExecutionRecord& r) override {
     std::lock_guard<std::mutex> lock(mu_);
-    executions_.push_back({r.core, correlation_.empty() ? 0 : correlation_.back(), WallNs(), r.device_start,
-                           r.device_end, r.kernel_name, r.kernel_hash});
+    auto it = submitted_.find(&r);
+    if (it == submitted_.end()) return;  // submitted before this trace began
+    executions_.push_back({r.core, it->second.first, it->second.second, r.device_start, r.device_end, r.kernel_name,
+                           r.kernel_hash});
+    submitted_.erase(it);
     cores_.insert(r.core);
   }
 
@@ -127,6 +139,8 @@ class Session : public libkineto::IActivityProfilerSession, public rt::RuntimeOb
   std::mutex mu_;
   std::vector<uint64_t> correlation_;
   std::vector<Execution> executions_;
+  // Records submitted during the trace: their torch correlation id and wall time then.
+  std::map<const rt::ExecutionRecord*, std::pair<uint64_t, int64_t>> submitted_;
   std::set<int> cores_;
   std::vector<std::string> errors_;
   std::unique_ptr<nsim::torch_bridge::NsimProfileSession> nsim_profile_;

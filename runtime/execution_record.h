@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/kernel_cache.h"
 #include "sim/base/time.h"
@@ -50,7 +51,9 @@ struct ExecutionRecord {
   uint64_t kernel_hash = 0;
   std::string kernel_name;
   KernelRef kernel;
-  std::shared_ptr<const ExecutionResult> result;
+  std::shared_ptr<const ExecutionResult> result;  // programs[0]
+  std::vector<int> cores;                          // physical cores of the chip used, program order
+  std::vector<std::shared_ptr<const ExecutionResult>> programs;  // one per core
   int64_t wall_ns = 0;  // real time the simulator took to simulate it; never simulated time
   Picos capture = 0;    // device time added by device capture (config capture.*), included in device_end
   bool captured = false;  // device capture was on for the core (DeviceCaptureOn) when it ran

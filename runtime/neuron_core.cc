@@ -7,6 +7,8 @@
 #include "runtime/observer.h"
 #include "sim/base/dtype.h"
 #include "sim/kernel/hash.h"
+#include "sim/kernel/parser.h"
+#include "sim/model/loaded_kernel.h"
 
 namespace nsim {
 namespace rt {
@@ -21,11 +23,36 @@ std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 }  // namespace
 
 NeuronCoreDevice::NeuronCoreDevice(int index, HardwareConfig config)
+    : NeuronCoreDevice(index, std::make_shared<Chip>(std::move(config)), {0}) {}
+
+namespace {
+
+// Checks a logical core's physical cores (consecutive, inside the chip) and
+// returns them; RuntimeError otherwise.
+std::vector<int> CheckedCores(const std::string& name, const Chip& chip, std::vector<int> cores) {
+  if (cores.empty()) throw RuntimeError(name + ": a logical core needs at least one physical core");
+  for (size_t i = 0; i < cores.size(); ++i) {
+    if (cores[i] < 0 || cores[i] >= chip.cores() || (i > 0 && cores[i] != cores[i - 1] + 1)) {
+      throw RuntimeError(name + ": physical cores must be consecutive cores of the chip (0.." +
+                         std::to_string(chip.cores() - 1) + ")");
+    }
+  }
+  return cores;
+}
+
+}  // namespace
+
+NeuronCoreDevice::NeuronCoreDevice(int index, std::shared_ptr<Chip> chip, std::vector<int> physical_cores)
     : index_(index),
       name_("neuron:" + std::to_string(index)),
-      device_(std::make_unique<Device>(std::move(config))),
+      chip_(std::move(chip)),
+      physical_cores_(CheckedCores(name_, *chip_, std::move(physical_cores))),
+      // Home regions of consecutive cores are adjacent (memory.hbm = stack / cores per stack).
+      memory_base_(chip_->CoreMemoryBase(physical_cores_.front())),
+      memory_bytes_(chip_->CoreMemoryBytes() * physical_cores_.size()),
+      device_(std::make_unique<Device>(chip_->config(), chip_->shared_hbm())),
       clock_(SimClock::Get()),
-      allocator_(name_, kFirstAddress, device_->hbm().capacity() - kFirstAddress) {}
+      allocator_(name_, memory_base_ + kFirstAddress, memory_bytes_ - kFirstAddress) {}
 
 // ------------------------------------------------------------------ memory
 
@@ -60,11 +87,41 @@ int NeuronCoreDevice::CreateStream() { return timeline_.Create(); }
 ExecutionHandle NeuronCoreDevice::ExecuteAsync(const KernelRef& kernel, const Bindings& bindings, int stream,
                                                uint64_t correlation_id) {
   CheckKernel(kernel);
+  return ExecuteAsync(ProgramsOf(kernel), bindings, stream, correlation_id);
+}
+
+// An SPMD kernel's lnc() program copies (parsed and loaded once per kernel).
+std::vector<KernelRef> NeuronCoreDevice::ProgramsOf(const KernelRef& kernel) {
+  const std::shared_ptr<const SpmdSource>& spmd = kernel->loaded->kernel().spmd;
+  if (!spmd || lnc() == 1) return {kernel};
+  auto it = spmd_copies_.find(kernel->hash);
+  if (it != spmd_copies_.end()) return it->second;
+  std::vector<KernelRef> copies;
+  for (const Kernel& k : ParseGrid(spmd->text, spmd->filename, lnc())) copies.push_back(LoadKernel(k));
+  return spmd_copies_.emplace(kernel->hash, std::move(copies)).first->second;
+}
+
+ExecutionHandle NeuronCoreDevice::ExecuteAsync(const std::vector<KernelRef>& programs, const Bindings& bindings,
+                                               int stream, uint64_t correlation_id) {
+  if (programs.size() != 1 && programs.size() != physical_cores_.size()) {
+    throw RuntimeError(name_ + ": ExecuteAsync of " + std::to_string(programs.size()) +
+                       " programs; this logical core has " + std::to_string(lnc()) +
+                       " physical cores (give one program per core, or one)");
+  }
+  for (const KernelRef& p : programs) CheckKernel(p);
+  const KernelRef& kernel = programs.front();
   CheckStream(stream, "ExecuteAsync");
   CheckBindings(kernel->loaded->kernel(), bindings);
+  std::vector<std::shared_ptr<const LoadedKernel>> loaded;
+  for (const KernelRef& p : programs) loaded.push_back(p->loaded);
+  const std::vector<int> cores(physical_cores_.begin(), physical_cores_.begin() + static_cast<long>(programs.size()));
+  GridOptions options;
+  options.scratch_top = memory_base_ + memory_bytes_;
+  options.timing_only = device_->timing_only();
+  options.allow_races = device_->allow_races();
   // Simulate before touching the clock: if the model throws, nothing moved.
   Stopwatch watch;
-  auto result = std::make_shared<const ExecutionResult>(device_->Execute(*kernel->loaded, bindings));
+  GridResult grid = chip_->Run(loaded, bindings, cores, options);
   const std::chrono::nanoseconds wall = watch.elapsed();
   wall_.simulate += wall;
   ++wall_.executions;
@@ -73,6 +130,9 @@ ExecutionHandle NeuronCoreDevice::ExecuteAsync(const KernelRef& kernel, const Bi
   record->kernel_hash = kernel->hash;
   record->kernel_name = kernel->name;
   record->kernel = kernel;
+  record->cores = cores;
+  for (ExecutionResult& r : grid.programs) record->programs.push_back(std::make_shared<const ExecutionResult>(std::move(r)));
+  const std::shared_ptr<const ExecutionResult>& result = record->programs.front();
   record->result = result;
   record->wall_ns = wall.count();
   record->capture = CaptureCost(*result);
@@ -222,7 +282,7 @@ void NeuronCoreDevice::CheckScratch(const Kernel& kernel, const Bindings& bindin
     if (t.space == MemSpace::kHbm && !bindings.count(t.name)) scratch += TensorBytes(t) + kScratchPadding;
   }
   if (scratch == 0) return;
-  const uint64_t top = device_->hbm().capacity();
+  const uint64_t top = memory_base_ + memory_bytes_;
   const uint64_t bottom = scratch < top ? top - scratch : 0;
   if (!allocator_.AnyLiveIn(bottom, top)) return;
   throw RuntimeError(name_ + ": ExecuteAsync of kernel " + Quoted(kernel.name) +

@@ -27,6 +27,7 @@
 #include "runtime/wall_time.h"
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
+#include "sim/model/chip.h"
 #include "sim/model/device.h"
 
 namespace nsim {
@@ -42,7 +43,12 @@ class NeuronCoreDevice {
   // allocation and callers may use it as "no address".
   static constexpr uint64_t kFirstAddress = 4096;
 
+  // A core alone on a chip of its own (physical core 0).
   NeuronCoreDevice(int index, HardwareConfig config);
+  // Logical core `index` of `chip`: the physical cores `physical_cores`
+  // (consecutive, in program order). Its device memory is their home regions
+  // of the chip's HBM (Chip::CoreMemoryBase), one contiguous range.
+  NeuronCoreDevice(int index, std::shared_ptr<Chip> chip, std::vector<int> physical_cores);
   NeuronCoreDevice(const NeuronCoreDevice&) = delete;
   NeuronCoreDevice& operator=(const NeuronCoreDevice&) = delete;
 
@@ -54,6 +60,13 @@ class NeuronCoreDevice {
   // The simulated hardware underneath: HBM access without any timing, for
   // tests and tools. Framework code moves data with the copies below.
   Device& device() { return *device_; }
+  // The chip this logical core is part of, and which of its cores it uses.
+  Chip& chip() { return *chip_; }
+  int lnc() const { return static_cast<int>(physical_cores_.size()); }  // physical cores in this logical core
+  const std::vector<int>& physical_cores() const { return physical_cores_; }  // chip core ids, program order
+  // This core's device memory in the chip's address space: [memory_base, memory_base + memory_bytes).
+  uint64_t memory_base() const { return memory_base_; }
+  uint64_t memory_bytes() const { return memory_bytes_; }
 
   // ------------------------------------------------------------ memory
   // A block of HBM for `bytes` (see DeviceAllocator::Allocate); charges
@@ -81,8 +94,17 @@ class NeuronCoreDevice {
   // Throws RuntimeError for a kernel loaded on another core, an unknown
   // stream or a bad binding, SimError if the model fails (deadlock); on a
   // throw neither the clock nor the stream has moved.
+  // A kernel that uses program_id/num_programs (Kernel::spmd) runs as lnc()
+  // programs, the copies `nsim run --grid` makes; any other on the first
+  // physical core alone.
   ExecutionHandle ExecuteAsync(const KernelRef& kernel, const Bindings& bindings, int stream = kDefaultStream,
                                uint64_t correlation_id = 0);
+  // SPMD: programs[i] runs on physical_cores()[i], all starting together;
+  // programs.size() must be lnc() or 1 (1: the first physical core alone).
+  // One record for the whole launch (ExecutionRecord::cores, ::programs).
+  // HBM tensors must be declared alike by every program (Chip::Launch).
+  ExecutionHandle ExecuteAsync(const std::vector<KernelRef>& programs, const Bindings& bindings,
+                               int stream = kDefaultStream, uint64_t correlation_id = 0);
 
   // nrta_tensor_write: copies `bytes` from host memory to HBM at `dst` (inside
   // a live allocation). Charges host.copy_setup and returns; the DMA occupies
@@ -122,6 +144,7 @@ class NeuronCoreDevice {
   void CheckBindings(const Kernel& kernel, const Bindings& bindings) const;
   void CheckScratch(const Kernel& kernel, const Bindings& bindings) const;
   void CheckRange(uint64_t address, uint64_t bytes, const std::string& what) const;
+  std::vector<KernelRef> ProgramsOf(const KernelRef& kernel);
   std::shared_ptr<ExecutionRecord> NewRecord(RecordKind kind, int stream, uint64_t correlation_id) const;
   void SubmitOnHost(ExecutionRecord* record, Picos host_cost);
   void PlaceOnDevice(ExecutionRecord* record, Picos duration, bool uses_engines);
@@ -133,10 +156,15 @@ class NeuronCoreDevice {
 
   int index_;
   std::string name_;
-  std::unique_ptr<Device> device_;
+  std::shared_ptr<Chip> chip_;
+  std::vector<int> physical_cores_;
+  uint64_t memory_base_ = 0;
+  uint64_t memory_bytes_ = 0;
+  std::unique_ptr<Device> device_;  // a view of this core's memory in the chip's HBM
   SimClock& clock_;
   DeviceAllocator allocator_;
   KernelCache cache_;
+  std::map<uint64_t, std::vector<KernelRef>> spmd_copies_;  // kernel hash -> its lnc() program copies
   StreamTimeline timeline_;
   std::vector<ExecutionHandle> records_;
   bool keep_records_ = true;

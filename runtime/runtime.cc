@@ -3,6 +3,7 @@
 #include "runtime/clock.h"
 #include "runtime/errors.h"
 #include "sim/config/loader.h"
+#include "sim/config/params.h"
 
 namespace nsim {
 namespace rt {
@@ -51,8 +52,53 @@ NeuronCoreDevice& Runtime::ConfigureCore(int index, const std::string& config,
   return Create(index, std::move(loaded));
 }
 
+void Runtime::set_lnc(int lnc) {
+  const HardwareConfig config = default_config();
+  const int64_t cores = config.chip.cores;
+  if (lnc == 0) lnc = static_cast<int>(config.chip.default_lnc);
+  if (lnc < 1 || cores % lnc != 0) {
+    throw RuntimeError("set_lnc(" + std::to_string(lnc) + "): a logical core must group a divisor of the " +
+                       std::to_string(cores) + " physical cores of a '" + config.name + "' chip (chip.cores)");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  lnc_ = lnc;
+}
+
+int Runtime::lnc() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lnc_;
+}
+
+std::pair<std::shared_ptr<Chip>, std::vector<int>> Runtime::TakeCores(const HardwareConfig& config, int lnc) {
+  const int cores = static_cast<int>(config.chip.cores);
+  if (lnc < 1 || cores % lnc != 0) {
+    throw RuntimeError("LNC " + std::to_string(lnc) + " does not divide the " + std::to_string(cores) +
+                       " physical cores of a '" + config.name + "' chip (chip.cores)");
+  }
+  const uint64_t hash = ConfigContentHash(config);
+  for (ChipUse& use : chips_) {
+    if (use.config_hash != hash) continue;
+    for (int first = 0; first + lnc <= cores; first += lnc) {
+      std::vector<int> group;
+      for (int c = first; c < first + lnc && !use.used[c]; ++c) group.push_back(c);
+      if (static_cast<int>(group.size()) != lnc) continue;
+      for (int c : group) use.used[c] = true;
+      return {use.chip, group};
+    }
+  }
+  ChipUse use{std::make_shared<Chip>(config), hash, std::vector<bool>(static_cast<size_t>(cores), false)};
+  std::vector<int> group;
+  for (int c = 0; c < lnc; ++c) {
+    use.used[c] = true;
+    group.push_back(c);
+  }
+  chips_.push_back(use);
+  return {use.chip, group};
+}
+
 NeuronCoreDevice& Runtime::Create(int index, HardwareConfig config) {
-  auto core = std::make_unique<NeuronCoreDevice>(index, std::move(config));
+  auto [chip, cores] = TakeCores(config, lnc_);
+  auto core = std::make_unique<NeuronCoreDevice>(index, std::move(chip), std::move(cores));
   NeuronCoreDevice& ref = *core;
   ref.set_timing_only(timing_only_);
   cores_.emplace(index, std::move(core));
@@ -86,6 +132,8 @@ void Runtime::Reset() {
   std::lock_guard<std::mutex> lock(mu_);
   timing_only_ = false;
   cores_.clear();
+  chips_.clear();
+  lnc_ = 1;
   default_config_.reset();
   SimClock::Get().Reset();
 }

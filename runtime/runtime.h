@@ -23,7 +23,13 @@ namespace rt {
 
 class Runtime {
  public:
-  // A Trn2 instance has 16 chips of 8 NeuronCores (S2): the largest machine
+  // Logical cores: neuron:N groups lnc() physical cores of a chip (set_lnc;
+// LNC=2 is trn2's default, 1 here so one device is one physical core).
+// Devices of one config are carved, in creation order, out of the chips of
+// that config: a chip is made when the existing ones have no lnc free
+// consecutive cores left.
+//
+// A Trn2 instance has 16 chips of 8 NeuronCores (S2): the largest machine
   // a process could address. Cores cost nothing until used.
   static constexpr int kMaxCores = 128;
   static constexpr const char* kDefaultConfig = "trn2";
@@ -46,6 +52,13 @@ class Runtime {
                                   const std::vector<std::string>& overrides = {});
   bool HasCore(int index);
 
+  // Physical cores per logical core for cores created from now on; 0 = the
+  // default config's chip.default_lnc. The initial value is 1 (one physical
+  // core per device). Throws RuntimeError if lnc does not divide chip.cores
+  // of the default config.
+  void set_lnc(int lnc);
+  int lnc();
+
   // Timing-only mode for every core, existing and created later (see
   // NeuronCoreDevice::set_timing_only); Reset turns it off.
   void set_timing_only(bool on);
@@ -62,11 +75,21 @@ class Runtime {
   Runtime() = default;
   void CheckIndex(int index) const;
   NeuronCoreDevice& Create(int index, HardwareConfig config);  // with mu_ held
+  // A chip of `config` with `lnc` consecutive free physical cores, and those
+  // cores (marked used). Chips are made as needed, one per config content.
+  struct ChipUse {
+    std::shared_ptr<Chip> chip;
+    uint64_t config_hash = 0;
+    std::vector<bool> used;  // per physical core
+  };
+  std::pair<std::shared_ptr<Chip>, std::vector<int>> TakeCores(const HardwareConfig& config, int lnc);
 
   std::mutex mu_;                                   // guards the registry, not the cores' work
   std::unique_ptr<HardwareConfig> default_config_;  // loaded lazily: needs the config files
   std::map<int, std::unique_ptr<NeuronCoreDevice>> cores_;
   bool timing_only_ = false;
+  int lnc_ = 1;
+  std::vector<ChipUse> chips_;  // in creation order
 };
 
 }  // namespace rt

@@ -5,6 +5,7 @@
 // Documented in docs/kernel-format.md.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -166,11 +167,19 @@ struct Instruction {
   std::vector<SemSignal> signals;
 };
 
+// The text of a kernel that uses program_id/num_programs (SPMD), so that a
+// launch on N cores can parse its N program copies (ParseGrid).
+struct SpmdSource {
+  std::string text;
+  std::string filename;
+};
+
 struct Kernel {
   std::string name;
   std::vector<TensorDecl> tensors;
   std::vector<std::string> semaphores;
   std::array<std::vector<Instruction>, kNumEngines> streams;
+  std::shared_ptr<const SpmdSource> spmd;  // set by the parser when the text uses program_id
 
   int FindTensor(const std::string& name) const;     // -1 if absent
   int FindSemaphore(const std::string& name) const;  // -1 if absent

@@ -540,8 +540,29 @@ class Parser {
 
 }  // namespace
 
+namespace {
+
+// Whether the text names program_id or num_programs as a word (not inside a
+// longer name such as a tensor called 'my_program_id').
+bool MentionsProgram(const std::string& text) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (const char* w : {"program_id", "num_programs"}) {
+    const std::string word(w);
+    for (size_t p = text.find(word); p != std::string::npos; p = text.find(word, p + 1)) {
+      const bool before = p > 0 && word_char(text[p - 1]);
+      const bool after = p + word.size() < text.size() && word_char(text[p + word.size()]);
+      if (!before && !after) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Kernel ParseKernel(const std::string& text, const std::string& filename, const ProgramIndex& program) {
-  return Parser(filename, program).Parse(text);
+  Kernel k = Parser(filename, program).Parse(text);
+  if (MentionsProgram(text)) k.spmd = std::make_shared<const SpmdSource>(SpmdSource{text, filename});
+  return k;
 }
 
 Kernel ParseKernel(const std::string& text, const std::string& filename) {

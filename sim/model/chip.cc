@@ -8,13 +8,14 @@
 #include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
 #include "sim/model/onchip_memory.h"
+#include "sim/model/race_detector.h"
 #include "sim/model/sim_host.h"
 
 namespace nsim {
 
 Chip::Chip(HardwareConfig config) : config_(std::move(config)) {
   const ChipParams& c = config_.chip;
-  hbm_ = std::make_unique<HbmMemory>(static_cast<uint64_t>(c.hbm_stacks * c.hbm_stack_bytes));
+  hbm_ = std::make_shared<HbmMemory>(static_cast<uint64_t>(c.hbm_stacks * c.hbm_stack_bytes));
   for (int i = 0; i < c.cores; ++i) onchip_.push_back(std::make_unique<OnChipMemory>(config_.memory));
 }
 
@@ -61,6 +62,12 @@ void CheckSameHbmTensors(const Kernel& first, const Kernel& other, size_t progra
 
 GridResult Chip::Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
                         const std::map<std::string, uint64_t>& bindings, std::vector<int> cores) {
+  return Run(programs, bindings, std::move(cores), GridOptions{});
+}
+
+GridResult Chip::Run(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
+                     const std::map<std::string, uint64_t>& bindings, std::vector<int> cores,
+                     const GridOptions& options) {
   if (programs.empty()) throw SimError("grid launch: no programs");
   if (programs.size() > static_cast<size_t>(this->cores())) {
     throw SimError("grid launch: " + std::to_string(programs.size()) + " programs but config '" + config_.name +
@@ -76,8 +83,11 @@ GridResult Chip::Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& 
   out.start = now_;
   out.cores = cores;
   const Kernel& first = programs[0]->kernel();
-  const uint64_t scratch_top = CoreMemoryBase(cores[0]) + CoreMemoryBytes();
-  const std::vector<uint64_t> first_addresses = BindHbm(first, bindings, *hbm_, scratch_top, &out.scratch_addresses);
+  const uint64_t scratch_top =
+      options.scratch_top != 0 ? options.scratch_top : CoreMemoryBase(cores[0]) + CoreMemoryBytes();
+  const bool values = !options.timing_only;
+  const std::vector<uint64_t> first_addresses =
+      BindHbm(first, bindings, *hbm_, scratch_top, &out.scratch_addresses, values);
   std::map<std::string, uint64_t> placed = bindings;
   placed.insert(out.scratch_addresses.begin(), out.scratch_addresses.end());
 
@@ -88,16 +98,21 @@ GridResult Chip::Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& 
     const Kernel& k = programs[i]->kernel();
     if (i > 0) CheckSameHbmTensors(first, k, i);
     std::map<std::string, uint64_t> unused;
-    addresses[i] = i == 0 ? first_addresses : BindHbm(k, placed, *hbm_, scratch_top, &unused);
+    addresses[i] = i == 0 ? first_addresses : BindHbm(k, placed, *hbm_, scratch_top, &unused, values);
     OnChipMemory& mem = *onchip_[cores[i]];
-    mem.ClearTensorsOf(k);
+    if (values) mem.ClearTensorsOf(k);
     contexts.push_back(std::make_unique<ExecContext>(ExecContext{k, mem, *hbm_, addresses[i], {}}));
+    contexts.back()->compute_values = values;
     runs[i].core = cores[i];
     runs[i].kernel = programs[i].get();
     runs[i].ctx = contexts.back().get();
     runs[i].tensor_stack = StacksOf(k, addresses[i]);
   }
   out.programs = SimHost::Get().RunGrid(config_, runs);
+  for (size_t i = 0; i < programs.size(); ++i) {
+    CheckRaces(*programs[i], addresses[i], options.allow_races, &out.programs[i]);
+    out.programs[i].scratch_addresses = out.scratch_addresses;
+  }
   for (const ExecutionResult& r : out.programs) out.device_time = std::max(out.device_time, r.device_time);
   now_ += out.device_time;
   return out;

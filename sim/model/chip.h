@@ -35,6 +35,15 @@ struct GridResult {
   std::map<std::string, uint64_t> scratch_addresses;
 };
 
+// How Chip::Run executes a grid (Launch uses the defaults).
+struct GridOptions {
+  // Unbound HBM tensors go below this address; 0: the top of the first
+  // program's core's home region.
+  uint64_t scratch_top = 0;
+  bool timing_only = false;  // schedule without values (Device::set_timing_only)
+  bool allow_races = false;  // races become warnings (Device::set_allow_races)
+};
+
 class Chip {
  public:
   explicit Chip(HardwareConfig config);
@@ -45,6 +54,8 @@ class Chip {
   const HardwareConfig& config() const { return config_; }
   int cores() const { return static_cast<int>(config_.chip.cores); }
   HbmMemory& hbm() { return *hbm_; }
+  // The same memory, for views that share it (Device over a logical core).
+  const std::shared_ptr<HbmMemory>& shared_hbm() const { return hbm_; }
   // The chip's clock: the end of the last launch.
   Picos now() const { return now_; }
 
@@ -63,12 +74,16 @@ class Chip {
   // a deadlock or error in any core.
   GridResult Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
                     const std::map<std::string, uint64_t>& bindings = {}, std::vector<int> cores = {});
+  // Launch with options; every program's result carries the scratch
+  // addresses and the race check of Device::Execute.
+  GridResult Run(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
+                 const std::map<std::string, uint64_t>& bindings, std::vector<int> cores, const GridOptions& options);
 
  private:
   std::vector<int> StacksOf(const Kernel& k, const std::vector<uint64_t>& addresses) const;
 
   HardwareConfig config_;
-  std::unique_ptr<HbmMemory> hbm_;
+  std::shared_ptr<HbmMemory> hbm_;
   std::vector<std::unique_ptr<OnChipMemory>> onchip_;  // per core
   Picos now_ = 0;
 };

@@ -14,7 +14,13 @@ namespace nsim {
 Device::Device(HardwareConfig config)
     : config_(std::move(config)),
       config_hash_(ConfigContentHash(config_)),
-      hbm_(std::make_unique<HbmMemory>(static_cast<uint64_t>(config_.memory.hbm_bytes))),
+      hbm_(std::make_shared<HbmMemory>(static_cast<uint64_t>(config_.memory.hbm_bytes))),
+      onchip_(std::make_unique<OnChipMemory>(config_.memory)) {}
+
+Device::Device(HardwareConfig config, std::shared_ptr<HbmMemory> hbm)
+    : config_(std::move(config)),
+      config_hash_(ConfigContentHash(config_)),
+      hbm_(std::move(hbm)),
       onchip_(std::make_unique<OnChipMemory>(config_.memory)) {}
 
 Device::~Device() = default;

@@ -25,6 +25,9 @@ class LoadedKernel;  // validated, laid out and costed for one config
 class Device {
  public:
   explicit Device(HardwareConfig config);
+  // A device whose memory is `hbm`, shared with its owner (a logical core of
+  // a Chip: the runtime's NeuronCoreDevice::device()).
+  Device(HardwareConfig config, std::shared_ptr<HbmMemory> hbm);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -66,7 +69,7 @@ class Device {
  private:
   HardwareConfig config_;
   uint64_t config_hash_;
-  std::unique_ptr<HbmMemory> hbm_;
+  std::shared_ptr<HbmMemory> hbm_;
   std::unique_ptr<class OnChipMemory> onchip_;
   bool allow_races_ = false;
   bool timing_only_ = false;

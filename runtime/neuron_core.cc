@@ -131,6 +131,7 @@ ExecutionHandle NeuronCoreDevice::ExecuteAsync(const std::vector<KernelRef>& pro
   record->kernel_name = kernel->name;
   record->kernel = kernel;
   record->cores = cores;
+  record->program_kernels = programs;
   for (ExecutionResult& r : grid.programs) record->programs.push_back(std::make_shared<const ExecutionResult>(std::move(r)));
   const std::shared_ptr<const ExecutionResult>& result = record->programs.front();
   record->result = result;

@@ -5,7 +5,11 @@
 // and match the CPU reference; large ops take less device time.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -99,6 +103,29 @@ TEST(LncBackend, ThreeRmsNormImplementationsAreFasterOnTwoCores) {
                                                          << one.device_time;
     EXPECT_GT(two.device_time, one.device_time / 2) << impl.name;
   }
+}
+
+TEST(LncBackend, ProfileShowsEachPhysicalCoresLanes) {
+  rt::Runtime::Get().Reset();
+  rt::Runtime::Get().Configure("trn2");
+  rt::Runtime::Get().set_lnc(2);
+  study::StudyOptions o;
+  o.out_dir = std::string(std::getenv("TEST_TMPDIR")) + "/lnc_profile";
+  const study::Implementation impl = study::StudyImplementations(o)[1];  // rms_norm: one kernel per core
+  const study::ImplResult r = study::RunImplementation(impl.name, impl.fn, o);
+  std::map<std::string, Picos> busy;
+  for (const prof::EngineStats& e : r.device_total.engines) busy[e.lane] = e.busy;
+  for (const char* lane : {"core0/VectorE", "core0/ScalarE", "core1/VectorE", "core1/ScalarE"}) {
+    EXPECT_GT(busy[lane], 0) << lane;
+  }
+  EXPECT_EQ(busy.count("VectorE"), 0u);  // no lane without its core
+  EXPECT_EQ(busy["core0/VectorE"], busy["core1/VectorE"]);  // the same work: two rows each
+  std::ifstream trace(r.out_dir + "/trace.json");
+  const std::string text((std::istreambuf_iterator<char>(trace)), std::istreambuf_iterator<char>());
+  for (const char* lane : {"\"core0/VectorE\"", "\"core1/VectorE\"", "\"core1/qSyncIO0\""}) {
+    EXPECT_NE(text.find(lane), std::string::npos) << lane;
+  }
+  rt::Runtime::Get().Reset();
 }
 
 TEST(LncBackend, AnOpWithoutRowsRunsOnTheFirstCore) {

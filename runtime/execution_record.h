@@ -21,12 +21,14 @@ enum class RecordKind : uint8_t {
   kExecution,       // a kernel run
   kCopyToDevice,    // host -> HBM
   kCopyFromDevice,  // HBM -> host
+  kCopyToCore,      // HBM -> HBM of another (or the same) core of the chip
 };
 
 // The runtime API call each kind stands for.
 constexpr const char* kExecuteApi = "nrta_execute_schedule";
 constexpr const char* kWriteApi = "nrta_tensor_write";
 constexpr const char* kReadApi = "nrta_tensor_read";
+constexpr const char* kCopyApi = "nrta_tensor_copy";
 
 struct ExecutionRecord {
   RecordKind kind = RecordKind::kExecution;
@@ -43,9 +45,12 @@ struct ExecutionRecord {
   Picos submit_start = 0;
   Picos submit_end = 0;
   Picos host_return = 0;
-  // Simulated device clock (the same clock): when the item ran.
+  // Simulated device clock (the same clock): when the item ran. Filled when
+  // the item completes on the chip, with the results below: `completed` says
+  // so (the runtime's waits, records() and observers only show completed ones).
   Picos device_start = 0;
   Picos device_end = 0;
+  bool completed = false;
 
   // Executions only.
   uint64_t kernel_hash = 0;
@@ -62,6 +67,8 @@ struct ExecutionRecord {
   // Copies only.
   uint64_t device_address = 0;
   uint64_t bytes = 0;
+  int peer_core = -1;            // kCopyToCore: the destination's logical core
+  uint64_t peer_address = 0;     // kCopyToCore: the destination address
 
   bool is_copy() const { return kind != RecordKind::kExecution; }
 };

@@ -1,5 +1,6 @@
 #include "runtime/neuron_core.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "runtime/capture_setting.h"
@@ -7,6 +8,7 @@
 #include "runtime/observer.h"
 #include "sim/base/dtype.h"
 #include "sim/kernel/hash.h"
+#include "sim/base/error.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/loaded_kernel.h"
 
@@ -52,7 +54,16 @@ NeuronCoreDevice::NeuronCoreDevice(int index, std::shared_ptr<Chip> chip, std::v
       memory_bytes_(chip_->CoreMemoryBytes() * physical_cores_.size()),
       device_(std::make_unique<Device>(chip_->config(), chip_->shared_hbm())),
       clock_(SimClock::Get()),
-      allocator_(name_, memory_base_ + kFirstAddress, memory_bytes_ - kFirstAddress) {}
+      allocator_(name_, memory_base_ + kFirstAddress, memory_bytes_ - kFirstAddress) {
+  CreateStream();  // the default stream
+}
+
+NeuronCoreDevice::~NeuronCoreDevice() {
+  try {
+    for (const Pending& p : pending_) scheduler().RunUntil(p.item);
+  } catch (...) {  // a destructor must not throw
+  }
+}
 
 // ------------------------------------------------------------------ memory
 
@@ -82,7 +93,11 @@ KernelRef NeuronCoreDevice::LoadKernel(const Kernel& kernel) {
 
 // ------------------------------------------------------------------ work
 
-int NeuronCoreDevice::CreateStream() { return timeline_.Create(); }
+int NeuronCoreDevice::CreateStream() {
+  streams_.push_back(scheduler().NewStream());
+  stream_last_.emplace_back();
+  return num_streams() - 1;
+}
 
 ExecutionHandle NeuronCoreDevice::ExecuteAsync(const KernelRef& kernel, const Bindings& bindings, int stream,
                                                uint64_t correlation_id) {
@@ -112,57 +127,108 @@ ExecutionHandle NeuronCoreDevice::ExecuteAsync(const std::vector<KernelRef>& pro
   const KernelRef& kernel = programs.front();
   CheckStream(stream, "ExecuteAsync");
   CheckBindings(kernel->loaded->kernel(), bindings);
-  std::vector<std::shared_ptr<const LoadedKernel>> loaded;
-  for (const KernelRef& p : programs) loaded.push_back(p->loaded);
-  const std::vector<int> cores(physical_cores_.begin(), physical_cores_.begin() + static_cast<long>(programs.size()));
-  GridOptions options;
-  options.scratch_top = memory_base_ + memory_bytes_;
-  options.timing_only = device_->timing_only();
-  options.allow_races = device_->allow_races();
-  // Simulate before touching the clock: if the model throws, nothing moved.
-  Stopwatch watch;
-  GridResult grid = chip_->Run(loaded, bindings, cores, options);
-  const std::chrono::nanoseconds wall = watch.elapsed();
-  wall_.simulate += wall;
-  ++wall_.executions;
+  if (programs.size() > 1) {  // Chip::Launch's rule, checked here so that it fails at submission
+    std::vector<std::shared_ptr<const LoadedKernel>> loaded;
+    for (const KernelRef& p : programs) loaded.push_back(p->loaded);
+    CheckSameHbmTensors(loaded);
+  }
+
+  KernelLaunch launch;
+  for (const KernelRef& p : programs) launch.programs.push_back(p->loaded);
+  launch.cores.assign(physical_cores_.begin(), physical_cores_.begin() + static_cast<long>(programs.size()));
+  launch.bindings = bindings;
+  launch.scratch_top = memory_base_ + memory_bytes_;
+  launch.timing_only = device_->timing_only();
+  launch.allow_races = device_->allow_races();
 
   auto record = NewRecord(RecordKind::kExecution, stream, correlation_id);
   record->kernel_hash = kernel->hash;
   record->kernel_name = kernel->name;
   record->kernel = kernel;
-  record->cores = cores;
+  record->cores = launch.cores;
   record->program_kernels = programs;
-  for (ExecutionResult& r : grid.programs) record->programs.push_back(std::make_shared<const ExecutionResult>(std::move(r)));
-  const std::shared_ptr<const ExecutionResult>& result = record->programs.front();
-  record->result = result;
-  record->wall_ns = wall.count();
-  record->capture = CaptureCost(*result);
   record->captured = DeviceCaptureOn(index_);
+  const bool captured = record->captured;
+  launch.tail = [this, captured](const std::vector<ExecutionResult>& results) { return CaptureCost(results, captured); };
   SubmitOnHost(record.get(), config().host.runtime_submit_ps);
-  PlaceOnDevice(record.get(), result->device_time + record->capture, /*uses_engines=*/true);
-  return Publish(std::move(record));
+  ExecutionRecord* r = record.get();
+  const std::string what = name_ + ": kernel " + Quoted(kernel->name) + ": ";
+  ItemRef item = scheduler().SubmitKernel(streams_[stream], record->submit_end, std::move(launch), [r, what](ScheduledItem& it) {
+    r->device_start = it.start;
+    r->device_end = it.end;
+    if (it.error) {  // name the kernel in the model's message
+      try {
+        std::rethrow_exception(it.error);
+      } catch (const SimError& e) {
+        it.error = std::make_exception_ptr(SimError(what + e.what()));
+      } catch (...) {
+      }
+      return;
+    }
+    for (ExecutionResult& result : it.results) {
+      r->programs.push_back(std::make_shared<const ExecutionResult>(std::move(result)));
+    }
+    r->result = r->programs.front();
+    Picos busy = 0;
+    for (const auto& p : r->programs) busy = std::max(busy, p->device_time);
+    r->capture = r->device_end - r->device_start - busy;
+    r->completed = true;
+  });
+  ++wall_.executions;
+  return Track(std::move(record), item);
 }
 
 ExecutionHandle NeuronCoreDevice::CopyToDevice(uint64_t dst, const void* src, uint64_t bytes, int stream,
                                                uint64_t correlation_id) {
   auto record = StartCopy(RecordKind::kCopyToDevice, dst, bytes, stream, correlation_id);
-  device_->hbm().Write(dst, src, bytes);
-  return Publish(std::move(record));
+  const auto* from = static_cast<const uint8_t*>(src);
+  std::vector<uint8_t> staged(from, from + bytes);  // the host's buffer may change once the call returns
+  ItemRef item = scheduler().SubmitHostWrite(streams_[stream], record->submit_end, dst, std::move(staged),
+                                             CopyDone(record.get()));
+  return Track(std::move(record), item);
 }
 
 ExecutionHandle NeuronCoreDevice::CopyFromDevice(void* dst, uint64_t src, uint64_t bytes, int stream,
                                                  uint64_t correlation_id) {
   auto record = StartCopy(RecordKind::kCopyFromDevice, src, bytes, stream, correlation_id);
-  device_->hbm().Read(src, dst, bytes);
-  clock_.AdvanceTo(record->device_end);  // the host needs the bytes
-  record->host_return = clock_.now();
-  return Publish(std::move(record));
+  ItemRef item =
+      scheduler().SubmitHostRead(streams_[stream], record->submit_end, src, dst, bytes, CopyDone(record.get()));
+  ExecutionRecord* r = record.get();
+  ExecutionHandle handle = Track(std::move(record), item);
+  CompleteAndWait(item);  // the host needs the bytes
+  r->host_return = clock_.now();
+  return handle;
 }
 
-std::shared_ptr<ExecutionRecord> NeuronCoreDevice::StartCopy(RecordKind kind, uint64_t address,
-                                                             uint64_t bytes, int stream,
-                                                             uint64_t correlation_id) {
-  const char* call = kind == RecordKind::kCopyToDevice ? "CopyToDevice" : "CopyFromDevice";
+ExecutionHandle NeuronCoreDevice::CopyToCore(NeuronCoreDevice& dst, uint64_t dst_addr, uint64_t src_addr,
+                                             uint64_t bytes, int stream, uint64_t correlation_id) {
+  if (&dst.chip() != &chip()) {
+    throw RuntimeError(name_ + ": CopyToCore to " + dst.name() +
+                       ", which is on another chip (copy through the host: CopyFromDevice, CopyToDevice)");
+  }
+  dst.CheckRange(dst_addr, bytes,
+                 "CopyToCore from " + name_ + " of " + std::to_string(bytes) + " bytes to " + HexAddress(dst_addr));
+  auto record = StartCopy(RecordKind::kCopyToCore, src_addr, bytes, stream, correlation_id);
+  record->peer_core = dst.index();
+  record->peer_address = dst_addr;
+  ItemRef item =
+      scheduler().SubmitCopy(streams_[stream], record->submit_end, dst_addr, src_addr, bytes, CopyDone(record.get()));
+  return Track(std::move(record), item);
+}
+
+std::function<void(ScheduledItem&)> NeuronCoreDevice::CopyDone(ExecutionRecord* r) {
+  return [r](ScheduledItem& it) {
+    r->device_start = it.start;
+    r->device_end = it.end;
+    r->completed = !it.error;
+  };
+}
+
+std::shared_ptr<ExecutionRecord> NeuronCoreDevice::StartCopy(RecordKind kind, uint64_t address, uint64_t bytes,
+                                                             int stream, uint64_t correlation_id) {
+  const char* call = kind == RecordKind::kCopyToDevice     ? "CopyToDevice"
+                     : kind == RecordKind::kCopyFromDevice ? "CopyFromDevice"
+                                                           : "CopyToCore";
   CheckStream(stream, call);
   CheckRange(address, bytes,
              std::string(call) + " of " + std::to_string(bytes) + " bytes at " + HexAddress(address));
@@ -170,51 +236,119 @@ std::shared_ptr<ExecutionRecord> NeuronCoreDevice::StartCopy(RecordKind kind, ui
   record->device_address = address;
   record->bytes = bytes;
   SubmitOnHost(record.get(), config().host.copy_setup_ps);
-  PlaceOnDevice(record.get(), CopyDeviceTime(bytes), /*uses_engines=*/false);
   return record;
 }
 
 // Device capture is a setting passed down (capture_setting.h); what it costs
 // the device is the hardware's (config capture.*), so profiling without
-// capture changes nothing.
-Picos NeuronCoreDevice::CaptureCost(const ExecutionResult& result) const {
-  if (!DeviceCaptureOn(index_)) return 0;
+// capture changes nothing. The cores capture in parallel: the launch pays
+// for its largest program.
+Picos NeuronCoreDevice::CaptureCost(const std::vector<ExecutionResult>& results, bool captured) const {
+  if (!captured) return 0;
   const CaptureParams& c = config().capture;
-  const auto records = static_cast<Picos>(result.instructions.size() + result.dma.size());
-  return c.per_execution_ps + records * c.per_record_ps;
+  Picos cost = 0;
+  for (const ExecutionResult& result : results) {
+    const auto records = static_cast<Picos>(result.instructions.size() + result.dma.size());
+    cost = std::max(cost, c.per_execution_ps + records * c.per_record_ps);
+  }
+  return cost;
 }
 
-Picos NeuronCoreDevice::CopyDeviceTime(uint64_t bytes) const {
-  const ChipParams& chip = config().chip;
-  return chip.host_link_latency_ps + NanosToPicos(static_cast<double>(bytes) / chip.host_link_bytes_per_ns);
+// ------------------------------------------------------------------ waiting
+
+void NeuronCoreDevice::CompleteAndWait(const ItemRef& item) {
+  Stopwatch watch;
+  Picos end = 0;
+  if (item) {
+    scheduler().RunUntil(item);
+    end = item->end;
+  } else {
+    for (const Pending& p : pending_) {
+      scheduler().RunUntil(p.item);
+      end = std::max(end, p.item->end);
+    }
+  }
+  const std::chrono::nanoseconds wall = watch.elapsed();
+  wall_.simulate += wall;
+  clock_.AdvanceTo(end);
+  Collect(wall);
+  ThrowPending();
 }
 
-void NeuronCoreDevice::Synchronize() { clock_.AdvanceTo(timeline_.end()); }
+// The real time a wait spent simulating is shared by the executions it completed.
+void NeuronCoreDevice::Collect(std::chrono::nanoseconds wall) {
+  int64_t executions = 0;
+  for (const Pending& p : pending_) executions += p.item->done && !p.record->is_copy() ? 1 : 0;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (!it->item->done) {
+      ++it;
+      continue;
+    }
+    const std::shared_ptr<ExecutionRecord>& r = it->record;
+    if (!r->is_copy()) r->wall_ns = wall.count() / std::max<int64_t>(executions, 1);
+    if (it->item->error) {
+      if (!error_) error_ = it->item->error;
+      records_.erase(std::remove(records_.begin(), records_.end(), r), records_.end());
+    } else if (RuntimeObserversActive()) {
+      detail::NotifyObservers(*r);
+    }
+    it = pending_.erase(it);
+  }
+}
+
+// The model's error, naming this core and the kernel (or copy) it came from.
+void NeuronCoreDevice::ThrowPending() {
+  if (!error_) return;
+  std::exception_ptr e = error_;
+  error_ = nullptr;
+  std::rethrow_exception(e);
+}
+
+void NeuronCoreDevice::Synchronize() { CompleteAndWait(nullptr); }
 
 void NeuronCoreDevice::Synchronize(int stream) {
   CheckStream(stream, "Synchronize");
-  clock_.AdvanceTo(timeline_.end(stream));
+  CompleteAndWait(stream_last_[stream]);
 }
 
 void NeuronCoreDevice::Wait(const ExecutionHandle& handle) {
   if (!handle) throw RuntimeError(name_ + ": Wait on an empty handle");
-  clock_.AdvanceTo(handle->device_end);
+  for (const Pending& p : pending_) {
+    if (p.record == handle) return CompleteAndWait(p.item);
+  }
+  clock_.AdvanceTo(handle->device_end);  // completed (and collected) before
 }
 
-bool NeuronCoreDevice::IsComplete(const ExecutionHandle& handle) const {
+bool NeuronCoreDevice::IsComplete(const ExecutionHandle& handle) {
   if (!handle) throw RuntimeError(name_ + ": IsComplete on an empty handle");
-  return handle->device_end <= clock_.now();
+  Stopwatch watch;
+  scheduler().RunTo(clock_.now());
+  const std::chrono::nanoseconds wall = watch.elapsed();
+  wall_.simulate += wall;
+  Collect(wall);
+  return handle->completed && handle->device_end <= clock_.now();
+}
+
+Device& NeuronCoreDevice::device() {
+  Synchronize();
+  return *device_;
 }
 
 // ------------------------------------------------------------------ records
+
+const std::vector<ExecutionHandle>& NeuronCoreDevice::records() {
+  Synchronize();
+  return records_;
+}
 
 std::shared_ptr<ExecutionRecord> NeuronCoreDevice::NewRecord(RecordKind kind, int stream,
                                                              uint64_t correlation_id) const {
   auto record = std::make_shared<ExecutionRecord>();
   record->kind = kind;
-  record->api = kind == RecordKind::kExecution      ? kExecuteApi
-                : kind == RecordKind::kCopyToDevice ? kWriteApi
-                                                    : kReadApi;
+  record->api = kind == RecordKind::kExecution        ? kExecuteApi
+                : kind == RecordKind::kCopyToDevice   ? kWriteApi
+                : kind == RecordKind::kCopyFromDevice ? kReadApi
+                                                      : kCopyApi;
   record->core = index_;
   record->config = &config();
   record->stream = stream;
@@ -228,14 +362,11 @@ void NeuronCoreDevice::SubmitOnHost(ExecutionRecord* record, Picos host_cost) {
   record->submit_end = record->host_return = clock_.now();
 }
 
-void NeuronCoreDevice::PlaceOnDevice(ExecutionRecord* record, Picos duration, bool uses_engines) {
-  record->device_start = timeline_.Place(record->stream, record->submit_end, duration, uses_engines);
-  record->device_end = record->device_start + duration;
-}
-
-ExecutionHandle NeuronCoreDevice::Publish(std::shared_ptr<ExecutionRecord> record) {
-  if (RuntimeObserversActive()) detail::NotifyObservers(*record);
+ExecutionHandle NeuronCoreDevice::Track(std::shared_ptr<ExecutionRecord> record, const ItemRef& item) {
+  stream_last_[record->stream] = item;
+  pending_.push_back({record, item});
   if (keep_records_) records_.push_back(record);
+  if (RuntimeObserversActive()) detail::NotifySubmitted(*record);
   return record;
 }
 
@@ -251,9 +382,9 @@ void NeuronCoreDevice::CheckKernel(const KernelRef& kernel) const {
 }
 
 void NeuronCoreDevice::CheckStream(int stream, const char* call) const {
-  if (timeline_.Has(stream)) return;
+  if (stream >= 0 && stream < num_streams()) return;
   throw RuntimeError(name_ + ": " + call + " on unknown stream " + std::to_string(stream) + " (streams 0.." +
-                     std::to_string(timeline_.size() - 1) + " exist; make more with CreateStream)");
+                     std::to_string(num_streams() - 1) + " exist; make more with CreateStream)");
 }
 
 void NeuronCoreDevice::CheckBindings(const Kernel& kernel, const Bindings& bindings) const {

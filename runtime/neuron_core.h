@@ -1,19 +1,27 @@
 #pragma once
 // One logical NeuronCore ("neuron:N") as the framework sees it through the
-// Neuron runtime: device memory, loaded kernels, streams of asynchronous
-// work, and host<->device copies, all placed on the simulated clock that the
-// host and the device share (runtime/clock.h).
+// Neuron runtime: lnc() physical cores of a chip, their device memory,
+// loaded kernels, streams of asynchronous work, host<->device copies and
+// copies to other cores.
 //
-// Execution is asynchronous to the host, as on the real device: ExecuteAsync
-// charges the host only for the submission (host.runtime_submit) and returns
-// a handle; the kernel runs on the device once its stream and the engines are
-// free, and its results are visible at device_end. The model itself runs the
-// kernel eagerly inside the call, so the HBM bytes are already there; what is
-// deferred is the simulated time at which the host may see them: reading them
-// back (CopyFromDevice), Wait() and Synchronize() move the host clock there.
+// Work is submitted into the chip model (sim/model/chip_scheduler.h) and
+// simulated there, on the one time base the host shares (SimClock is the
+// host's position on it): ExecuteAsync and CopyToDevice charge the host only
+// for the call and return; the item starts on the chip at the host's time
+// once its stream and (kernels) its cores are free. The simulation runs
+// lazily, never ahead of the host: when the host needs a result (Wait,
+// Synchronize, CopyFromDevice, IsComplete, records(), device()) it runs until
+// that item (or all of this core's work) has completed, and the host's clock
+// moves to max(host, completion). A record's device times and results are
+// filled when it completes (ExecutionRecord::completed); observers see it
+// then, in submission order. Errors of the model (a deadlock, a race) surface
+// at the wait that finds them, naming the kernel; the core stays usable.
 //
 // A core is driven from one host thread at a time, like the SimClock itself.
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,11 +31,11 @@
 #include "runtime/device_allocator.h"
 #include "runtime/execution_record.h"
 #include "runtime/kernel_cache.h"
-#include "runtime/stream_timeline.h"
 #include "runtime/wall_time.h"
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
 #include "sim/model/chip.h"
+#include "sim/model/chip_scheduler.h"
 #include "sim/model/device.h"
 
 namespace nsim {
@@ -38,7 +46,7 @@ using Bindings = std::map<std::string, uint64_t>;
 
 class NeuronCoreDevice {
  public:
-  static constexpr int kDefaultStream = StreamTimeline::kDefaultStream;
+  static constexpr int kDefaultStream = 0;
   // The allocator starts above address 0, so that 0 never names an
   // allocation and callers may use it as "no address".
   static constexpr uint64_t kFirstAddress = 4096;
@@ -51,6 +59,7 @@ class NeuronCoreDevice {
   NeuronCoreDevice(int index, std::shared_ptr<Chip> chip, std::vector<int> physical_cores);
   NeuronCoreDevice(const NeuronCoreDevice&) = delete;
   NeuronCoreDevice& operator=(const NeuronCoreDevice&) = delete;
+  ~NeuronCoreDevice();  // finishes the work in flight
 
   int index() const { return index_; }
   const std::string& name() const { return name_; }  // "neuron:0"
@@ -58,8 +67,9 @@ class NeuronCoreDevice {
   // The config's identity (ConfigContentHash): key caches of config-derived things on it, not on the name.
   uint64_t config_hash() const { return device_->config_hash(); }
   // The simulated hardware underneath: HBM access without any timing, for
-  // tests and tools. Framework code moves data with the copies below.
-  Device& device() { return *device_; }
+  // tests and tools (after this core's work in flight has completed, as the
+  // data must be there). Framework code moves data with the copies below.
+  Device& device();
   // The chip this logical core is part of, and which of its cores it uses.
   Chip& chip() { return *chip_; }
   int lnc() const { return static_cast<int>(physical_cores_.size()); }  // physical cores in this logical core
@@ -85,15 +95,16 @@ class NeuronCoreDevice {
 
   // ------------------------------------------------------------ streams and work
   int CreateStream();  // a new in-order queue; stream 0 always exists
-  int num_streams() const { return timeline_.size(); }
+  int num_streams() const { return static_cast<int>(streams_.size()); }
 
-  // One nrta_execute_schedule call: charges host.runtime_submit, runs the
-  // kernel on the model, places it at max(submit end, stream free, engines
-  // free) for result.device_time, and returns without waiting for it. Every
-  // bound address must lie, with its tensor, inside a live allocation.
-  // Throws RuntimeError for a kernel loaded on another core, an unknown
-  // stream or a bad binding, SimError if the model fails (deadlock); on a
-  // throw neither the clock nor the stream has moved.
+  // One nrta_execute_schedule call: charges host.runtime_submit and submits
+  // the kernel to the chip, where it starts at max(submit end, stream free,
+  // cores free) and keeps its cores for its device time (plus the capture
+  // cost), and returns without waiting for it. Every bound address must lie,
+  // with its tensor, inside a live allocation. Throws RuntimeError for a
+  // kernel loaded on another core, an unknown stream or a bad binding (then
+  // neither the clock nor the stream has moved); a SimError of the model
+  // (deadlock, race) is thrown by the wait that finds it.
   // A kernel that uses program_id/num_programs (Kernel::spmd) runs as lnc()
   // programs, the copies `nsim run --grid` makes; any other on the first
   // physical core alone.
@@ -107,8 +118,11 @@ class NeuronCoreDevice {
                                int stream = kDefaultStream, uint64_t correlation_id = 0);
 
   // nrta_tensor_write: copies `bytes` from host memory to HBM at `dst` (inside
-  // a live allocation). Charges host.copy_setup and returns; the DMA occupies
-  // the stream for chip.host_link_latency + bytes / chip.host_link_bandwidth.
+  // a live allocation). Charges host.copy_setup, stages the bytes and returns;
+  // on the chip the copy takes chip.host_link_latency and then moves the bytes
+  // through the host link (chip.host_link_bandwidth, shared by the copies in
+  // flight) and the HBM stack of `dst` (shared with kernels' DMA). Alone:
+  // host_link_latency + bytes / host_link_bandwidth. The bytes land when it ends.
   ExecutionHandle CopyToDevice(uint64_t dst, const void* src, uint64_t bytes, int stream = kDefaultStream,
                                uint64_t correlation_id = 0);
   // nrta_tensor_read: the same cost on the device, but the host needs the
@@ -116,16 +130,28 @@ class NeuronCoreDevice {
   ExecutionHandle CopyFromDevice(void* dst, uint64_t src, uint64_t bytes, int stream = kDefaultStream,
                                  uint64_t correlation_id = 0);
 
+  // HBM -> HBM copy of `bytes` from `src_addr` here to `dst_addr` on `dst`
+  // (a core of the same chip; may be this one), as DMA traffic: dma.start_latency,
+  // then the bytes read from the source's stack and written to the
+  // destination's, each at the DMA's share of a stack (dma.hbm_bytes_per_ns),
+  // competing with everything else on those stacks. Charges host.copy_setup;
+  // occupies `stream` of this core. Both ranges must be inside live allocations.
+  ExecutionHandle CopyToCore(NeuronCoreDevice& dst, uint64_t dst_addr, uint64_t src_addr, uint64_t bytes,
+                             int stream = kDefaultStream, uint64_t correlation_id = 0);
+
   // The host waits for all work on this core, on `stream`, or for one item.
+  // Throws the first model error (SimError) of the work it waited for.
   void Synchronize();
   void Synchronize(int stream);
   void Wait(const ExecutionHandle& handle);
-  // Whether the host could see the item finished now: device_end <= host now.
-  bool IsComplete(const ExecutionHandle& handle) const;
+  // Whether the host could see the item finished now: the chip is simulated
+  // up to the host's time (not beyond) and the item has completed by then.
+  bool IsComplete(const ExecutionHandle& handle);
 
   // ------------------------------------------------------------ records
-  // Every execution and copy so far, in submission order (while kept).
-  const std::vector<ExecutionHandle>& records() const { return records_; }
+  // Every execution and copy so far, in submission order (while kept), after
+  // the work in flight has completed (as Synchronize). Failed items are not kept.
+  const std::vector<ExecutionHandle>& records();
   void ClearRecords() { records_.clear(); }
   // Long runs may stop keeping the history (observers still see every record).
   void set_keep_records(bool keep) { keep_records_ = keep; }
@@ -147,12 +173,24 @@ class NeuronCoreDevice {
   std::vector<KernelRef> ProgramsOf(const KernelRef& kernel);
   std::shared_ptr<ExecutionRecord> NewRecord(RecordKind kind, int stream, uint64_t correlation_id) const;
   void SubmitOnHost(ExecutionRecord* record, Picos host_cost);
-  void PlaceOnDevice(ExecutionRecord* record, Picos duration, bool uses_engines);
   std::shared_ptr<ExecutionRecord> StartCopy(RecordKind kind, uint64_t address, uint64_t bytes, int stream,
                                              uint64_t correlation_id);
-  Picos CaptureCost(const ExecutionResult& result) const;
-  Picos CopyDeviceTime(uint64_t bytes) const;
-  ExecutionHandle Publish(std::shared_ptr<ExecutionRecord> record);
+  Picos CaptureCost(const std::vector<ExecutionResult>& results, bool captured) const;
+  static std::function<void(ScheduledItem&)> CopyDone(ExecutionRecord* record);
+  ChipScheduler& scheduler() { return chip_->scheduler(); }
+  // Tracks a submitted item; its record is published now, filled on completion.
+  ExecutionHandle Track(std::shared_ptr<ExecutionRecord> record, const ItemRef& item);
+  // Simulates until `item` (nullptr: all of this core's work) completes,
+  // moves the host there and throws the first model error found.
+  void CompleteAndWait(const ItemRef& item);
+  // Notifies observers of completed items (their share of `wall` in wall_ns); keeps the first error.
+  void Collect(std::chrono::nanoseconds wall);
+  void ThrowPending();
+
+  struct Pending {
+    std::shared_ptr<ExecutionRecord> record;
+    ItemRef item;
+  };
 
   int index_;
   std::string name_;
@@ -165,7 +203,10 @@ class NeuronCoreDevice {
   DeviceAllocator allocator_;
   KernelCache cache_;
   std::map<uint64_t, std::vector<KernelRef>> spmd_copies_;  // kernel hash -> its lnc() program copies
-  StreamTimeline timeline_;
+  std::vector<int> streams_;         // per stream: the chip scheduler's stream
+  std::vector<ItemRef> stream_last_;  // per stream: its last item
+  std::deque<Pending> pending_;       // submitted, not yet collected, in submission order
+  std::exception_ptr error_;          // the first model error not yet thrown
   std::vector<ExecutionHandle> records_;
   bool keep_records_ = true;
   WallTime wall_;

@@ -85,15 +85,19 @@ TEST_F(NeuronCoreTest, ExecutionIsAsynchronousUntilSynchronize) {
   const Buffers b = Prepare(nc);
   const KernelRef k = nc.LoadKernel(ScaleKernel());
   const ExecutionHandle h = nc.ExecuteAsync(k, {{"x", b.x}, {"out", b.out}});
+  // Nothing is simulated until the host needs it; simulated up to the
+  // host's now (the submission's end), the kernel has only begun.
+  EXPECT_FALSE(h->completed);
+  EXPECT_FALSE(nc.IsComplete(h));
+  EXPECT_FALSE(h->completed);
+
+  nc.Synchronize();
+  ASSERT_TRUE(h->completed);
   // The stream was free (the 128-byte copy ended long before), so the device
-  // starts as soon as the submission ends and runs for the model's time.
+  // started as soon as the submission ended and ran for the model's time.
   EXPECT_EQ(h->device_start, h->submit_end);
   ASSERT_GT(h->result->device_time, 0);
   EXPECT_EQ(h->device_end, h->device_start + h->result->device_time);
-  EXPECT_LT(Now(), h->device_end);
-  EXPECT_FALSE(nc.IsComplete(h));
-
-  nc.Synchronize();
   EXPECT_EQ(Now(), h->device_end);
   EXPECT_TRUE(nc.IsComplete(h));
   // Synchronising again, with nothing pending, costs nothing.
@@ -120,11 +124,11 @@ TEST_F(NeuronCoreTest, ExecutionsOnOneStreamSerialise) {
   const ExecutionHandle h2 = nc.ExecuteAsync(k, {{"x", b.x}, {"out", b.out}});
   EXPECT_EQ(h2->submit_start, h1->submit_end);
   EXPECT_EQ(h2->submit_end, h1->submit_end + 100 * kPicosPerNano);
+  nc.Synchronize();
+  EXPECT_EQ(Now(), h2->device_end);
   EXPECT_LT(h2->submit_end, h1->device_end);
   EXPECT_EQ(h2->device_start, h1->device_end);  // waited for the stream
   EXPECT_EQ(h2->device_end, h2->device_start + h2->result->device_time);
-  nc.Synchronize();
-  EXPECT_EQ(Now(), h2->device_end);
 }
 
 TEST_F(NeuronCoreTest, StreamsShareTheEnginesButNotTheCopyQueues) {
@@ -138,21 +142,21 @@ TEST_F(NeuronCoreTest, StreamsShareTheEnginesButNotTheCopyQueues) {
   EXPECT_EQ(nc.num_streams(), 2);
   const KernelRef k = nc.LoadKernel(ScaleKernel());
   const ExecutionHandle h1 = nc.ExecuteAsync(k, {{"x", b.x}, {"out", b.out}}, 0);
-  // A kernel on another stream still waits: the engines run one kernel at a time.
   const ExecutionHandle h2 = nc.ExecuteAsync(k, {{"x", b.x}, {"out", b.out}}, s1);
-  EXPECT_EQ(h2->device_start, h1->device_end);
   // A copy on a third stream does not wait for the engines.
   const int s2 = nc.CreateStream();
   std::vector<float> data = Iota(32);
   const ExecutionHandle c = nc.CopyToDevice(b.x, data.data(), kScaleTensorBytes, s2);
-  EXPECT_EQ(c->device_start, c->submit_end);
-  EXPECT_LT(c->device_start, h2->device_end);
-  // Synchronize(stream) waits for that stream only.
+  // Synchronize(stream) waits for that stream only: the second kernel still runs.
   nc.Synchronize(s2);
   EXPECT_EQ(Now(), c->device_end);
-  EXPECT_LT(Now(), h2->device_end);
+  EXPECT_EQ(c->device_start, c->submit_end);
+  EXPECT_FALSE(h2->completed);
   nc.Synchronize();
   EXPECT_EQ(Now(), h2->device_end);
+  // A kernel on another stream still waited: the engines run one kernel at a time.
+  EXPECT_EQ(h2->device_start, h1->device_end);
+  EXPECT_LT(c->device_start, h2->device_end);
 }
 
 TEST_F(NeuronCoreTest, CopiesMoveBytesAndCostTheStatedTime) {
@@ -170,13 +174,8 @@ TEST_F(NeuronCoreTest, CopiesMoveBytesAndCostTheStatedTime) {
   EXPECT_EQ(Now(), t0 + Us(8));  // H2D returns after host.copy_setup
   EXPECT_EQ(w->api, std::string("nrta_tensor_write"));
   EXPECT_EQ(w->kind, RecordKind::kCopyToDevice);
-  EXPECT_EQ(w->device_start, t0 + Us(8));
-  EXPECT_EQ(w->device_end, w->device_start + kCopyTime);
   EXPECT_EQ(w->bytes, kBytes);
   EXPECT_EQ(w->device_address, buf);
-  std::vector<uint8_t> in_hbm(kBytes);
-  nc.device().hbm().Read(buf, in_hbm.data(), kBytes);
-  EXPECT_EQ(in_hbm, data);
 
   // D2H on the same stream: set-up 8us after the write's return, then it
   // queues behind the write (which ends at t0 + 8us + 67.536us) and the host
@@ -184,6 +183,11 @@ TEST_F(NeuronCoreTest, CopiesMoveBytesAndCostTheStatedTime) {
   std::vector<uint8_t> back(kBytes);
   const ExecutionHandle r = nc.CopyFromDevice(back.data(), buf, kBytes);
   EXPECT_EQ(back, data);
+  EXPECT_EQ(w->device_start, t0 + Us(8));
+  EXPECT_EQ(w->device_end, w->device_start + kCopyTime);
+  std::vector<uint8_t> in_hbm(kBytes);
+  nc.device().hbm().Read(buf, in_hbm.data(), kBytes);
+  EXPECT_EQ(in_hbm, data);
   EXPECT_EQ(r->api, std::string("nrta_tensor_read"));
   EXPECT_EQ(r->submit_end, t0 + Us(16));
   EXPECT_EQ(r->device_start, w->device_end);
@@ -212,6 +216,7 @@ TEST_F(NeuronCoreTest, ExecutionRecordHoldsTheResult) {
   const Buffers b = Prepare(nc);
   const KernelRef k = nc.LoadKernel(ScaleKernel());
   const ExecutionHandle h = nc.ExecuteAsync(k, {{"x", b.x}, {"out", b.out}}, 0, /*correlation_id=*/42);
+  nc.Wait(h);
   EXPECT_EQ(h->kind, RecordKind::kExecution);
   EXPECT_EQ(h->api, std::string("nrta_execute_schedule"));
   EXPECT_EQ(h->core, 0);

@@ -37,6 +37,11 @@ void NotifyObservers(const ExecutionRecord& record) {
   }
 }
 
+void NotifySubmitted(const ExecutionRecord& record) {
+  std::lock_guard<std::mutex> lock(Mutex());
+  for (RuntimeObserver* o : Observers()) o->OnSubmit(record);
+}
+
 }  // namespace detail
 
 void AddRuntimeObserver(RuntimeObserver* observer) {

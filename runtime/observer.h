@@ -1,8 +1,10 @@
 #pragma once
 // Lets the profiler watch the runtime without the runtime knowing it: every
-// execution and copy record is handed to the registered observers as soon as
-// its place on the simulated clock is known (at submission, before the host
-// could see it complete).
+// execution and copy record is handed to the registered observers when the
+// item has completed on the chip (its device times and results filled), in
+// submission order per core, at the host call that found it complete. At
+// submission, OnSubmit sees the record with its host-side fields only (for
+// context that exists then, e.g. the framework op in progress).
 //
 //   class Lanes : public RuntimeObserver {
 //     void OnExecution(const ExecutionRecord& r) override { ... r.device_start ... }
@@ -25,6 +27,7 @@ class RuntimeObserver {
   // Contract: callbacks must not add or remove observers.
   virtual void OnExecution(const ExecutionRecord& record) { (void)record; }
   virtual void OnCopy(const ExecutionRecord& record) { (void)record; }
+  virtual void OnSubmit(const ExecutionRecord& record) { (void)record; }
 };
 
 // Not owned; must stay registered until removed. Adding an observer twice or
@@ -37,6 +40,7 @@ extern std::atomic<bool> g_observers_active;
 // Calls OnExecution or OnCopy (by record.kind) on every observer, in the
 // order they were added.
 void NotifyObservers(const ExecutionRecord& record);
+void NotifySubmitted(const ExecutionRecord& record);  // OnSubmit on every observer
 }  // namespace detail
 
 inline bool RuntimeObserversActive() { return detail::g_observers_active.load(std::memory_order_relaxed); }

@@ -5,6 +5,7 @@
 #include "sim/base/error.h"
 #include "sim/config/params.h"
 #include "sim/isa/opcode_spec.h"
+#include "sim/model/chip_scheduler.h"
 #include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
 #include "sim/model/onchip_memory.h"
@@ -19,7 +20,12 @@ Chip::Chip(HardwareConfig config) : config_(std::move(config)) {
   for (int i = 0; i < c.cores; ++i) onchip_.push_back(std::make_unique<OnChipMemory>(config_.memory));
 }
 
-Chip::~Chip() = default;
+Chip::~Chip() { scheduler_.reset(); }
+
+ChipScheduler& Chip::scheduler() {
+  if (!scheduler_) scheduler_ = std::make_unique<ChipScheduler>(*this);
+  return *scheduler_;
+}
 
 uint64_t Chip::CoreMemoryBase(int core) const {
   const ChipParams& c = config_.chip;
@@ -44,8 +50,6 @@ std::vector<int> Chip::StacksOf(const Kernel& k, const std::vector<uint64_t>& ad
 
 namespace {
 
-// SPMD programs are copies of one kernel: their HBM tensors must agree, since
-// they are one set of buffers in chip memory.
 void CheckSameHbmTensors(const Kernel& first, const Kernel& other, size_t program) {
   for (const TensorDecl& t : first.tensors) {
     if (t.space != MemSpace::kHbm) continue;
@@ -59,6 +63,10 @@ void CheckSameHbmTensors(const Kernel& first, const Kernel& other, size_t progra
 }
 
 }  // namespace
+
+void CheckSameHbmTensors(const std::vector<std::shared_ptr<const LoadedKernel>>& programs) {
+  for (size_t i = 1; i < programs.size(); ++i) CheckSameHbmTensors(programs[0]->kernel(), programs[i]->kernel(), i);
+}
 
 GridResult Chip::Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
                         const std::map<std::string, uint64_t>& bindings, std::vector<int> cores) {

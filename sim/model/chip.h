@@ -22,6 +22,7 @@
 
 namespace nsim {
 
+class ChipScheduler;
 class LoadedKernel;
 class OnChipMemory;
 
@@ -43,6 +44,11 @@ struct GridOptions {
   bool timing_only = false;  // schedule without values (Device::set_timing_only)
   bool allow_races = false;  // races become warnings (Device::set_allow_races)
 };
+
+// SPMD programs are copies of one kernel: their HBM tensors must agree, since
+// they are one set of buffers in chip memory. Throws SimError naming the first
+// program that differs from program 0.
+void CheckSameHbmTensors(const std::vector<std::shared_ptr<const LoadedKernel>>& programs);
 
 class Chip {
  public:
@@ -66,6 +72,13 @@ class Chip {
   int StackOfAddress(uint64_t address) const;
 
   std::shared_ptr<const LoadedKernel> Load(const Kernel& kernel) const;
+  OnChipMemory& onchip(int core) { return *onchip_.at(core); }
+
+  // The chip's queue of lazily simulated work (chip_scheduler.h), made on
+  // first use: it takes a slot of the process's core and stack models
+  // (SimHost::AcquireSlot; SimError when none is left). Launch and Run are
+  // synchronous and need none.
+  ChipScheduler& scheduler();
 
   // Runs programs[i] on physical core cores[i] (default: core i), all at once.
   // HBM tensors must be declared alike by every program; `bindings` places
@@ -86,6 +99,7 @@ class Chip {
   std::shared_ptr<HbmMemory> hbm_;
   std::vector<std::unique_ptr<OnChipMemory>> onchip_;  // per core
   Picos now_ = 0;
+  std::unique_ptr<ChipScheduler> scheduler_;  // destroyed first: it finishes work on the memories above
 };
 
 }  // namespace nsim

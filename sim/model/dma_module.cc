@@ -136,6 +136,7 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
   QueueState& q = queue_state_[key];
   const Picos setup_start = std::max(trigger_end, q.setup_free);
   q.setup_free = AddTime(setup_start, d.queue_setup_ps);
+  run.Busy();  // until Complete
   transfers_.push_back({&li, static_cast<int>(li.dma.size()), key});
   Transfer& t = transfers_.back();
   q.outstanding.push_back(&t);
@@ -167,11 +168,13 @@ void DmaModule::Complete(Transfer& t, Picos done) {
       run.ctx->prebound = nullptr;
     } catch (...) {
       run.Fail(std::current_exception());
+      run.Quiet();
       return;
     }
   }
   run.NoteEnd(done);
   sems_.Signal(done + run.config->kernel.semaphore_latency_ps, t.li->in->signals);
+  run.Quiet();
 }
 
 }  // namespace nsim

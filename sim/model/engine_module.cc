@@ -31,7 +31,10 @@ void EngineModule::Start(RunState* run) {
   position_ = 0;
   table_set_ = -1;  // every execution starts with no activation table loaded
   commit_.assign(run->kernel->stream(id_).size(), 0);
-  if (!done_) start_event_.notify(sc_core::SC_ZERO_TIME);
+  if (!done_) {
+    run->Busy();
+    start_event_.notify(sc_core::SC_ZERO_TIME);
+  }
 }
 
 void EngineModule::Main() {
@@ -43,6 +46,7 @@ void EngineModule::Main() {
       run_->Fail(std::current_exception());
     }
     done_ = true;
+    run_->Quiet();
   }
 }
 

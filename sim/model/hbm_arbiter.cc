@@ -27,11 +27,24 @@ void HbmArbiter::Configure(double stack_bytes_per_ns, double core_share_bytes_pe
 }
 
 void HbmArbiter::Transfer(int core, double bytes) {
-  Flow f{core, bytes, 0, {}};
+  Flow f{core, bytes, 0, nullptr, {}};
   Advance();
   flows_.push_back(&f);
   Reschedule();
   sc_core::wait(f.done);
+}
+
+void HbmArbiter::TransferCapped(double bytes, const double* cap) {
+  Flow f{-1, bytes, 0, cap, {}};
+  Advance();
+  flows_.push_back(&f);
+  Reschedule();
+  sc_core::wait(f.done);
+}
+
+void HbmArbiter::Recompute() {
+  Advance();
+  Reschedule();
 }
 
 void HbmArbiter::Advance() {
@@ -42,10 +55,12 @@ void HbmArbiter::Advance() {
 
 void HbmArbiter::ShareStack() {
   std::array<int, kMaxCores> per_core{};
-  for (const Flow* f : flows_) ++per_core[f->core];
+  for (const Flow* f : flows_) {
+    if (f->cap == nullptr) ++per_core[f->core];
+  }
   double demand = 0;
   for (Flow* f : flows_) {
-    f->rate = std::min(engine_bw_, core_bw_ / static_cast<double>(per_core[f->core]));
+    f->rate = f->cap != nullptr ? *f->cap : std::min(engine_bw_, core_bw_ / static_cast<double>(per_core[f->core]));
     demand += f->rate;
   }
   if (demand <= stack_bw_ * (1 + kFitTolerance)) return;
@@ -63,16 +78,23 @@ void HbmArbiter::Reschedule() {
   tick_.cancel();
   if (flows_.empty()) return;
   ShareStack();
-  double next = flows_.front()->remaining / flows_.front()->rate;
-  for (const Flow* f : flows_) next = std::min(next, f->remaining / f->rate);
-  const Picos dt = static_cast<Picos>(std::ceil(std::max(0.0, next) * 1000.0));
+  Picos dt = -1;
+  for (const Flow* f : flows_) {
+    const double ps = std::max(0.0, f->remaining / f->rate) * 1000.0;
+    // A core's flow ends at the ps after its last byte; a capped flow at the
+    // nearest ps (see TransferCapped; OnTick accepts its half-ps remainder).
+    const Picos t = static_cast<Picos>(f->cap != nullptr ? std::llround(ps) : std::ceil(ps));
+    if (dt < 0 || t < dt) dt = t;
+  }
   tick_.notify(Ps(dt));
 }
 
 void HbmArbiter::OnTick() {
   Advance();
-  auto finished = std::stable_partition(flows_.begin(), flows_.end(),
-                                        [](const Flow* f) { return f->remaining > kDoneBytes; });
+  auto finished = std::stable_partition(flows_.begin(), flows_.end(), [](const Flow* f) {
+    const double left = f->cap != nullptr ? f->remaining - f->rate * 0.0005 : f->remaining;  // half a ps of bytes
+    return left > kDoneBytes;
+  });
   for (auto it = finished; it != flows_.end(); ++it) (*it)->done.notify();
   flows_.erase(finished, flows_.end());
   Reschedule();

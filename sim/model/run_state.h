@@ -35,6 +35,11 @@ struct RunState {
   bool aborted = false;     // an error or a deadlock ends the run early
   std::exception_ptr error; // first error raised inside a process
   std::function<void()> wake_all;  // wakes every blocked engine
+  // Work in flight on this core: engines still running their stream plus DMA
+  // transfers not yet complete. The chip scheduler (chip_scheduler.h) learns
+  // from `on_quiet` that the execution has nothing left to do.
+  int busy = 0;
+  std::function<void()> on_quiet;
 
   // The stack a dma_copy touching HBM moves its bytes through: its source's
   // when the source is in HBM, else its destination's.
@@ -48,6 +53,10 @@ struct RunState {
   void Fail(std::exception_ptr e) {
     if (!error) error = e;
     Abort();
+  }
+  void Busy() { ++busy; }
+  void Quiet() {
+    if (--busy == 0 && on_quiet) on_quiet();
   }
   void Abort() {
     aborted = true;

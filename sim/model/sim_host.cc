@@ -1,5 +1,6 @@
 #include "sim/model/sim_host.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -8,6 +9,7 @@
 #include "sim/model/core_modules.h"
 #include "sim/model/dma_module.h"
 #include "sim/model/hbm_arbiter.h"
+#include "sim/model/chip_scheduler.h"
 #include "sim/model/summary.h"
 
 namespace nsim {
@@ -24,7 +26,7 @@ struct SimHost::Modules {
   }
 };
 
-SimHost::SimHost() {
+SimHost::SimHost() : core_used_(kMaxCores, false), stack_used_(kMaxStacks, false) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);  // keep tool output clean
   modules_ = std::make_unique<Modules>();
   // Elaborate and let every process reach its first wait now, so that the
@@ -85,12 +87,11 @@ void Simulate(const std::vector<CoreRun>& runs, const std::vector<ExecutionResul
 
 std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, const std::vector<CoreRun>& runs,
                                               const ProgressFn& progress) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  for (ChipScheduler* s : schedulers_) s->RunUntilIdle();
   CheckFits(config, runs);
   Modules& m = *modules_;
-  for (int s = 0; s < config.chip.hbm_stacks; ++s) {
-    m.stacks[s]->Configure(config.chip.hbm_stack_bytes_per_ns, config.dma.hbm_bytes_per_ns, config.dma.bytes_per_ns);
-  }
+  ConfigureStacks(config, ChipSlot{});
   std::vector<ExecutionResult> results(runs.size());
   std::vector<RunState> states(runs.size());
   // An error or a deadlock on one core ends the whole launch.
@@ -154,6 +155,65 @@ ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& k
   run.ctx = &ctx;
   for (const TensorDecl& t : kernel.kernel().tensors) run.tensor_stack.push_back(t.space == MemSpace::kHbm ? 0 : -1);
   return std::move(RunGrid(config, {run}, progress)[0]);
+}
+
+}  // namespace nsim
+
+namespace nsim {
+
+namespace {
+
+// First index of `n` consecutive free entries, or -1.
+int FirstFit(const std::vector<bool>& used, int64_t n) {
+  for (int first = 0; first + n <= static_cast<int64_t>(used.size()); ++first) {
+    bool free = true;
+    for (int i = first; i < first + n && free; ++i) free = !used[i];
+    if (free) return first;
+  }
+  return -1;
+}
+
+}  // namespace
+
+ChipSlot SimHost::AcquireSlot(const HardwareConfig& config) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  CheckFits(config, {});
+  const int core = FirstFit(core_used_, config.chip.cores), stack = FirstFit(stack_used_, config.chip.hbm_stacks);
+  if (core < 0 || stack < 0) {
+    throw SimError("no room for another '" + config.name + "' chip (" + std::to_string(config.chip.cores) +
+                   " cores, " + std::to_string(config.chip.hbm_stacks) + " HBM stacks): the simulation holds " +
+                   std::to_string(kMaxCores) + " core and " + std::to_string(kMaxStacks) +
+                   " stack models in all, and the chips alive use them");
+  }
+  for (int i = 0; i < config.chip.cores; ++i) core_used_[core + i] = true;
+  for (int i = 0; i < config.chip.hbm_stacks; ++i) stack_used_[stack + i] = true;
+  return ChipSlot{core, stack};
+}
+
+void SimHost::ReleaseSlot(const HardwareConfig& config, const ChipSlot& slot) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  for (int i = 0; i < config.chip.cores; ++i) core_used_[slot.first_core + i] = false;
+  for (int i = 0; i < config.chip.hbm_stacks; ++i) stack_used_[slot.first_stack + i] = false;
+}
+
+CoreModules& SimHost::core_module(int index) { return *modules_->cores.at(index); }
+HbmArbiter& SimHost::stack_module(int index) { return *modules_->stacks.at(index); }
+
+void SimHost::ConfigureStacks(const HardwareConfig& config, const ChipSlot& slot) {
+  for (int s = 0; s < config.chip.hbm_stacks; ++s) {
+    modules_->stacks[slot.first_stack + s]->Configure(config.chip.hbm_stack_bytes_per_ns, config.dma.hbm_bytes_per_ns,
+                                                     config.dma.bytes_per_ns);
+  }
+}
+
+void SimHost::Register(ChipScheduler* scheduler) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  schedulers_.push_back(scheduler);
+}
+
+void SimHost::Unregister(ChipScheduler* scheduler) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  schedulers_.erase(std::remove(schedulers_.begin(), schedulers_.end(), scheduler), schedulers_.end());
 }
 
 }  // namespace nsim

@@ -36,6 +36,12 @@ int Chip::StackOfAddress(uint64_t address) const {
   return static_cast<int>(address / static_cast<uint64_t>(config_.chip.hbm_stack_bytes));
 }
 
+int Chip::CoreOfAddress(uint64_t address) const {
+  const int stack = StackOfAddress(address);
+  const auto in_stack = static_cast<int64_t>((address - StackBase(stack)) / CoreMemoryBytes());
+  return static_cast<int>(stack * config_.chip.cores_per_stack() + in_stack);
+}
+
 std::shared_ptr<const LoadedKernel> Chip::Load(const Kernel& kernel) const {
   return std::make_shared<const LoadedKernel>(kernel, config_);
 }

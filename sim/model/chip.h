@@ -70,6 +70,7 @@ class Chip {
   uint64_t CoreMemoryBytes() const { return static_cast<uint64_t>(config_.memory.hbm_bytes); }
   uint64_t StackBase(int stack) const { return static_cast<uint64_t>(stack) * config_.chip.hbm_stack_bytes; }
   int StackOfAddress(uint64_t address) const;
+  int CoreOfAddress(uint64_t address) const;  // whose home region holds it
 
   std::shared_ptr<const LoadedKernel> Load(const Kernel& kernel) const;
   OnChipMemory& onchip(int core) { return *onchip_.at(core); }

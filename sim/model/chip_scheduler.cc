@@ -44,11 +44,11 @@ struct ChipScheduler::Item {
 class ChipScheduler::HostLink {
  public:
   explicit HostLink(double bytes_per_ns) : bytes_per_ns_(bytes_per_ns) {}
-  void Transfer(HbmArbiter& stack, double bytes) {
+  void Transfer(HbmArbiter& stack, int core, double bytes) {
     Flow f{&stack, bytes_per_ns_};
     flows_.push_back(&f);
     Share();
-    stack.TransferCapped(bytes, &f.cap);
+    stack.TransferCapped(core, bytes, &f.cap);
     flows_.erase(std::find(flows_.begin(), flows_.end(), &f));
     Share();
   }
@@ -103,6 +103,10 @@ HbmArbiter& ChipScheduler::Stack(uint64_t address) {
                                                                 ? static_cast<int>(chip_.config().chip.hbm_stacks) - 1
                                                                 : 0);
   return SimHost::Get().stack_module(slot_.first_stack + stack);
+}
+
+int ChipScheduler::CoreOf(uint64_t address) const {
+  return std::min(chip_.CoreOfAddress(address), chip_.cores() - 1);
 }
 
 // ------------------------------------------------------------------ submission
@@ -208,12 +212,13 @@ ItemRef ChipScheduler::SubmitCopy(int stream, Picos at, uint64_t dst, uint64_t s
 // ------------------------------------------------------------------ items
 
 // host_link_latency, then the bytes over the link at its share, through the
-// address's stack; alone, exactly host_link_latency + bytes / host_link_bytes_per_ns.
+// address's stack as a flow of the core whose memory it is (host copies use
+// that core's DMA rings); alone, exactly host_link_latency + bytes / host_link_bytes_per_ns.
 void ChipScheduler::RunHostCopy(Item& item, uint64_t address, uint64_t bytes, const std::function<void()>& data) {
   item.pub->start = now();
   sc_core::wait(Ps(chip_.config().chip.host_link_latency_ps));
   SimHost::Get().ConfigureStacks(chip_.config(), slot_);
-  link_->Transfer(Stack(address), static_cast<double>(bytes));
+  link_->Transfer(Stack(address), CoreOf(address), static_cast<double>(bytes));
   data();
 }
 
@@ -228,17 +233,18 @@ void ChipScheduler::RunCoreCopy(Item& item, uint64_t dst, uint64_t src, uint64_t
   const double cap = config.dma.hbm_bytes_per_ns;
   HbmArbiter& from = Stack(src);
   HbmArbiter& to = Stack(dst);
-  if (&from == &to) {
-    from.TransferCapped(2.0 * static_cast<double>(bytes), &cap);
+  const int reader = CoreOf(src), writer = CoreOf(dst);
+  if (&from == &to && reader == writer) {
+    from.TransferCapped(reader, 2.0 * static_cast<double>(bytes), &cap);
   } else {
     bool written = false;
     sc_core::sc_event write_done;
     sc_core::sc_spawn([&] {
-      to.TransferCapped(static_cast<double>(bytes), &cap);
+      to.TransferCapped(writer, static_cast<double>(bytes), &cap);
       written = true;
       write_done.notify();
     });
-    from.TransferCapped(static_cast<double>(bytes), &cap);
+    from.TransferCapped(reader, static_cast<double>(bytes), &cap);
     while (!written) sc_core::wait(write_done);
   }
   std::vector<uint8_t> buffer(bytes);

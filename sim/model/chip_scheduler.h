@@ -116,6 +116,7 @@ class ChipScheduler {
   void RunHostCopy(Item& item, uint64_t address, uint64_t bytes, const std::function<void()>& data);
   void RunCoreCopy(Item& item, uint64_t dst, uint64_t src, uint64_t bytes);
   HbmArbiter& Stack(uint64_t address);
+  int CoreOf(uint64_t address) const;
 
   Chip& chip_;
   ChipSlot slot_;

@@ -34,8 +34,8 @@ void HbmArbiter::Transfer(int core, double bytes) {
   sc_core::wait(f.done);
 }
 
-void HbmArbiter::TransferCapped(double bytes, const double* cap) {
-  Flow f{-1, bytes, 0, cap, {}};
+void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
+  Flow f{core, bytes, 0, cap, {}};
   Advance();
   flows_.push_back(&f);
   Reschedule();
@@ -55,12 +55,11 @@ void HbmArbiter::Advance() {
 
 void HbmArbiter::ShareStack() {
   std::array<int, kMaxCores> per_core{};
-  for (const Flow* f : flows_) {
-    if (f->cap == nullptr) ++per_core[f->core];
-  }
+  for (const Flow* f : flows_) ++per_core[f->core];
   double demand = 0;
   for (Flow* f : flows_) {
-    f->rate = f->cap != nullptr ? *f->cap : std::min(engine_bw_, core_bw_ / static_cast<double>(per_core[f->core]));
+    const double cap = f->cap != nullptr ? *f->cap : engine_bw_;
+    f->rate = std::min(cap, core_bw_ / static_cast<double>(per_core[f->core]));
     demand += f->rate;
   }
   if (demand <= stack_bw_ * (1 + kFitTolerance)) return;
@@ -80,13 +79,14 @@ void HbmArbiter::Reschedule() {
   ShareStack();
   Picos dt = -1;
   for (const Flow* f : flows_) {
+    if (f->rate <= 0) continue;  // starved until another flow ends
     const double ps = std::max(0.0, f->remaining / f->rate) * 1000.0;
     // A core's flow ends at the ps after its last byte; a capped flow at the
     // nearest ps (see TransferCapped; OnTick accepts its half-ps remainder).
     const Picos t = static_cast<Picos>(f->cap != nullptr ? std::llround(ps) : std::ceil(ps));
     if (dt < 0 || t < dt) dt = t;
   }
-  tick_.notify(Ps(dt));
+  if (dt >= 0) tick_.notify(Ps(dt));
 }
 
 void HbmArbiter::OnTick() {

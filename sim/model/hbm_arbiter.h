@@ -25,12 +25,13 @@ class HbmArbiter : public sc_core::sc_module {
   void Configure(double stack_bytes_per_ns, double core_share_bytes_per_ns, double engine_bytes_per_ns);
   // Blocks the calling thread until `bytes` have moved for `core`.
   void Transfer(int core, double bytes);
-  // A flow that is not one core's DMA (a host copy, a core-to-core copy):
-  // capped by `*cap` bytes per ns, read at every reschedule (the caller may
-  // change it and call Recompute), outside any core's share. Alone on the
-  // stack it ends after exactly round(bytes / cap) in ps, as NanosToPicos
-  // rounds a formula's duration.
-  void TransferCapped(double bytes, const double* cap);
+  // A copy's flow for `core` (a host copy into or out of its memory, one side
+  // of a core-to-core copy): capped by `*cap` bytes per ns instead of one DMA
+  // engine's bandwidth (read at every reschedule: the caller may change it
+  // and call Recompute), and one more flow sharing the core's share of the
+  // stack. Alone on the stack it ends after exactly round(bytes / cap) in ps,
+  // as NanosToPicos rounds a formula's duration.
+  void TransferCapped(int core, double bytes, const double* cap);
   // New rates after a cap changed.
   void Recompute();
 
@@ -40,7 +41,7 @@ class HbmArbiter : public sc_core::sc_module {
     int core;
     double remaining;
     double rate;  // bytes per ns, until the next reschedule
-    const double* cap;  // TransferCapped flows: their cap; nullptr for a core's DMA
+    const double* cap;  // TransferCapped flows: their cap; nullptr for a DMA engine's piece
     sc_core::sc_event done;
   };
   void Advance();     // charges elapsed time to every flow at its current rate

@@ -37,6 +37,9 @@ struct ExecutionRecord {
   const HardwareConfig* config = nullptr;  // of that core (lives as long as the core)
   int stream = 0;
   uint64_t correlation_id = 0;  // the framework op that caused it; 0 if none
+  // What an observer noted at submission (RuntimeObserver::OnSubmit), for use
+  // at completion when that context is gone: the profiler's op in progress.
+  uint64_t submit_context = 0;
 
   // Simulated host clock. [submit_start, submit_end) is the runtime call's own
   // cost (host.runtime_submit or host.copy_setup); host_return is when control

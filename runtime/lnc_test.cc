@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "runtime/test_util.h"
@@ -18,19 +19,29 @@ using ::testing::HasSubstr;
 
 using LncTest = testing::FreshRuntimeTest;
 
-// Each program doubles its own 4 rows of x: program_id picks the rows.
-const char* kSpmdScale = R"(kernel spmd_scale
-tensor x   hbm  f32 [8, 8]
-tensor out hbm  f32 [8, 8]
-tensor xt  sbuf f32 [4, 8]
-tensor yt  sbuf f32 [4, 8]
-semaphore loaded
-semaphore done
-sync:   dma_copy xt, x[program_id * 4:(program_id + 1) * 4] signal=loaded
-vector: tensor_scalar yt, xt op0=multiply scalar0=2 wait=loaded>=1 signal=done
-sync:   dma_copy out[program_id * 4:program_id * 4 + 4], yt wait=done>=1
-)";
-constexpr uint64_t kBytes = 8 * 8 * sizeof(float);
+TEST_F(LncTest, TheModelPoolRunsOutWithAClearError) {
+  // Each config content gets a chip of its own; the one simulation holds 16
+  // core models: two trn2 chips of 8.
+  Runtime::Get().ConfigureCore(0, "trn2", {"host.runtime_submit=1us"});
+  Runtime::Get().ConfigureCore(1, "trn2", {"host.runtime_submit=2us"});
+  EXPECT_THAT(ErrorOf([] { Runtime::Get().ConfigureCore(2, "trn2", {"host.runtime_submit=3us"}); }),
+              HasSubstr("no room for another 'trn2' chip (8 cores, 4 HBM stacks)"));
+  Runtime::Get().Reset();  // releases them
+  EXPECT_NO_THROW(Runtime::Get().ConfigureCore(2, "trn2", {"host.runtime_submit=3us"}));
+}
+
+// sim/kernel/examples/spmd_scale.nk: program i of N doubles rows 8i..8i+7
+// of a bf16 [64, 2048] x into out.
+Kernel SpmdScale() { return LoadKernelFile("sim/kernel/examples/spmd_scale.nk"); }
+constexpr int64_t kRowElements = 2048;
+constexpr uint64_t kBytes = 64 * kRowElements * 2;
+
+// bf16 of small integers is exact: the top half of the float's bits.
+uint16_t Bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return static_cast<uint16_t>(bits >> 16);
+}
 
 TEST_F(LncTest, DefaultIsOnePhysicalCorePerDevice) {
   EXPECT_EQ(Runtime::Get().lnc(), 1);
@@ -84,21 +95,35 @@ TEST_F(LncTest, ChipsAreMadeWhenOneIsFull) {
   EXPECT_THAT(nc2.physical_cores(), ElementsAre(0, 1, 2, 3));
 }
 
-std::vector<float> RunSpmd(NeuronCoreDevice& nc, ExecutionHandle* handle) {
+// Runs spmd_scale with x[i] = i % 64 and returns how many leading rows of
+// out hold 2 * x (the rest must still be 0).
+int DoubledRows(NeuronCoreDevice& nc, ExecutionHandle* handle) {
   const uint64_t x = nc.Allocate(kBytes), out = nc.Allocate(kBytes);
-  std::vector<float> data = testing::Iota(64);
+  std::vector<uint16_t> data(kBytes / 2);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = Bf16(static_cast<float>(i % 64));
   nc.CopyToDevice(x, data.data(), kBytes);
-  *handle = nc.ExecuteAsync(nc.LoadKernel(ParseKernel(kSpmdScale, "spmd.nk")), {{"x", x}, {"out", out}});
-  nc.CopyFromDevice(data.data(), out, kBytes);
-  return data;
+  *handle = nc.ExecuteAsync(nc.LoadKernel(SpmdScale()), {{"x", x}, {"out", out}});
+  std::vector<uint16_t> back(kBytes / 2);
+  nc.CopyFromDevice(back.data(), out, kBytes);
+  int rows = 0;
+  for (int r = 0; r < 64; ++r) {
+    bool doubled = true, zero = true;
+    for (int64_t c = 0; c < kRowElements; ++c) {
+      const size_t i = static_cast<size_t>(r * kRowElements + c);
+      doubled = doubled && back[i] == Bf16(2.0f * static_cast<float>(i % 64));
+      zero = zero && back[i] == 0;
+    }
+    if (doubled && rows == r) ++rows;
+    if (!doubled && !zero) ADD_FAILURE() << "row " << r << " is neither doubled nor untouched";
+  }
+  return rows;
 }
 
 TEST_F(LncTest, SpmdKernelRunsOneProgramPerPhysicalCore) {
   Runtime::Get().set_lnc(2);
   NeuronCoreDevice& nc = Runtime::Get().core(0);
   ExecutionHandle h;
-  const std::vector<float> out = RunSpmd(nc, &h);
-  for (int i = 0; i < 64; ++i) EXPECT_EQ(out[i], 2.0f * i) << "element " << i;
+  EXPECT_EQ(DoubledRows(nc, &h), 16);  // programs 0 and 1 of 2
   EXPECT_THAT(h->cores, ElementsAre(0, 1));
   ASSERT_EQ(h->programs.size(), 2u);
   EXPECT_EQ(h->result, h->programs[0]);
@@ -109,9 +134,7 @@ TEST_F(LncTest, SpmdKernelRunsOneProgramPerPhysicalCore) {
 TEST_F(LncTest, SpmdKernelOnLnc1RunsOnce) {
   NeuronCoreDevice& nc = Runtime::Get().core(0);
   ExecutionHandle h;
-  const std::vector<float> out = RunSpmd(nc, &h);
-  // program_id 0 of 1: only the first 4 rows are doubled.
-  for (int i = 0; i < 32; ++i) EXPECT_EQ(out[i], 2.0f * i) << "element " << i;
+  EXPECT_EQ(DoubledRows(nc, &h), 8);  // program 0 of 1
   EXPECT_THAT(h->cores, ElementsAre(0));
 }
 
@@ -120,7 +143,9 @@ TEST_F(LncTest, ExplicitProgramsAndTheirCount) {
   NeuronCoreDevice& nc = Runtime::Get().core(0);
   const uint64_t x = nc.Allocate(kBytes), out = nc.Allocate(kBytes);
   std::vector<KernelRef> programs;
-  for (const Kernel& k : ParseGrid(kSpmdScale, "spmd.nk", 2)) programs.push_back(nc.LoadKernel(k));
+  for (const Kernel& k : ParseGrid(ReadKernelFile("sim/kernel/examples/spmd_scale.nk"), "spmd_scale.nk", 2)) {
+    programs.push_back(nc.LoadKernel(k));
+  }
   const ExecutionHandle h = nc.ExecuteAsync(programs, {{"x", x}, {"out", out}});
   EXPECT_THAT(h->cores, ElementsAre(0, 1));
   const ExecutionHandle one = nc.ExecuteAsync(std::vector<KernelRef>{programs[0]}, {{"x", x}, {"out", out}});

@@ -336,6 +336,12 @@ Device& NeuronCoreDevice::device() {
 
 // ------------------------------------------------------------------ records
 
+std::vector<ExecutionHandle> NeuronCoreDevice::in_flight() const {
+  std::vector<ExecutionHandle> out;
+  for (const Pending& p : pending_) out.push_back(p.record);
+  return out;
+}
+
 const std::vector<ExecutionHandle>& NeuronCoreDevice::records() {
   Synchronize();
   return records_;

@@ -153,6 +153,9 @@ class NeuronCoreDevice {
   // the work in flight has completed (as Synchronize). Failed items are not kept.
   const std::vector<ExecutionHandle>& records();
   void ClearRecords() { records_.clear(); }
+  // The items submitted and not yet seen complete by a wait, in submission
+  // order, without simulating anything (their device times are not filled yet).
+  std::vector<ExecutionHandle> in_flight() const;
   // Long runs may stop keeping the history (observers still see every record).
   void set_keep_records(bool keep) { keep_records_ = keep; }
 
@@ -165,6 +168,7 @@ class NeuronCoreDevice {
   const WallTime& wall_time() const { return wall_; }
 
  private:
+  friend class Runtime;  // collectives submit one item on several cores' streams (Runtime::AllReduce)
   void CheckKernel(const KernelRef& kernel) const;
   void CheckStream(int stream, const char* call) const;
   void CheckBindings(const Kernel& kernel, const Bindings& bindings) const;

@@ -37,7 +37,7 @@ void NotifyObservers(const ExecutionRecord& record) {
   }
 }
 
-void NotifySubmitted(const ExecutionRecord& record) {
+void NotifySubmitted(ExecutionRecord& record) {
   std::lock_guard<std::mutex> lock(Mutex());
   for (RuntimeObserver* o : Observers()) o->OnSubmit(record);
 }

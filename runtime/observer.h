@@ -27,7 +27,8 @@ class RuntimeObserver {
   // Contract: callbacks must not add or remove observers.
   virtual void OnExecution(const ExecutionRecord& record) { (void)record; }
   virtual void OnCopy(const ExecutionRecord& record) { (void)record; }
-  virtual void OnSubmit(const ExecutionRecord& record) { (void)record; }
+  // May note what it needs later in record.submit_context.
+  virtual void OnSubmit(ExecutionRecord& record) { (void)record; }
 };
 
 // Not owned; must stay registered until removed. Adding an observer twice or
@@ -40,7 +41,7 @@ extern std::atomic<bool> g_observers_active;
 // Calls OnExecution or OnCopy (by record.kind) on every observer, in the
 // order they were added.
 void NotifyObservers(const ExecutionRecord& record);
-void NotifySubmitted(const ExecutionRecord& record);  // OnSubmit on every observer
+void NotifySubmitted(ExecutionRecord& record);  // OnSubmit on every observer
 }  // namespace detail
 
 inline bool RuntimeObserversActive() { return detail::g_observers_active.load(std::memory_order_relaxed); }

@@ -16,10 +16,17 @@
 
 #include "runtime/neuron_core.h"
 #include "runtime/wall_time.h"
+#include "sim/base/dtype.h"
 #include "sim/config/hw_config.h"
 
 namespace nsim {
 namespace rt {
+
+// One buffer of a collective: a logical device and an HBM address in it.
+struct CollectiveBuffer {
+  int device;
+  uint64_t address;
+};
 
 class Runtime {
  public:
@@ -58,6 +65,20 @@ class Runtime {
   // of the default config.
   void set_lnc(int lnc);
   int lnc();
+
+  // In-place sum all-reduce of `elements` `dtype` values at each buffer (one
+  // per logical device, >= 2 devices of one chip), as a ring over DMA
+  // (sim/model/all_reduce.h's step kernels): 2(N-1) steps, each an SPMD
+  // launch over the devices' first physical cores, submitted on `stream` of
+  // every participating device (it starts when each of them is free). Each
+  // step is a record on each device; the handle is device 0's last step,
+  // which completes when the all-reduce does. Charges host.runtime_submit per
+  // step (and host.kernel_load per new step kernel). Throws RuntimeError for
+  // a device given twice, devices of different chips, a bad stream or a buffer
+  // outside a live allocation; SimError for a bad element count (not a
+  // positive multiple of 128 x N).
+  ExecutionHandle AllReduce(const std::vector<CollectiveBuffer>& buffers, int64_t elements, DType dtype,
+                            int stream = NeuronCoreDevice::kDefaultStream);
 
   // Timing-only mode for every core, existing and created later (see
   // NeuronCoreDevice::set_timing_only); Reset turns it off.

@@ -37,20 +37,24 @@ void CaptureCores(const ExecutionRecord& r, prof::DeviceExecution* e) {
 
 }  // namespace
 
+// Records reach the profiler when they complete on the chip, after the
+// framework op that submitted them may have ended: the op is noted at
+// submission (OnSubmit, in submit_context).
 void ReportToProfiler(const ExecutionRecord& r) {
   if (!prof::Enabled()) return;
+  const uint64_t op = r.submit_context;
   prof::RuntimeCall call;
   call.name = r.api;
   call.nc = r.core;
   call.stream = r.stream;
-  call.op_correlation_id = prof::CurrentCorrelationId();
+  call.op_correlation_id = op;
   call.start = r.submit_start;
   call.end = r.submit_end;
   call.bytes = static_cast<int64_t>(r.bytes);
   const uint64_t launch = prof::RecordRuntimeCall(std::move(call));
   if (r.is_copy()) return;
   prof::DeviceExecution e;
-  e.op_correlation_id = prof::CurrentCorrelationId();
+  e.op_correlation_id = op;
   e.launch_id = launch;
   e.nc = r.core;
   e.start = r.device_start;
@@ -81,6 +85,9 @@ class ProfilerForwarder : public RuntimeObserver {
  public:
   void OnExecution(const ExecutionRecord& r) override { ReportToProfiler(r); }
   void OnCopy(const ExecutionRecord& r) override { ReportToProfiler(r); }
+  void OnSubmit(ExecutionRecord& r) override {
+    if (prof::Enabled()) r.submit_context = prof::CurrentCorrelationId();
+  }
 };
 
 // The profiler's capture choice, passed down when a profile (de)activates.

@@ -40,10 +40,9 @@ std::string StepKernel(const Ring& r, int p, int64_t c, bool reduce) {
 
 }  // namespace
 
-AllReduceResult RingAllReduce(Chip& chip, const std::vector<uint64_t>& buffers, int64_t elements, DType dtype) {
-  const int n = static_cast<int>(buffers.size());
-  if (n < 2 || n > chip.cores()) {
-    throw SimError("all-reduce over " + std::to_string(n) + " cores: needs 2.." + std::to_string(chip.cores()) +
+void CheckRingShape(int n, int max_cores, int64_t elements) {
+  if (n < 2 || n > max_cores) {
+    throw SimError("all-reduce over " + std::to_string(n) + " cores: needs 2.." + std::to_string(max_cores) +
                    " buffers, one per core of the chip");
   }
   if (elements <= 0 || elements % (kPartitions * n) != 0) {
@@ -51,26 +50,34 @@ AllReduceResult RingAllReduce(Chip& chip, const std::vector<uint64_t>& buffers, 
                    " cores: the count must be a positive multiple of 128 x cores (" +
                    std::to_string(kPartitions * n) + ")");
   }
+}
+
+std::string RingStepKernel(int n, int64_t elements, DType dtype, int step, int p) {
   const Ring ring{n, elements / (kPartitions * n), DTypeName(dtype)};
+  const bool reduce = step < n - 1;
+  const int s = reduce ? step : step - (n - 1);
+  // Reduce-scatter step s: core p adds chunk p-1-s; after N-1 steps it
+  // holds the full sum of chunk p+1. All-gather step s passes chunk p-s on.
+  const int64_t c = reduce ? (p - 1 - s + 2 * n) % n : (p - s + n) % n;
+  return StepKernel(ring, p, c, reduce);
+}
+
+AllReduceResult RingAllReduce(Chip& chip, const std::vector<uint64_t>& buffers, int64_t elements, DType dtype) {
+  const int n = static_cast<int>(buffers.size());
+  CheckRingShape(n, chip.cores(), elements);
   std::map<std::string, uint64_t> bindings;
   for (int i = 0; i < n; ++i) bindings["b" + std::to_string(i)] = buffers[i];
 
   AllReduceResult out;
   out.start = chip.now();
-  out.chunk_bytes = kPartitions * ring.free * DTypeSize(dtype);
-  for (int phase = 0; phase < 2; ++phase) {
-    const bool reduce = phase == 0;
-    for (int s = 0; s < n - 1; ++s) {
-      std::vector<std::shared_ptr<const LoadedKernel>> programs;
-      for (int p = 0; p < n; ++p) {
-        // Reduce-scatter step s: core p adds chunk p-1-s; after N-1 steps it
-        // holds the full sum of chunk p+1. All-gather step s passes chunk p-s on.
-        const int64_t c = reduce ? (p - 1 - s + 2 * n) % n : (p - s + n) % n;
-        programs.push_back(chip.Load(ParseKernel(StepKernel(ring, p, c, reduce), "<all-reduce>")));
-      }
-      out.steps.push_back(chip.Launch(programs, bindings));
-      out.device_time += out.steps.back().device_time;
+  out.chunk_bytes = elements / n * DTypeSize(dtype);
+  for (int step = 0; step < RingSteps(n); ++step) {
+    std::vector<std::shared_ptr<const LoadedKernel>> programs;
+    for (int p = 0; p < n; ++p) {
+      programs.push_back(chip.Load(ParseKernel(RingStepKernel(n, elements, dtype, step, p), "<all-reduce>")));
     }
+    out.steps.push_back(chip.Launch(programs, bindings));
+    out.device_time += out.steps.back().device_time;
   }
   return out;
 }

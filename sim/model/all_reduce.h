@@ -8,6 +8,7 @@
 // chip, so the launch boundary is the ring's barrier and the chip's clock
 // advances by each step's device time.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/base/dtype.h"
@@ -27,5 +28,15 @@ struct AllReduceResult {
 // multiple of 128 * N. Throws SimError for a bad shape, too many cores, or an
 // address outside chip memory.
 AllReduceResult RingAllReduce(Chip& chip, const std::vector<uint64_t>& buffers, int64_t elements, DType dtype);
+
+// The ring's pieces, for callers that launch the steps themselves (the
+// runtime's AllReduce, on the chip scheduler).
+// Throws SimError unless 2 <= n <= max_cores and `elements` is a positive
+// multiple of 128 x n.
+void CheckRingShape(int n, int max_cores, int64_t elements);
+constexpr int RingSteps(int n) { return 2 * (n - 1); }
+// The kernel text program `p` runs in step `step` (reduce-scatter steps
+// first): HBM tensors b0..b<n-1> are the buffers, bound by the caller.
+std::string RingStepKernel(int n, int64_t elements, DType dtype, int step, int p);
 
 }  // namespace nsim

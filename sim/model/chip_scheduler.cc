@@ -25,7 +25,7 @@ struct ChipScheduler::Events {
 
 struct ChipScheduler::Item {
   ItemRef pub;
-  std::shared_ptr<Item> prev;  // stream predecessor, until this item starts
+  std::vector<std::shared_ptr<Item>> prev;  // stream predecessors, until this item starts
   Picos start_sc = 0;          // SystemC time of its submission
   std::vector<int> cores;      // kernels: the cores it takes
   bool done = false;
@@ -111,20 +111,24 @@ int ChipScheduler::CoreOf(uint64_t address) const {
 
 // ------------------------------------------------------------------ submission
 
-ItemRef ChipScheduler::Submit(int stream, Picos at, std::function<void(ScheduledItem&)> on_done,
+ItemRef ChipScheduler::Submit(const std::vector<int>& streams, Picos at, std::function<void(ScheduledItem&)> on_done,
                               std::function<void(Item&)> body, const std::vector<int>& cores) {
-  if (!HasStream(stream)) throw SimError("chip scheduler: no stream " + std::to_string(stream));
+  for (int stream : streams) {
+    if (!HasStream(stream)) throw SimError("chip scheduler: no stream " + std::to_string(stream));
+  }
   std::lock_guard<std::recursive_mutex> lock(SimHost::Get().mutex());
   // Idle, the chip may move its time base to the host's (see the header).
   if (in_flight_ == 0 && now() > at) epoch_ = Now() - at;
   auto item = std::make_shared<Item>();
   item->pub = std::make_shared<ScheduledItem>();
   item->pub->on_done = std::move(on_done);
-  item->prev = stream_last_[stream];
+  for (int stream : streams) {
+    if (stream_last_[stream]) item->prev.push_back(stream_last_[stream]);
+  }
   item->start_sc = std::max(Now(), epoch_ + at);
   item->cores = cores;
   for (int c : cores) core_queue_[c].push_back(item.get());
-  stream_last_[stream] = item;
+  for (int stream : streams) stream_last_[stream] = item;
   ++in_flight_;
   sc_core::sc_spawn_options options;
   options.set_stack_size(1 << 20);  // kernels bind and summarise on this thread
@@ -144,10 +148,10 @@ ItemRef ChipScheduler::Submit(int stream, Picos at, std::function<void(Scheduled
 
 void ChipScheduler::WaitToStart(Item& item) {
   if (item.start_sc > Now()) sc_core::wait(Ps(item.start_sc - Now()));
-  if (item.prev) {
-    while (!item.prev->done) sc_core::wait(item.prev->done_event);
-    item.prev.reset();
+  for (const std::shared_ptr<Item>& prev : item.prev) {
+    while (!prev->done) sc_core::wait(prev->done_event);
   }
+  item.prev.clear();
   if (item.cores.empty()) return;
   auto ready = [this, &item] {
     for (int c : item.cores) {
@@ -176,16 +180,21 @@ void ChipScheduler::Finish(Item& item) {
 
 ItemRef ChipScheduler::SubmitKernel(int stream, Picos at, KernelLaunch launch,
                                     std::function<void(ScheduledItem&)> on_done) {
+  return SubmitKernel(std::vector<int>{stream}, at, std::move(launch), std::move(on_done));
+}
+
+ItemRef ChipScheduler::SubmitKernel(const std::vector<int>& streams, Picos at, KernelLaunch launch,
+                                    std::function<void(ScheduledItem&)> on_done) {
   const std::vector<int> cores = launch.cores;
   auto shared = std::make_shared<KernelLaunch>(std::move(launch));
-  return Submit(stream, at, std::move(on_done), [this, shared](Item& item) { RunKernel(item, *shared); }, cores);
+  return Submit(streams, at, std::move(on_done), [this, shared](Item& item) { RunKernel(item, *shared); }, cores);
 }
 
 ItemRef ChipScheduler::SubmitHostWrite(int stream, Picos at, uint64_t address, std::vector<uint8_t> bytes,
                                        std::function<void(ScheduledItem&)> on_done) {
   auto staged = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
   return Submit(
-      stream, at, std::move(on_done),
+      {stream}, at, std::move(on_done),
       [this, address, staged](Item& item) {
         RunHostCopy(item, address, staged->size(),
                     [this, address, staged] { chip_.hbm().Write(address, staged->data(), staged->size()); });
@@ -196,7 +205,7 @@ ItemRef ChipScheduler::SubmitHostWrite(int stream, Picos at, uint64_t address, s
 ItemRef ChipScheduler::SubmitHostRead(int stream, Picos at, uint64_t address, void* dst, uint64_t bytes,
                                       std::function<void(ScheduledItem&)> on_done) {
   return Submit(
-      stream, at, std::move(on_done),
+      {stream}, at, std::move(on_done),
       [this, address, dst, bytes](Item& item) {
         RunHostCopy(item, address, bytes, [this, address, dst, bytes] { chip_.hbm().Read(address, dst, bytes); });
       },
@@ -206,7 +215,7 @@ ItemRef ChipScheduler::SubmitHostRead(int stream, Picos at, uint64_t address, vo
 ItemRef ChipScheduler::SubmitCopy(int stream, Picos at, uint64_t dst, uint64_t src, uint64_t bytes,
                                   std::function<void(ScheduledItem&)> on_done) {
   return Submit(
-      stream, at, std::move(on_done), [this, dst, src, bytes](Item& item) { RunCoreCopy(item, dst, src, bytes); }, {});
+      {stream}, at, std::move(on_done), [this, dst, src, bytes](Item& item) { RunCoreCopy(item, dst, src, bytes); }, {});
 }
 
 // ------------------------------------------------------------------ items

@@ -82,6 +82,11 @@ class ChipScheduler {
   // Each starts its item at host time `at` (chip time). The caller has
   // validated the arguments (addresses inside chip memory).
   ItemRef SubmitKernel(int stream, Picos at, KernelLaunch launch, std::function<void(ScheduledItem&)> on_done);
+  // A launch that is the next item of several streams at once (a collective
+  // step over the streams of several logical cores): it starts once every
+  // one of them has finished its previous item.
+  ItemRef SubmitKernel(const std::vector<int>& streams, Picos at, KernelLaunch launch,
+                       std::function<void(ScheduledItem&)> on_done);
   // Host -> HBM: `bytes` (staged now) land at `address` when the copy ends.
   ItemRef SubmitHostWrite(int stream, Picos at, uint64_t address, std::vector<uint8_t> bytes,
                           std::function<void(ScheduledItem&)> on_done);
@@ -106,7 +111,7 @@ class ChipScheduler {
  private:
   struct Item;
   class HostLink;
-  ItemRef Submit(int stream, Picos at, std::function<void(ScheduledItem&)> on_done,
+  ItemRef Submit(const std::vector<int>& streams, Picos at, std::function<void(ScheduledItem&)> on_done,
                  std::function<void(Item&)> body, const std::vector<int>& cores);
   void Run(const std::function<bool()>& finished);
   void OnStarvation();

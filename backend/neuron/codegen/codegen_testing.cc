@@ -51,6 +51,7 @@ DeviceRun RunOnDevice(const Graph& g, const std::map<std::string, std::vector<fl
     allocations.push_back(addr);
   }
   const rt::ExecutionHandle h = core.ExecuteAsync(core.LoadKernel(run.kernel.kernel), bind);
+  core.Wait(h);  // the record is filled when the kernel completes
   run.device_time = h->result->device_time;
   for (const GraphOutput& o : g.outputs()) {
     std::vector<uint8_t> bytes(o.desc.Extent() * DTypeSize(o.desc.dtype));

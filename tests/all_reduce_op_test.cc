@@ -118,8 +118,8 @@ TEST_F(AllReduceOp, TimeMatchesTheAnalyticRingCost) {
     const double reduce = fixed + 3 * chunk / b + add + PicosToNanos(c.kernel.semaphore_latency_ps);
     const double analytic = (n - 1) * (gather + reduce);
     const double model = PicosToNanos(device);
-    std::cout << "neuron::all_reduce_ over " << n << " trn2 cores, 2 x " << chunk / 1048576 << " MiB x " << n - 1
-              << " steps: model " << model << " ns, analytic " << analytic << " ns\n";
+    std::cout << "neuron::all_reduce_ over " << n << " trn2 cores, " << 2 * (n - 1) << " steps of "
+              << chunk / 1048576 << " MiB chunks: model " << model << " ns, analytic " << analytic << " ns\n";
     EXPECT_NEAR(model / analytic, 1.0, 0.01) << n << " devices";
   }
 }

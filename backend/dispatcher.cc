@@ -10,6 +10,7 @@ namespace detail {
 
 void DispatchInfo::Add(const IValue& v) {
   if (v.isTensor()) Add(v.toTensor());
+  else if (v.isTensorList()) Add(v.toTensorList());
   else if (v.isDevice()) Add(v.toDevice());
 }
 

@@ -59,6 +59,9 @@ struct DispatchInfo {
   void Add(const std::optional<Tensor>& t) {
     if (t) Add(*t);
   }
+  void Add(const std::vector<Tensor>& list) {
+    for (const Tensor& t : list) Add(t);
+  }
   void Add(Device d) { keys.add(KeyForDevice(d.type())); }
   void Add(const std::optional<Device>& d) {
     if (d) Add(*d);

@@ -1,5 +1,7 @@
 // Dispatcher: schemas, registration and its errors, key selection, boxed
 // calls, fallbacks and the missing-kernel error (never a CPU fallback).
+#include <sstream>
+
 #include "backend/dispatcher.h"
 #include "backend/library.h"
 #include "backend/test_util.h"
@@ -62,6 +64,35 @@ TEST(Dispatcher, RegisterAndCallANewOp) {
   Dispatcher::Singleton().findSchemaOrThrow("test::twice").callBoxed(&s);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(testing::Values(s[0].toTensor()), (std::vector<float>{0, 2}));
+}
+
+// A Tensor[] argument and no return, as collectives have: typed and boxed
+// calls reach the kernel with the whole list, and its devices pick the key.
+int64_t g_list_numel = 0;
+void CountList(const std::vector<Tensor>& list) {
+  g_list_numel = 0;
+  for (const Tensor& t : list) g_list_numel += t.numel();
+}
+
+TEST(Dispatcher, TensorListArgumentAndNoReturn) {
+  Library def(Library::Kind::DEF, "test", std::nullopt, __FILE__, __LINE__);
+  def.def("count_(Tensor(a!)[] tensors) -> ()", DeviceCheck::kNoCheck);
+  const FunctionSchema& schema = Dispatcher::Singleton().findSchemaOrThrow("test::count_").schema();
+  EXPECT_EQ(schema.arguments()[0].type, ArgType::TensorList);
+  EXPECT_TRUE(schema.arguments()[0].is_write);
+  EXPECT_TRUE(schema.returns().empty());
+  Library impl(Library::Kind::IMPL, "test", DispatchKey::CPU, __FILE__, __LINE__);
+  impl.impl("count_", &CountList);
+  const auto op = FindOp<void(const std::vector<Tensor>&)>("test::count_");
+  op.call({arange(3), arange(4)});
+  EXPECT_EQ(g_list_numel, 7);
+  Stack s = {IValue(std::vector<Tensor>{arange(2)})};
+  Dispatcher::Singleton().findSchemaOrThrow("test::count_").callBoxed(&s);
+  EXPECT_TRUE(s.empty());
+  EXPECT_EQ(g_list_numel, 2);
+  std::ostringstream os;
+  os << IValue(std::vector<Tensor>{arange(2), arange(3)});
+  EXPECT_EQ(os.str(), "[Int[2], Int[3]]");  // arange gives int64
 }
 
 TEST(Dispatcher, DuplicateRegistrationNamesBothPlaces) {

@@ -22,6 +22,7 @@ constexpr TypeName kTypes[] = {
     {"int[]?", ArgType::OptionalIntList}, {"ScalarType", ArgType::ScalarType},
     {"ScalarType?", ArgType::OptionalScalarType}, {"Device", ArgType::Device},
     {"Device?", ArgType::OptionalDevice}, {"str", ArgType::String},
+    {"Tensor[]", ArgType::TensorList},
 };
 
 std::string Trim(const std::string& s) {

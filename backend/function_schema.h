@@ -6,8 +6,9 @@
 //
 // Supported argument types: Tensor, Tensor?, Scalar, Scalar?, float, float?,
 // int, int?, bool, int[] (also int[N]), int[]?, ScalarType, ScalarType?,
-// Device, Device?, str. Alias annotations (Tensor(a), Tensor(a!)) are parsed;
-// (a!) marks an argument the op writes. Returns are Tensors.
+// Device, Device?, str, Tensor[]. Alias annotations (Tensor(a), Tensor(a!)) are parsed;
+// (a!) marks an argument the op writes (Tensor(a!)[]: every tensor of the
+// list). Returns are Tensors, or none: "-> ()".
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ namespace at {
 enum class ArgType : uint8_t {
   Tensor, OptionalTensor, Scalar, OptionalScalar, Float, OptionalFloat, Int, OptionalInt, Bool,
   IntList, OptionalIntList, ScalarType, OptionalScalarType, Device, OptionalDevice, String,
+  TensorList,  // Tensor[]: one tensor per device for collectives (neuron::all_reduce_)
 };
 const char* ToString(ArgType t);  // schema spelling: "Tensor?", "int[]", ...
 

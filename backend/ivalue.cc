@@ -15,7 +15,7 @@ IValue::IValue(const Scalar& s) {
 
 const char* IValue::tagName() const {
   static const char* const kNames[] = {"None",       "Tensor", "Double", "Int",   "Bool",
-                                       "IntList",    "ScalarType", "Device", "String"};
+                                       "IntList",    "ScalarType", "Device", "String", "TensorList"};
   return kNames[v_.index()];
 }
 
@@ -35,6 +35,7 @@ double IValue::toDouble() const {
 int64_t IValue::toInt() const { return Get<int64_t>("Int"); }
 bool IValue::toBool() const { return Get<bool>("Bool"); }
 const IntList& IValue::toIntList() const { return Get<IntList>("IntList"); }
+const std::vector<Tensor>& IValue::toTensorList() const { return Get<std::vector<Tensor>>("TensorList"); }
 ScalarType IValue::toScalarType() const { return Get<ScalarType>("ScalarType"); }
 Device IValue::toDevice() const { return Get<Device>("Device"); }
 const std::string& IValue::toStringRef() const { return Get<std::string>("String"); }
@@ -56,6 +57,11 @@ std::ostream& operator<<(std::ostream& os, const IValue& v) {
   if (v.isInt()) return os << v.toInt();
   if (v.isBool()) return os << (v.toBool() ? "True" : "False");
   if (v.isIntList()) return os << ShapeToString(v.toIntList());
+  if (v.isTensorList()) {
+    os << "[";
+    for (size_t i = 0; i < v.toTensorList().size(); ++i) os << (i ? ", " : "") << IValue(v.toTensorList()[i]);
+    return os << "]";
+  }
   if (v.isScalarType()) return os << v.toScalarType();
   if (v.isDevice()) return os << v.toDevice();
   return os << "'" << v.toStringRef() << "'";

@@ -37,6 +37,7 @@ class IValue {
   IValue(int i) : v_(static_cast<int64_t>(i)) {}  // NOLINT
   IValue(bool b) : v_(b) {}                   // NOLINT
   IValue(IntList l) : v_(std::move(l)) {}     // NOLINT
+  IValue(std::vector<Tensor> l) : v_(std::move(l)) {}  // NOLINT: Tensor[]
   IValue(ScalarType t) : v_(t) {}             // NOLINT
   IValue(Device d) : v_(d) {}                 // NOLINT
   IValue(std::string s) : v_(std::move(s)) {}  // NOLINT
@@ -54,6 +55,7 @@ class IValue {
   bool isBool() const { return std::holds_alternative<bool>(v_); }
   bool isScalar() const { return isDouble() || isInt() || isBool(); }
   bool isIntList() const { return std::holds_alternative<IntList>(v_); }
+  bool isTensorList() const { return std::holds_alternative<std::vector<Tensor>>(v_); }
   bool isScalarType() const { return std::holds_alternative<ScalarType>(v_); }
   bool isDevice() const { return std::holds_alternative<Device>(v_); }
   bool isString() const { return std::holds_alternative<std::string>(v_); }
@@ -66,6 +68,7 @@ class IValue {
   bool toBool() const;
   Scalar toScalar() const;
   const IntList& toIntList() const;
+  const std::vector<Tensor>& toTensorList() const;
   ScalarType toScalarType() const;
   Device toDevice() const;
   const std::string& toStringRef() const;
@@ -75,7 +78,7 @@ class IValue {
  private:
   template <class T> const T& Get(const char* want) const;
   std::variant<std::monostate, Tensor, double, int64_t, bool, IntList, ScalarType, Device,
-               std::string>
+               std::string, std::vector<Tensor>>
       v_;
 };
 

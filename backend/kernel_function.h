@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -68,9 +69,14 @@ NSIM_PARAM_TRAITS(Device, Device, v.toDevice());
 NSIM_PARAM_TRAITS(std::optional<Device>, OptionalDevice,
                   v.isNone() ? std::optional<Device>() : std::optional<Device>(v.toDevice()));
 NSIM_PARAM_TRAITS(const std::string&, String, v.toStringRef());
+NSIM_PARAM_TRAITS(const std::vector<Tensor>&, TensorList, v.toTensorList());
 #undef NSIM_PARAM_TRAITS
 
 template <class R> struct ReturnTraits;
+template <> struct ReturnTraits<void> {  // "-> ()": in-place collectives
+  static constexpr int kCount = 0;
+  static void Pop(Stack*) {}
+};
 template <> struct ReturnTraits<Tensor> {
   static constexpr int kCount = 1;
   static void Push(Stack* s, Tensor r) { s->emplace_back(std::move(r)); }
@@ -154,10 +160,16 @@ class KernelFunction {
                      std::to_string(n));
     }
     const size_t base = s->size() - n;
-    Ret r = detail::CallFromStack(reinterpret_cast<Ret (*)(Args...)>(k.unboxed_), *s, base,
-                                  std::index_sequence_for<Args...>{});
-    s->resize(base);
-    detail::ReturnTraits<Ret>::Push(s, std::move(r));
+    if constexpr (std::is_void_v<Ret>) {
+      detail::CallFromStack(reinterpret_cast<Ret (*)(Args...)>(k.unboxed_), *s, base,
+                            std::index_sequence_for<Args...>{});
+      s->resize(base);
+    } else {
+      Ret r = detail::CallFromStack(reinterpret_cast<Ret (*)(Args...)>(k.unboxed_), *s, base,
+                                    std::index_sequence_for<Args...>{});
+      s->resize(base);
+      detail::ReturnTraits<Ret>::Push(s, std::move(r));
+    }
   }
 
   AnyFn unboxed_ = nullptr;

@@ -67,10 +67,7 @@ std::string KernelLabel(const DeviceExecution& exec) {
   return exec.kernel_name.empty() ? "neff_" + std::to_string(exec.kernel_hash) : exec.kernel_name;
 }
 
-int64_t EngineNumber(const std::string& lane) {
-  const std::vector<std::string>& canon = CanonicalEngineLanes();
-  return std::find(canon.begin(), canon.end(), lane) - canon.begin();
-}
+int64_t EngineNumber(const std::string& lane) { return EngineLaneRank(lane); }
 
 class TraceBuilder {
  public:

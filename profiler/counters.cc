@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "profiler/engine_lanes.h"
 #include "profiler/intervals.h"
@@ -12,8 +13,10 @@ namespace {
 
 std::map<std::string, std::vector<Interval>> BusyByLane(const DeviceExecution& exec) {
   std::map<std::string, std::vector<Interval>> raw;
-  for (const std::string& lane : CanonicalEngineLanes()) raw[lane];
   for (const InstructionSlice& s : exec.instructions) raw[s.lane].push_back({s.start, s.end});
+  std::set<std::string> seen;
+  for (const auto& [lane, intervals] : raw) seen.insert(lane);
+  for (const std::string& lane : EngineLanesToShow(seen)) raw[lane];  // idle engines show as 0 %
   for (auto& [lane, intervals] : raw) intervals = MergeIntervals(std::move(intervals));
   return raw;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <unordered_map>
 
 #include "profiler/engine_lanes.h"
@@ -19,9 +20,9 @@ Picos FloorTime(double amount, double per_second) {
 }
 
 std::vector<EngineStats> EngineStatsOf(const DeviceExecution& exec) {
-  std::vector<std::string> lanes = CanonicalEngineLanes();
-  for (const InstructionSlice& s : exec.instructions) lanes.push_back(s.lane);
-  lanes = OrderEngineLanes(lanes);
+  std::set<std::string> seen;
+  for (const InstructionSlice& s : exec.instructions) seen.insert(s.lane);
+  const std::vector<std::string> lanes = EngineLanesToShow(seen);
   std::vector<EngineStats> out(lanes.size());
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < lanes.size(); ++i) {

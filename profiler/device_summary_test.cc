@@ -56,6 +56,26 @@ const EngineStats& Engine(const DeviceSummary& s, const std::string& lane) {
   throw std::out_of_range(lane);
 }
 
+// An execution on two physical cores (LNC=2): each core's engines are lanes
+// of their own, core by core, idle engines included; busy time per core.
+TEST(DeviceSummaryTest, PerCoreLanesOfAMultiCoreExecution) {
+  DeviceExecution e;
+  e.start = 0;
+  e.end = 10 * kT;
+  e.instructions = {Instr("core1/VectorE", "tensor_tensor", 0, 4 * kT, 0),
+                    Instr("core0/VectorE", "tensor_tensor", 0, 3 * kT, 0),
+                    Instr("core0/ScalarE", "activation", 3 * kT, 4 * kT, 0)};
+  const DeviceSummary s = SummarizeExecution(e);
+  std::vector<std::string> lanes;
+  for (const EngineStats& x : s.engines) lanes.push_back(x.lane);
+  EXPECT_EQ(lanes, (std::vector<std::string>{"core0/TensorE", "core0/VectorE", "core0/ScalarE", "core0/GpSimd",
+                                             "core0/Sync", "core1/TensorE", "core1/VectorE", "core1/ScalarE",
+                                             "core1/GpSimd", "core1/Sync"}));
+  EXPECT_EQ(Engine(s, "core0/VectorE").busy, 3 * kT);
+  EXPECT_EQ(Engine(s, "core1/VectorE").busy, 4 * kT);
+  EXPECT_EQ(Engine(s, "core1/TensorE").busy, 0);
+}
+
 TEST(DeviceSummaryTest, EngineNumbersComeFromTheSlices) {
   const DeviceSummary s = SummarizeExecution(HandMade());
   EXPECT_EQ(s.device_time, 20 * kT);

@@ -98,15 +98,18 @@ std::string Pad(const std::string& s, size_t width) {
 void WriteBlock(std::ostringstream& out, const DeviceSummary& s) {
   out << "  device time " << Time(s.device_time) << ", active " << Time(s.active_time)
       << ", nothing active " << Time(s.roofline.overhead) << "\n";
-  out << "  " << Pad("engine", 10) << Pad("busy", 14) << Pad("util", 10) << Pad("instr", 8)
+  size_t lane_width = 10;  // per-core lanes of a multi-core execution ("core1/qSyncIO0") are longer
+  for (const EngineStats& e : s.engines) lane_width = std::max(lane_width, e.lane.size() + 1);
+  for (const DmaQueueStats& q : s.dma_queues) lane_width = std::max(lane_width, q.queue.size() + 1);
+  out << "  " << Pad("engine", lane_width) << Pad("busy", 14) << Pad("util", 10) << Pad("instr", 8)
       << Pad("FLOPs", 14) << "  opcodes\n";
   for (const EngineStats& e : s.engines) {
-    out << "  " << Pad(e.lane, 10) << Pad(Time(e.busy), 14) << Pad(Percent(s.Utilisation(e)), 10)
+    out << "  " << Pad(e.lane, lane_width) << Pad(Time(e.busy), 14) << Pad(Percent(s.Utilisation(e)), 10)
         << Pad(std::to_string(e.instructions), 8) << Pad(std::to_string(e.flops), 14) << "  "
         << OpcodeList(e) << "\n";
   }
   for (const DmaQueueStats& q : s.dma_queues) {
-    out << "  " << Pad(q.queue, 10) << Pad(Time(q.busy), 14) << "  " << q.bytes << " bytes in "
+    out << "  " << Pad(q.queue, lane_width) << Pad(Time(q.busy), 14) << "  " << q.bytes << " bytes in "
         << q.transfers << " transfers\n";
   }
   out << "  DMA " << s.dma_bytes << " bytes at " << GBps(s.DmaBytesPerSecond()) << "; HBM "

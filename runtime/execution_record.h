@@ -62,6 +62,7 @@ struct ExecutionRecord {
   std::shared_ptr<const ExecutionResult> result;  // programs[0]
   std::vector<int> cores;                          // physical cores of the chip used, program order
   std::vector<std::shared_ptr<const ExecutionResult>> programs;  // one per core
+  std::vector<KernelRef> program_kernels;  // the kernel each core ran (per-core trace lanes)
   int64_t wall_ns = 0;  // real time the simulator took to simulate it; never simulated time
   Picos capture = 0;    // device time added by device capture (config capture.*), included in device_end
   bool captured = false;  // device capture was on for the core (DeviceCaptureOn) when it ran

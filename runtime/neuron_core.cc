@@ -146,6 +146,7 @@ ExecutionHandle NeuronCoreDevice::ExecuteAsync(const std::vector<KernelRef>& pro
   record->kernel_name = kernel->name;
   record->kernel = kernel;
   record->cores = launch.cores;
+  record->program_kernels = programs;
   record->captured = DeviceCaptureOn(index_);
   const bool captured = record->captured;
   launch.tail = [this, captured](const std::vector<ExecutionResult>& results) { return CaptureCost(results, captured); };

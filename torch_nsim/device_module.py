@@ -54,6 +54,18 @@ def set_device_count(n):
     _C.set_device_count(int(n))
 
 
+def set_lnc(n):
+    """Physical NeuronCores per neuron device for devices first used from now
+    on: 2 makes each device a logical core of two physical cores that every op
+    splits its rows over (TorchNeuron's LNC=2); 0 is the config's default.
+    A value that does not divide the chip's cores raises RuntimeError."""
+    _C.set_lnc(int(n))
+
+
+def lnc():
+    return _C.lnc()
+
+
 def memory_stats(device=None):
     return _C.memory_stats(_index(device) if device is not None else -1)
 

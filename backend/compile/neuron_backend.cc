@@ -1,11 +1,14 @@
 // The "neuron" compile backend: each captured region is lowered
 // (lowering.h) to one codegen graph, generated into ONE kernel for the
-// region's NeuronCore, loaded once, and run with one ExecuteAsync per call.
+// region's NeuronCore (one per physical core of an LNC>1 core, each
+// computing its share of the rows), loaded once, and run with one
+// ExecuteAsync per call.
 #include "backend/compile/compiler_backend.h"
 #include "backend/compile/lowering.h"
 #include "backend/empty_tensor.h"
 #include "backend/neuron/codegen/generate.h"
 #include "backend/neuron/hbm_tensor.h"
+#include "backend/neuron/kernel_launch.h"
 #include "sim/base/error.h"
 
 namespace nsim {
@@ -14,9 +17,9 @@ namespace {
 
 class KernelExecutor : public RegionExecutor {
  public:
-  KernelExecutor(const Graph& g, LoweredRegion lowered, rt::KernelRef kernel)
+  KernelExecutor(const Graph& g, LoweredRegion lowered, std::vector<rt::KernelRef> programs)
       : device_(GraphDevice(g)), inputs_(std::move(lowered.inputs)), output_names_(std::move(lowered.outputs)),
-        kernel_(std::move(kernel)) {
+        programs_(std::move(programs)) {
     for (int v : g.outputs()) output_metas_.push_back(g.value(v).meta);
   }
 
@@ -33,7 +36,12 @@ class KernelExecutor : public RegionExecutor {
     }
     // No framework op causes it (correlation id 0); the profiler attributes
     // it to the region's range, the op open on this thread.
-    neuron::CoreOf(device_).ExecuteAsync(kernel_, bindings);
+    rt::NeuronCoreDevice& core = neuron::CoreOf(device_);
+    if (programs_.size() == 1) {
+      core.ExecuteAsync(programs_[0], bindings);
+    } else {
+      core.ExecuteAsync(programs_, bindings);
+    }
     return outputs;
   }
 
@@ -42,7 +50,7 @@ class KernelExecutor : public RegionExecutor {
   std::vector<KernelInput> inputs_;
   std::vector<std::string> output_names_;
   std::vector<ValueMeta> output_metas_;
-  rt::KernelRef kernel_;
+  std::vector<rt::KernelRef> programs_;
 };
 
 class NeuronBackend : public CompilerBackend {
@@ -59,10 +67,9 @@ class NeuronBackend : public CompilerBackend {
       LoweredRegion lowered = Lower(g);
       neuron::codegen::GenerateOptions options;
       options.kernel_name = name;
-      const neuron::codegen::GeneratedKernel generated =
-          neuron::codegen::GenerateKernel(lowered.graph, core.config(), options);
-      rt::KernelRef kernel = core.LoadKernel(generated.kernel);
-      return std::make_unique<KernelExecutor>(g, std::move(lowered), std::move(kernel));
+      std::vector<rt::KernelRef> programs;
+      for (const Kernel& k : neuron::GenerateForCore(lowered.graph, core, options)) programs.push_back(core.LoadKernel(k));
+      return std::make_unique<KernelExecutor>(g, std::move(lowered), std::move(programs));
     } catch (const std::exception& e) {  // codegen limits (SBUF, PSUM, shapes) and anything else
       throw SimError("compile(): cannot compile " + name + " for " + core.name() + ": " + e.what());
     }

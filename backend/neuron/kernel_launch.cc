@@ -3,10 +3,12 @@
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <set>
 
-#include "backend/neuron/codegen/generate.h"
+#include "backend/neuron/codegen/program_split.h"
 #include "backend/neuron/device_glue.h"
 #include "backend/neuron/hbm_tensor.h"
+#include "backend/neuron/spmd_programs.h"
 
 namespace nsim {
 namespace neuron {
@@ -14,13 +16,13 @@ namespace {
 
 struct Loaded {
   const rt::NeuronCoreDevice* core = nullptr;  // a Runtime::Reset makes new cores
-  rt::KernelRef kernel;
+  std::vector<rt::KernelRef> programs;
 };
 
 struct Cache {
   std::mutex mu;
-  std::map<std::string, Kernel> kernels;  // config name | key
-  std::map<std::string, Loaded> loaded;   // core index | config name | key
+  std::map<std::string, std::vector<Kernel>> kernels;  // config hash | programs | key
+  std::map<std::string, Loaded> loaded;                // core index | config hash | programs | key
   int64_t generated = 0;
 };
 
@@ -39,35 +41,60 @@ std::string KernelName(const std::string& op) {
 
 }  // namespace
 
-rt::ExecutionHandle Launch(rt::NeuronCoreDevice& core, const std::string& key, const std::function<Kernel()>& build,
-                           const rt::Bindings& bindings) {
+rt::ExecutionHandle LaunchPrograms(rt::NeuronCoreDevice& core, const std::string& key,
+                                   const std::function<std::vector<Kernel>()>& build, const rt::Bindings& bindings) {
   Cache& c = GetCache();
-  const std::string config_key = std::to_string(core.config_hash()) + "|" + key;  // content, not file name
+  // The config's content, not its name; the programs a key splits into
+  // depend on the logical core's width.
+  std::string config_key = std::to_string(core.config_hash()) + "|" + key;
+  if (core.lnc() > 1) config_key = "lnc" + std::to_string(core.lnc()) + "|" + config_key;
   const std::string core_key = std::to_string(core.index()) + "|" + config_key;
-  rt::KernelRef ref;
+  std::vector<rt::KernelRef> refs;
   {
     std::lock_guard<std::mutex> lock(c.mu);
     auto it = c.loaded.find(core_key);
-    if (it != c.loaded.end() && it->second.core == &core) ref = it->second.kernel;
+    if (it != c.loaded.end() && it->second.core == &core) refs = it->second.programs;
   }
-  if (!ref) {
-    const Kernel* kernel = nullptr;
+  if (refs.empty()) {
+    const std::vector<Kernel>* kernels = nullptr;
     {
       std::lock_guard<std::mutex> lock(c.mu);
       auto it = c.kernels.find(config_key);
-      if (it != c.kernels.end()) kernel = &it->second;
+      if (it != c.kernels.end()) kernels = &it->second;
     }
-    if (kernel == nullptr) {
-      Kernel built = build();
+    if (kernels == nullptr) {
+      std::vector<Kernel> built = build();
       std::lock_guard<std::mutex> lock(c.mu);
       ++c.generated;
-      kernel = &c.kernels.emplace(config_key, std::move(built)).first->second;
+      kernels = &c.kernels.emplace(config_key, std::move(built)).first->second;
     }
-    ref = core.LoadKernel(*kernel);
+    for (const Kernel& k : *kernels) refs.push_back(core.LoadKernel(k));
     std::lock_guard<std::mutex> lock(c.mu);
-    c.loaded[core_key] = Loaded{&core, ref};
+    c.loaded[core_key] = Loaded{&core, refs};
   }
-  return core.ExecuteAsync(ref, bindings, CurrentStream(core.index()), CurrentCorrelationId());
+  const int stream = CurrentStream(core.index());
+  if (refs.size() == 1) return core.ExecuteAsync(refs[0], bindings, stream, CurrentCorrelationId());
+  return core.ExecuteAsync(refs, bindings, stream, CurrentCorrelationId());
+}
+
+rt::ExecutionHandle Launch(rt::NeuronCoreDevice& core, const std::string& key, const std::function<Kernel()>& build,
+                           const rt::Bindings& bindings) {
+  return LaunchPrograms(core, key, [&] { return std::vector<Kernel>{build()}; }, bindings);
+}
+
+std::vector<Kernel> GenerateForCore(const codegen::Graph& graph, const rt::NeuronCoreDevice& core,
+                                    const codegen::GenerateOptions& options) {
+  const std::optional<codegen::ProgramSplit> split = codegen::SplitRows(graph, core.lnc());
+  if (!split) return {codegen::GenerateKernel(graph, core.config(), options).kernel};
+  std::vector<Kernel> programs;
+  for (const codegen::Graph& p : split->programs) programs.push_back(codegen::GenerateKernel(p, core.config(), options).kernel);
+  std::set<std::string> bound;
+  for (const codegen::Node& n : graph.nodes()) {
+    if (n.kind == codegen::OpKind::kInput) bound.insert(n.name);
+  }
+  for (const codegen::GraphOutput& o : graph.outputs()) bound.insert(o.name);
+  MakeProgramsAlike(programs, bound);
+  return programs;
 }
 
 rt::ExecutionHandle LaunchGraph(const std::string& op, const GraphOperands& operands,
@@ -83,10 +110,10 @@ rt::ExecutionHandle LaunchGraph(const std::string& op, const GraphOperands& oper
   }
   const codegen::Graph graph = build();
   rt::NeuronCoreDevice& core = CoreOf(first->device());
-  return Launch(core, op + "\n" + graph.ToString(), [&] {
+  return LaunchPrograms(core, op + "\n" + graph.ToString(), [&] {
     codegen::GenerateOptions options;
     options.kernel_name = KernelName(op);
-    return codegen::GenerateKernel(graph, core.config(), options).kernel;
+    return GenerateForCore(graph, core, options);
   }, bindings);
 }
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/neuron/codegen/generate.h"
 #include "backend/neuron/codegen/graph.h"
 #include "backend/tensor.h"
 #include "runtime/neuron_core.h"
@@ -24,9 +25,23 @@ namespace neuron {
 
 // Loads (once per core and config) and executes the kernel `build` makes
 // for `key`. `build` runs only when no core with this config has built the
-// key before.
+// key before. On a logical core of several physical cores (LNC>1) the kernel
+// runs on the first one alone.
 rt::ExecutionHandle Launch(rt::NeuronCoreDevice& core, const std::string& key, const std::function<Kernel()>& build,
                            const rt::Bindings& bindings);
+
+// The same for an op split over the physical cores of `core` (LNC>1): `build`
+// returns one kernel per physical core (program i on physical_cores()[i],
+// made alike by MakeProgramsAlike), or one kernel for an op that does not
+// split, which runs on the first physical core. One execution either way.
+rt::ExecutionHandle LaunchPrograms(rt::NeuronCoreDevice& core, const std::string& key,
+                                   const std::function<std::vector<Kernel>()>& build, const rt::Bindings& bindings);
+
+// The kernels of `graph` for `core`: one per physical core when the graph
+// splits over them (codegen/program_split.h), else one. The graph's inputs
+// and outputs are what the caller binds (any other HBM tensor is scratch).
+std::vector<Kernel> GenerateForCore(const codegen::Graph& graph, const rt::NeuronCoreDevice& core,
+                                    const codegen::GenerateOptions& options);
 
 // Named tensors of one op: the graph's inputs and outputs, bound by name.
 struct GraphOperands {

@@ -46,7 +46,7 @@ std::string Line(const char* fmt, ...) {
 }
 
 bool IsStudyConfiguration(const StudyOptions& o) {
-  return o.shape == std::vector<int64_t>{4, 512} && o.dtype == at::ScalarType::BFloat16 && o.device_capture;
+  return o.shape == std::vector<int64_t>{4, 512} && o.dtype == at::ScalarType::BFloat16 && o.device_capture && o.lnc == 1;
 }
 
 std::string SideBySide(const std::vector<ImplResult>& results, const StudyOptions& o) {
@@ -113,7 +113,7 @@ std::string ReportText(const std::vector<ImplResult>& results, const Agreement& 
                        const HardwareConfig& config, double wall_seconds) {
   std::ostringstream os;
   os << "RMSNorm " << ShapeText(o.shape) << " " << at::TorchDtypeName(o.dtype) << " on " << config.name << " ("
-     << config.generation << "), " << o.steps << " steps, schedule wait=2 warmup=1 active=1, device capture "
+     << config.generation << ")" << (o.lnc > 1 ? ", LNC " + std::to_string(o.lnc) : std::string()) << ", " << o.steps << " steps, schedule wait=2 warmup=1 active=1, device capture "
      << (o.device_capture ? "on" : "off") << "\nprofiles and traces under " << o.out_dir
      << "/{op_by_op,rms_norm,compiled}/ (report.html in a browser; trace.json in https://ui.perfetto.dev or the DevTools Performance panel)\n\n";
   for (const ImplResult& r : results) {
@@ -169,6 +169,7 @@ nlohmann::json ReportJson(const std::vector<ImplResult>& results, const Agreemen
           {"shape", o.shape},
           {"dtype", at::TorchDtypeName(o.dtype)},
           {"steps", o.steps},
+          {"lnc", o.lnc},
           {"device_capture", o.device_capture},
           {"implementations", impls},
           {"agreement",

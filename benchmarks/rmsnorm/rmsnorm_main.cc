@@ -16,6 +16,7 @@
 #include "benchmarks/rmsnorm/study_page.h"
 #include "benchmarks/rmsnorm/study_runner.h"
 #include "profiler/neuron_profiler.h"
+#include "runtime/errors.h"
 #include "runtime/runtime.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/flag_values.h"
@@ -30,10 +31,13 @@ namespace {
 // are capped so a typo cannot run for hours.
 constexpr int kScheduleCycle = 4;
 constexpr int kMaxSteps = 4000;
+// Physical cores per logical core: at most a chip's (trn2: 8); the runtime
+// also requires a divisor of the config's chip.cores.
+constexpr int kMaxLnc = 8;
 
 struct Flags {
   StudyOptions study;
-  std::string shape = "4,512", dtype = "bf16", steps = "4", compare;
+  std::string shape = "4,512", dtype = "bf16", steps = "4", lnc = "1", compare;
   bool json = false, device_capture = false, no_device_capture = false;
 };
 
@@ -48,6 +52,7 @@ void Finish(Flags& f) {
   f.study.shape = cli::ParseShape("--shape", f.shape);
   f.study.steps = cli::ParseIntFlag("--steps", f.steps, kScheduleCycle, kMaxSteps);
   f.study.dtype = ParseDtype(f.dtype);
+  f.study.lnc = cli::ParseIntFlag("--lnc", f.lnc, 1, kMaxLnc);
   if (f.study.steps % kScheduleCycle != 0) {
     throw cli::UsageError("--steps " + std::to_string(f.study.steps) + ": expected a multiple of " +
                           std::to_string(kScheduleCycle) +
@@ -64,6 +69,11 @@ void Finish(Flags& f) {
 
 std::vector<ImplResult> RunStudy(const StudyOptions& o) {
   rt::Runtime::Get().Configure(o.config);
+  try {
+    rt::Runtime::Get().set_lnc(o.lnc);
+  } catch (const rt::RuntimeError& e) {
+    throw cli::UsageError(std::string("--lnc ") + std::to_string(o.lnc) + ": " + e.what());
+  }
   rt::Runtime::Get().set_timing_only(o.timing_only);
   std::vector<ImplResult> results;
   for (const Implementation& impl : StudyImplementations(o)) {
@@ -123,6 +133,7 @@ int main(int argc, char** argv) {
   app.add_option("--shape", f.shape, "input shape D0,D1,... (default 4,512; at most 8 dims, 2^24 elements)");
   app.add_option("--dtype", f.dtype, "bf16, f32 or f16 (default bf16)");
   app.add_option("--steps", f.steps, "profiled steps, a multiple of 4, at most 4000 (default 4)");
+  app.add_option("--lnc", f.lnc, "physical NeuronCores per device, 1 (default) or 2: ops split over both");
   app.add_option("--out", f.study.out_dir, "output directory (default rmsnorm_profile)");
   app.add_flag("--json", f.json, "print one JSON object (docs/output-schema.md) instead of the tables");
   app.add_flag("--no-device-capture", f.no_device_capture, "profile without device capture (no per-execution capture cost)");

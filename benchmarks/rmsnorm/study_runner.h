@@ -24,6 +24,9 @@ struct StudyOptions {
   // Time without computing values (rt::Runtime::set_timing_only): the same
   // device times, tables and traces; no numerical check (issue 12).
   bool timing_only = false;
+  // Physical cores per device (rt::Runtime::set_lnc): 2 splits every op over
+  // two NeuronCores sharing an HBM stack. The measured study's figures are LNC=1's.
+  int lnc = 1;
   // Called after each profiled step (1-based) with the simulated time so far
   // in ps; returning false stops the loop early (Ctrl-C), leaving the files of
   // the windows already exported complete.

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "profiler/engine_lanes.h"
 #include "profiler/events.h"
 #include "runtime/capture_setting.h"
 #include "runtime/device_capture.h"
@@ -10,6 +11,31 @@
 
 namespace nsim {
 namespace rt {
+
+namespace {
+
+// An execution on several physical cores (LNC>1): every core's instructions
+// and DMA pieces, on that core's lanes ("core1/VectorE"); peak rates of all
+// of them together.
+void CaptureCores(const ExecutionRecord& r, prof::DeviceExecution* e) {
+  for (size_t i = 0; i < r.programs.size(); ++i) {
+    prof::DeviceExecution core;
+    CaptureExecution(r.program_kernels[i]->loaded->kernel(), *r.programs[i], *r.config, &core);
+    if (i == 0) e->kernel_text = core.kernel_text;
+    for (prof::InstructionSlice& s : core.instructions) {
+      s.lane = prof::CoreLane(r.cores[i], s.lane);
+      e->instructions.push_back(std::move(s));
+    }
+    for (prof::DmaSlice& d : core.dma) {
+      d.queue = prof::CoreLane(r.cores[i], d.queue);
+      e->dma.push_back(std::move(d));
+    }
+    e->peak_flops_per_s += core.peak_flops_per_s;
+    e->peak_hbm_bytes_per_s += core.peak_hbm_bytes_per_s;
+  }
+}
+
+}  // namespace
 
 // Records reach the profiler when they complete on the chip, after the
 // framework op that submitted them may have ended: the op is noted at
@@ -35,9 +61,21 @@ void ReportToProfiler(const ExecutionRecord& r) {
   e.end = r.device_end;
   e.kernel_hash = r.kernel_hash;
   e.kernel_name = r.kernel_name;
-  e.hbm_read_bytes = r.result->hbm_bytes_read;  // cheap: kept even without capture
-  e.hbm_write_bytes = r.result->hbm_bytes_written;
-  if (r.captured && prof::DeviceCaptureWanted(r.core)) CaptureExecution(r.kernel->loaded->kernel(), *r.result, *r.config, &e);
+  for (const auto& p : r.programs) {  // cheap: kept even without capture
+    e.hbm_read_bytes += p->hbm_bytes_read;
+    e.hbm_write_bytes += p->hbm_bytes_written;
+  }
+  if (r.programs.empty()) {
+    e.hbm_read_bytes = r.result->hbm_bytes_read;
+    e.hbm_write_bytes = r.result->hbm_bytes_written;
+  }
+  if (r.captured && prof::DeviceCaptureWanted(r.core)) {
+    if (r.programs.size() > 1) {
+      CaptureCores(r, &e);
+    } else {
+      CaptureExecution(r.kernel->loaded->kernel(), *r.result, *r.config, &e);
+    }
+  }
   prof::RecordDeviceExecution(std::move(e));
 }
 

@@ -69,6 +69,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("config_name", [] { return Translate([] { return rt::Runtime::Get().default_config().name; }); });
   m.def("device_count", &DeviceCount);
   m.def("set_device_count", &SetDeviceCount);
+  m.def("set_lnc", [](int lnc) { Translate([&] { rt::Runtime::Get().set_lnc(lnc); return 0; }); });
+  m.def("lnc", [] { return Translate([] { return rt::Runtime::Get().lnc(); }); });
   m.def("current_device", &CurrentDevice);
   m.def("set_device", &SetCurrentDevice);
   m.def("synchronize", [](int device) { Core(device).Synchronize(); }, py::arg("device") = -1);

@@ -112,3 +112,21 @@ def test_ops_run_on_the_device():
     (x * x).cpu()
     kernels = [k for k, _, _ in executions()]
     assert len(kernels) == 1 and "mul" in kernels[0]
+
+
+def test_set_lnc_makes_devices_of_two_physical_cores():
+    # Devices first used after set_lnc(2) are logical cores of two physical
+    # cores: each op splits its rows over both, computing the same values.
+    torch.neuron.set_lnc(2)
+    torch.neuron.set_device_count(4)
+    try:
+        assert torch.neuron.lnc() == 2
+        x = torch.randn(256, 512, dtype=torch.bfloat16)
+        mark()
+        y = (x.to("neuron:3") * 2).cpu()
+        assert torch.equal(y, x * 2)
+        with pytest.raises(RuntimeError, match="divisor"):
+            torch.neuron.set_lnc(3)
+    finally:
+        torch.neuron.set_lnc(1)
+        torch.neuron.set_device_count(1)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backend/neuron/codegen/activation_warmup.h"
+#include "backend/neuron/codegen/program_split.h"
 #include "backend/neuron/codegen/scheduler.h"
 #include "backend/neuron/codegen/tiling.h"
 #include "sim/base/error.h"
@@ -21,9 +22,7 @@ class RmsNormEmitter {
     k_.name = "rms_norm";
     const std::vector<int64_t>& sizes = spec.x.sizes;
     n_ = sizes.back();
-    std::vector<int64_t> stat_sizes = sizes;  // one rstd per row
-    stat_sizes.back() = 1;
-    std::vector<int64_t> rstd_strides = codegen::TensorDesc::Contiguous(DType::kF32, stat_sizes).strides;
+    std::vector<int64_t> rstd_strides = spec.rstd.strides;  // one rstd per row
     rstd_strides.back() = 0;
     operands_ = {spec.x.strides, spec.y.strides, rstd_strides};
     const int64_t rows = std::min<int64_t>(c.memory.partitions, kMaxPartitions);
@@ -48,11 +47,10 @@ class RmsNormEmitter {
   }
 
   void Declare() {
-    const int64_t rows = spec_.x.NumElements() / n_;
     x_hbm_ = AddTensor(k_, "x", MemSpace::kHbm, spec_.x.dtype, {spec_.x.Extent()});
     if (spec_.has_weight) w_hbm_ = AddTensor(k_, "w", MemSpace::kHbm, spec_.w.dtype, {spec_.w.Extent()});
     y_hbm_ = AddTensor(k_, "y", MemSpace::kHbm, spec_.y.dtype, {spec_.y.Extent()});
-    rstd_hbm_ = AddTensor(k_, "rstd", MemSpace::kHbm, DType::kF32, {rows});
+    rstd_hbm_ = AddTensor(k_, "rstd", MemSpace::kHbm, DType::kF32, {spec_.rstd.Extent()});
     if (spec_.has_weight) w_ = Sbuf("w_bcast", spec_.w.dtype, n_);
     for (int b = 0; b < nbuf_; ++b) {
       const std::string s = "_b" + std::to_string(b);
@@ -117,7 +115,7 @@ class RmsNormEmitter {
       sched_.Add(std::move(scale));
     }
     sched_.Dma(codegen::kStoreEngine, codegen::HbmTileAp(k_, y_hbm_, ts_, t, operands_[1], spec_.y.offset, false), y, 2);
-    sched_.Dma(codegen::kStoreEngine, codegen::HbmTileAp(k_, rstd_hbm_, ts_, t, operands_[2], 0, true), rstd, 3);
+    sched_.Dma(codegen::kStoreEngine, codegen::HbmTileAp(k_, rstd_hbm_, ts_, t, operands_[2], spec_.rstd.offset, true), rstd, 3);
   }
 
   const RmsNormSpec& spec_;
@@ -135,7 +133,26 @@ class RmsNormEmitter {
 
 Kernel RmsNormKernel(const RmsNormSpec& spec, const HardwareConfig& config) {
   if (spec.x.sizes.empty() || spec.x.NumElements() == 0) throw SimError("rms_norm kernel: empty input");
+  if (spec.rstd.sizes.size() != spec.x.sizes.size()) throw SimError("rms_norm kernel: rstd is not [rows..., 1]");
   return RmsNormEmitter(spec, config).Emit();
+}
+
+std::vector<RmsNormSpec> SplitRmsNorm(const RmsNormSpec& spec, int programs) {
+  const int rank = static_cast<int>(spec.x.sizes.size());
+  for (int axis = 0; axis + 1 < rank; ++axis) {
+    if (spec.x.sizes[axis] < programs) continue;
+    std::vector<RmsNormSpec> out;
+    for (int p = 0; p < programs; ++p) {
+      const codegen::RowShare share = codegen::ShareOf(spec.x.sizes[axis], p, programs);
+      RmsNormSpec s = spec;
+      s.x = codegen::SliceDesc(spec.x, axis, share.first, share.count);
+      s.y = codegen::SliceDesc(spec.y, axis, share.first, share.count);
+      s.rstd = codegen::SliceDesc(spec.rstd, axis, share.first, share.count);
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+  return {};
 }
 
 }  // namespace neuron

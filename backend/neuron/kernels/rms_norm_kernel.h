@@ -13,6 +13,10 @@
 // is computed in fp32 and rounded once into y, as the CPU reference does.
 // HBM tensors: "x" [rows, n] (any strides), "w" [n] (when has_weight),
 // "y" [rows, n] and "rstd" [rows] (fp32), bound at their element 0.
+// On an LNC=2 core each physical core runs the kernel of its share of the
+// rows, bound at the same addresses (SplitRmsNorm).
+#include <vector>
+
 #include "backend/neuron/codegen/tensor_desc.h"
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
@@ -25,10 +29,18 @@ struct RmsNormSpec {
   codegen::TensorDesc w;  // [n]; ignored without weight
   bool has_weight = true;
   codegen::TensorDesc y;  // like x
+  // [rows..., 1] fp32 (the last dim is ignored): Contiguous over the op's
+  // rows, or one program's slice of that (SplitRmsNorm).
+  codegen::TensorDesc rstd;
   float eps = 0;
 };
 
 Kernel RmsNormKernel(const RmsNormSpec& spec, const HardwareConfig& config);
+
+// The op's rows shared out over `programs` cores (codegen/program_split.h):
+// one spec per program, along the outermost row dim of at least `programs`
+// rows; empty when there is none.
+std::vector<RmsNormSpec> SplitRmsNorm(const RmsNormSpec& spec, int programs);
 
 }  // namespace neuron
 }  // namespace nsim

@@ -12,6 +12,7 @@
 #include "backend/neuron/kernel_launch.h"
 #include "backend/neuron/kernels/rms_norm_kernel.h"
 #include "backend/neuron/ops/row_layout.h"
+#include "backend/neuron/spmd_programs.h"
 
 namespace nsim {
 namespace neuron {
@@ -86,6 +87,17 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, const 
   return std::make_tuple(out, mean_t, rstd_t);
 }
 
+// One kernel, or one per physical core of an LNC>1 core, each normalising
+// its share of the rows.
+std::vector<Kernel> RmsNormPrograms(const RmsNormSpec& spec, const rt::NeuronCoreDevice& core) {
+  const std::vector<RmsNormSpec> shares = core.lnc() > 1 ? SplitRmsNorm(spec, core.lnc()) : std::vector<RmsNormSpec>{};
+  if (shares.empty()) return {RmsNormKernel(spec, core.config())};
+  std::vector<Kernel> programs;
+  for (const RmsNormSpec& s : shares) programs.push_back(RmsNormKernel(s, core.config()));
+  MakeProgramsAlike(programs, {"x", "w", "y", "rstd"});
+  return programs;
+}
+
 std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, const at::IntList& shape,
                                           const std::optional<Tensor>& weight, std::optional<double> eps) {
   const std::string op = "aten::_fused_rms_norm";
@@ -97,6 +109,7 @@ std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, const at::IntList
   RmsNormSpec spec;
   spec.x = l.desc;
   spec.y = FullDesc(l, input.dtype());
+  spec.rstd = ReducedDesc(l, at::kFloat);
   spec.has_weight = weight && weight->defined();
   if (spec.has_weight) spec.w = ParamDesc(*weight);
   spec.eps = static_cast<float>(eps ? *eps : at::RmsNormDefaultEps(input.dtype()));
@@ -107,7 +120,7 @@ std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, const at::IntList
     key += "|" + spec.w.ToString();
   }
   rt::NeuronCoreDevice& core = CoreOf(input.device());
-  Launch(core, key, [&] { return RmsNormKernel(spec, core.config()); }, bindings);
+  LaunchPrograms(core, key, [&] { return RmsNormPrograms(spec, core); }, bindings);
   return std::make_tuple(out, rstd_t);
 }
 

@@ -1,6 +1,8 @@
 // The device summary and the counter tracks against an execution whose
-// instruction and DMA records are written out here, so every expected number
-// can be checked by hand from the slices.
+// instruction and DMA records, and the metrics the simulator reports for
+// them, are written out here, so every expected number can be checked by hand.
+// The summary reads the metrics (it never recomputes them from the slices);
+// the counters are windows over the slices.
 #include "profiler/device_summary.h"
 
 #include <gtest/gtest.h>
@@ -44,6 +46,17 @@ DeviceExecution HandMade() {
            Dma("DMA q1", 500, 15 * kT, 16 * kT)};
   e.hbm_read_bytes = 2000;
   e.hbm_write_bytes = 500;
+  e.metrics.engines = {
+      synthetic::EngineMetrics("TensorE", 2 * kT, 1, 1000, {{"matmul", 1}}),
+      synthetic::EngineMetrics("VectorE", 7 * kT, 3, 250, {{"tensor_tensor", 2}, {"tensor_reduce", 1}}),
+      synthetic::EngineMetrics("ScalarE", 1 * kT, 1, 10, {{"activation", 1}}),
+      synthetic::EngineMetrics("GpSimd", 0, 0, 0, {}),
+      synthetic::EngineMetrics("Sync", 0, 0, 0, {}),
+  };
+  e.metrics.dma_queues = {{"DMA q0", 2000, 2, 3 * kT}, {"DMA q1", 500, 1, 1 * kT}};
+  e.metrics.dma_bytes = 2500;
+  e.metrics.dma_transfers = 3;
+  e.metrics.active_time = 12 * kT;  // [0,3] u [5,13] u [15,16]
   e.peak_flops_per_s = 1e12;
   e.peak_hbm_bytes_per_s = 1e9;
   return e;
@@ -56,7 +69,7 @@ const EngineStats& Engine(const DeviceSummary& s, const std::string& lane) {
   throw std::out_of_range(lane);
 }
 
-TEST(DeviceSummaryTest, EngineNumbersComeFromTheSlices) {
+TEST(DeviceSummaryTest, EngineNumbersAreTheSimulatorMetrics) {
   const DeviceSummary s = SummarizeExecution(HandMade());
   EXPECT_EQ(s.device_time, 20 * kT);
   ASSERT_EQ(s.engines.size(), 5u);
@@ -112,6 +125,8 @@ TEST(DeviceSummaryTest, MemoryBoundWhenHbmTrafficDominates) {
 TEST(DeviceSummaryTest, ComputeBoundWhenFlopsDominate) {
   DeviceExecution e = HandMade();
   e.instructions.push_back(Instr("TensorE", "matmul", 3 * kT, 5 * kT, 15000000));  // 15 us at peak
+  e.metrics.engines[0] = synthetic::EngineMetrics("TensorE", 4 * kT, 2, 15001000, {{"matmul", 2}});
+  e.metrics.active_time = 14 * kT;  // [0,13] u [15,16]
   const DeviceSummary s = SummarizeExecution(e);
   EXPECT_EQ(s.roofline.bound, Bound::kCompute);
   EXPECT_EQ(s.roofline.overhead, 6 * kT);

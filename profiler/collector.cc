@@ -87,6 +87,7 @@ void Collector::AddDeviceExecution(DeviceExecution exec) {
     exec.kernel_text.clear();
     exec.instructions.clear();
     exec.dma.clear();
+    exec.metrics = {};
   }
   rec.exec = std::move(exec);
   std::lock_guard<std::mutex> lock(mu_);

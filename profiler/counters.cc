@@ -21,12 +21,13 @@ std::map<std::string, std::vector<Interval>> BusyByLane(const DeviceExecution& e
   return raw;
 }
 
-// HBM bytes of `d` that fall in [from, to), assuming a constant rate over the piece.
+// HBM bytes of `d` that fall in [from, to), assuming a constant rate over the
+// piece. Over the whole execution they add up to the summary's HBM bytes
+// (read + write: an HBM-to-HBM copy moves its bytes twice).
 double HbmBytesIn(const DmaSlice& d, Picos from, Picos to) {
-  if (!d.touches_hbm) return 0;
-  if (d.end <= d.start) return (d.start >= from && d.start < to) ? d.bytes : 0;
+  if (d.end <= d.start) return (d.start >= from && d.start < to) ? d.hbm_bytes : 0;
   const Picos overlap = std::min(d.end, to) - std::max(d.start, from);
-  return overlap <= 0 ? 0 : static_cast<double>(d.bytes) * overlap / (d.end - d.start);
+  return overlap <= 0 ? 0 : static_cast<double>(d.hbm_bytes) * overlap / (d.end - d.start);
 }
 
 }  // namespace

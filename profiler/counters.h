@@ -14,7 +14,7 @@ namespace prof {
 
 struct CounterSample {
   Picos time = 0;              // absolute start of the window
-  double hbm_gb_per_s = 0;     // HBM bytes moved in the window / its length
+  double hbm_gb_per_s = 0;     // HBM bytes read + written in the window / its length
   std::vector<std::pair<std::string, double>> engine_percent;  // busy share of the window
 };
 

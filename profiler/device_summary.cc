@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 #include <unordered_map>
 
-#include "profiler/engine_lanes.h"
-#include "profiler/intervals.h"
 
 namespace nsim {
 namespace prof {
@@ -17,52 +14,6 @@ double Seconds(Picos ps) { return static_cast<double>(ps) * 1e-12; }
 
 Picos FloorTime(double amount, double per_second) {
   return per_second > 0 ? static_cast<Picos>(std::llround(amount / per_second * 1e12)) : 0;
-}
-
-std::vector<EngineStats> EngineStatsOf(const DeviceExecution& exec) {
-  std::set<std::string> seen;
-  for (const InstructionSlice& s : exec.instructions) seen.insert(s.lane);
-  const std::vector<std::string> lanes = EngineLanesToShow(seen);
-  std::vector<EngineStats> out(lanes.size());
-  std::unordered_map<std::string, size_t> index;
-  for (size_t i = 0; i < lanes.size(); ++i) {
-    out[i].lane = lanes[i];
-    index[lanes[i]] = i;
-  }
-  std::vector<std::vector<Interval>> busy(lanes.size());
-  for (const InstructionSlice& s : exec.instructions) {
-    EngineStats& e = out[index[s.lane]];
-    ++e.instructions;
-    e.flops += s.flops;
-    ++e.by_opcode[s.opcode];
-    busy[index[s.lane]].push_back({s.start, s.end});
-  }
-  for (size_t i = 0; i < out.size(); ++i) out[i].busy = TotalLength(MergeIntervals(busy[i]));
-  return out;
-}
-
-std::vector<DmaQueueStats> DmaStatsOf(const DeviceExecution& exec) {
-  std::map<std::string, std::pair<DmaQueueStats, std::vector<Interval>>> queues;
-  for (const DmaSlice& d : exec.dma) {
-    auto& [stats, busy] = queues[d.queue];
-    stats.queue = d.queue;
-    stats.bytes += d.bytes;
-    ++stats.transfers;
-    busy.push_back({d.start, d.end});
-  }
-  std::vector<DmaQueueStats> out;
-  for (auto& [name, q] : queues) {
-    q.first.busy = TotalLength(MergeIntervals(std::move(q.second)));
-    out.push_back(q.first);
-  }
-  return out;
-}
-
-Picos ActiveTime(const DeviceExecution& exec) {
-  std::vector<Interval> all;
-  for (const InstructionSlice& s : exec.instructions) all.push_back({s.start, s.end});
-  for (const DmaSlice& d : exec.dma) all.push_back({d.start, d.end});
-  return TotalLength(MergeIntervals(std::move(all)));
 }
 
 Roofline DecideRoofline(const DeviceSummary& s, Picos compute_floor, Picos memory_floor) {
@@ -151,13 +102,11 @@ DeviceSummary SummarizeExecution(const DeviceExecution& exec) {
   s.nc = exec.nc;
   s.executions = 1;
   s.device_time = exec.end - exec.start;
-  s.active_time = ActiveTime(exec);
-  s.engines = EngineStatsOf(exec);
-  s.dma_queues = DmaStatsOf(exec);
-  for (const DmaQueueStats& q : s.dma_queues) {
-    s.dma_bytes += q.bytes;
-    s.dma_transfers += q.transfers;
-  }
+  s.active_time = exec.metrics.active_time;
+  s.engines = exec.metrics.engines;
+  s.dma_queues = exec.metrics.dma_queues;
+  s.dma_bytes = exec.metrics.dma_bytes;
+  s.dma_transfers = exec.metrics.dma_transfers;
   for (const EngineStats& e : s.engines) s.flops += e.flops;
   s.hbm_read_bytes = exec.hbm_read_bytes;
   s.hbm_write_bytes = exec.hbm_write_bytes;

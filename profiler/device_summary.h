@@ -2,9 +2,10 @@
 // Device summary: what a captured execution (or a whole profile) did on the
 // NeuronCore — per-engine busy time and utilisation, instruction counts by
 // opcode, DMA bytes and bandwidth, FLOPs, MFU/MBU against the config's peaks
-// and a roofline verdict with the numbers that decide it. Everything is
-// derived from the execution's instruction and DMA slices, so the summary
-// agrees with the trace by construction.
+// and a roofline verdict with the numbers that decide it. The counts, busy
+// times and bytes are the simulator's metrics the execution carries
+// (DeviceExecution::metrics); this file only adds ratios, the roofline and
+// sums over executions.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -16,21 +17,6 @@
 
 namespace nsim {
 namespace prof {
-
-struct EngineStats {
-  std::string lane;
-  Picos busy = 0;  // union of its instructions' [start, end): overlaps count once
-  int64_t instructions = 0;
-  int64_t flops = 0;
-  std::map<std::string, int64_t> by_opcode;
-};
-
-struct DmaQueueStats {
-  std::string queue;
-  int64_t bytes = 0;
-  int64_t transfers = 0;  // DMA pieces
-  Picos busy = 0;         // union of its pieces
-};
 
 enum class Bound { kCompute, kMemory, kOverhead };
 const char* BoundName(Bound bound);  // "compute-bound", "memory-bound", "overhead-bound"

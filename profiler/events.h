@@ -12,6 +12,7 @@
 // cannot change simulated device times.
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +94,33 @@ struct DmaSlice {
   Picos start = 0;     // relative to DeviceExecution::start
   Picos end = 0;
   bool touches_hbm = false;
+  int64_t hbm_bytes = 0;  // HBM bytes it reads plus writes (sim/model/summary.h DmaPieceHbmBytes)
+};
+
+// The simulator's per-execution metrics (sim/model/execution_metrics.h, the
+// one producer), named as the profiler shows them: the device summary reads
+// them and never recomputes them from the slices.
+struct EngineStats {
+  std::string lane;
+  Picos busy = 0;  // union of its instructions' [start, end): overlaps count once
+  int64_t instructions = 0;
+  int64_t flops = 0;
+  std::map<std::string, int64_t> by_opcode;
+};
+
+struct DmaQueueStats {
+  std::string queue;
+  int64_t bytes = 0;
+  int64_t transfers = 0;  // DMA pieces
+  Picos busy = 0;         // union of its pieces
+};
+
+struct DeviceMetrics {
+  std::vector<EngineStats> engines;       // canonical lane order, idle engines included
+  std::vector<DmaQueueStats> dma_queues;  // by queue name
+  int64_t dma_bytes = 0;
+  int64_t dma_transfers = 0;              // DMA pieces
+  Picos active_time = 0;                  // union of all engine and DMA activity
 };
 
 // One kernel execution on one NeuronCore, recorded as soon as its place on the
@@ -108,12 +136,13 @@ struct DeviceExecution {
   uint64_t kernel_hash = 0;        // names the <hash>.neff / <hash>.ntff pair
   std::string kernel_name;
 
-  // Capture payload: fill only when DeviceCaptureWanted(nc). Per-engine busy
-  // time, instruction counts, DMA bytes and FLOPs are derived from the slices,
+  // Capture payload: fill only when DeviceCaptureWanted(nc). The slices and
+  // the metrics come from the same simulator records (runtime/device_capture.h),
   // so the summary cannot disagree with the trace.
   std::string kernel_text;         // written as <hash>.neff
   std::vector<InstructionSlice> instructions;
   std::vector<DmaSlice> dma;
+  DeviceMetrics metrics;
   int64_t hbm_read_bytes = 0;
   int64_t hbm_write_bytes = 0;
   double peak_flops_per_s = 0;     // of the hardware config, for MFU and the roofline

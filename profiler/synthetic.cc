@@ -1,6 +1,7 @@
 #include "profiler/synthetic.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/base/sim_clock.h"
 
@@ -46,7 +47,19 @@ DmaSlice HbmDma(const std::string& queue, int dma_engine, int64_t bytes, Picos s
   d.start = start;
   d.end = end;
   d.touches_hbm = true;
+  d.hbm_bytes = bytes;  // one side in HBM
   return d;
+}
+
+EngineStats EngineMetrics(const std::string& lane, Picos busy, int64_t instructions, int64_t flops,
+                          std::map<std::string, int64_t> by_opcode) {
+  EngineStats e;
+  e.lane = lane;
+  e.busy = busy;
+  e.instructions = instructions;
+  e.flops = flops;
+  e.by_opcode = std::move(by_opcode);
+  return e;
 }
 
 std::vector<Op> RmsNormEagerOps() {
@@ -91,6 +104,18 @@ DeviceExecution MakeExecution(uint64_t kernel_hash, int nc, Picos start, Picos d
            HbmDma("DMA q1", 2, 4096, 15 * t, 18 * t)};
   e.hbm_read_bytes = 8192;
   e.hbm_write_bytes = 4096;
+  // What Summarize makes of those slices.
+  e.metrics.engines = {
+      EngineMetrics("TensorE", 2 * t, 1, 2 * 4 * 512 * 4, {{"matmul", 1}}),
+      EngineMetrics("VectorE", 6 * t, 2, 4096, {{"tensor_tensor", 2}}),  // [5t, 11t]
+      EngineMetrics("ScalarE", 2 * t, 1, 2048, {{"activation", 1}}),
+      EngineMetrics("GpSimd", 1 * t, 1, 0, {{"iota", 1}}),
+      EngineMetrics("Sync", 2 * t, 2, 0, {{"dma_copy", 2}}),
+  };
+  e.metrics.dma_queues = {{"DMA q0", 8192, 2, 3 * t}, {"DMA q1", 4096, 1, 3 * t}};
+  e.metrics.dma_bytes = 12288;
+  e.metrics.dma_transfers = 3;
+  e.metrics.active_time = 17 * t;  // [1t, 18t]
   return e;
 }
 

@@ -3,6 +3,7 @@
 // runtime and the device adapter will: ops advance the simulated clock by a
 // host cost, queue device work asynchronously, and report executions with
 // instruction and DMA slices. Used by the tests and the benchmark.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ std::vector<Op> RmsNormEagerOps();
 InstructionSlice Instruction(const std::string& lane, const std::string& opcode, Picos start,
                              Picos end, int64_t flops);
 DmaSlice HbmDma(const std::string& queue, int dma_engine, int64_t bytes, Picos start, Picos end);
+// The metrics the simulator would report with the slices: written out by
+// hand (the profiler never derives them), canonical lanes first.
+EngineStats EngineMetrics(const std::string& lane, Picos busy, int64_t instructions, int64_t flops,
+                          std::map<std::string, int64_t> by_opcode);
 
 // An execution of `device_time` whose slices are a deterministic function of
 // it: DMA in, overlapping (pipelined) VectorE instructions, a ScalarE

@@ -1,10 +1,12 @@
 #include "runtime/device_capture.h"
 
 #include <string>
+#include <utility>
 
 #include "sim/isa/opcode_spec.h"
 #include "sim/kernel/printer.h"
 #include "sim/model/dma_queue_name.h"
+#include "sim/model/summary.h"
 
 namespace nsim {
 namespace rt {
@@ -27,7 +29,8 @@ prof::InstructionSlice Slice(const Kernel& k, const InstructionRecord& rec) {
   return s;
 }
 
-prof::DmaSlice Slice(const DmaRecord& d) {
+prof::DmaSlice Slice(const Kernel& k, const DmaRecord& d) {
+  const HbmBytes hbm = DmaPieceHbmBytes(k, d);
   prof::DmaSlice s;
   s.queue = DmaQueueName(d.trigger_engine, d.queue);  // the issuing engine's queue, as neuron-profile names it
   s.dma_engine = d.dma_engine;
@@ -35,7 +38,32 @@ prof::DmaSlice Slice(const DmaRecord& d) {
   s.start = d.start;
   s.end = d.end;
   s.touches_hbm = d.touches_hbm;
+  s.hbm_bytes = hbm.read + hbm.write;
   return s;
+}
+
+// The simulator's metrics (Summarize) under the profiler's names: a
+// translation, no arithmetic, so `nsim run`, the profiler and the runtime
+// record report the same numbers.
+prof::DeviceMetrics Metrics(const ExecutionMetrics& m) {
+  prof::DeviceMetrics out;
+  for (int e = 0; e < kNumEngines; ++e) {
+    const EngineSummary& from = m.engines[e];
+    prof::EngineStats stats;
+    stats.lane = EngineLaneName(static_cast<EngineId>(e));
+    stats.busy = from.busy;
+    stats.instructions = from.instructions;
+    stats.flops = from.flops;
+    for (int op = 0; op < kNumOpcodes; ++op) {
+      if (from.by_opcode[op] > 0) stats.by_opcode[Spec(static_cast<Opcode>(op)).name] = from.by_opcode[op];
+    }
+    out.engines.push_back(std::move(stats));
+  }
+  for (const auto& [queue, q] : m.dma_queues) out.dma_queues.push_back({queue, q.bytes, q.transfers, q.busy});
+  out.dma_bytes = m.dma_bytes;
+  out.dma_transfers = m.dma_transfers;
+  out.active_time = m.active_time;
+  return out;
 }
 
 // Dense 16-bit peak: every PE does a multiply-add per TensorE cycle (S1).
@@ -50,7 +78,8 @@ void CaptureExecution(const Kernel& k, const ExecutionResult& r, const HardwareC
   e->kernel_text = FormatKernel(k);
   e->instructions.reserve(r.instructions.size());
   for (const InstructionRecord& rec : r.instructions) e->instructions.push_back(Slice(k, rec));
-  for (const DmaRecord& d : r.dma) e->dma.push_back(Slice(d));
+  for (const DmaRecord& d : r.dma) e->dma.push_back(Slice(k, d));
+  e->metrics = Metrics(r);
   e->peak_flops_per_s = PeakFlopsPerSecond(config);
   e->peak_hbm_bytes_per_s = config.dma.hbm_bytes_per_ns * 1e9;
 }

@@ -11,17 +11,15 @@
 namespace nsim {
 namespace {
 
-// One core's figures: device time, engine utilisation, DMA and HBM bytes (from
-// the result's summaries, the same numbers the single-core report shows).
+// One core's figures: device time, engine utilisation, DMA and HBM bytes (the
+// result's metrics, the same numbers the single-core report shows).
 nlohmann::json CoreReport(const Kernel& kernel, const ExecutionResult& r) {
   nlohmann::json util = nlohmann::json::object();
   for (int e = 0; e < kNumEngines; ++e) {
     const EngineId id = static_cast<EngineId>(e);
-    util[EngineLaneName(id)] =
-        r.device_time > 0 ? static_cast<double>(r.engines[e].busy) / static_cast<double>(r.device_time) : 0.0;
+    util[EngineLaneName(id)] = Utilisation(r.engines[e].busy, r.device_time);
   }
-  int64_t dma_bytes = 0;
-  for (const DmaEngineSummary& s : r.dma_engines) dma_bytes += s.bytes;
+  const int64_t dma_bytes = r.dma_bytes;
   const double ns = PicosToNanos(r.device_time);
   return {{"kernel", kernel.name},
           {"kernel_hash", std::to_string(r.kernel_hash)},

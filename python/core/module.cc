@@ -6,6 +6,7 @@
 
 #include "python/core/kernel_run.h"
 #include "sim/base/error.h"
+#include "sim/kernel/kernel.h"
 #include "sim/kernel/parser.h"
 #include "sim/kernel/printer.h"
 #include "tools/grid_run.h"
@@ -113,6 +114,32 @@ py::dict RunGrid(const std::string& kernel_text, const std::string& source_name,
   return d;
 }
 
+// sim/kernel/opcode_table.h, row by row: the frontend checks engines and
+// spells opcodes from this, never from its own list.
+py::list OpcodeTable() {
+  py::list out;
+  for (int i = 0; i < kNumOpcodes; ++i) {
+    const Opcode op = static_cast<Opcode>(i);
+    py::list engines;
+    for (int e = 0; e < kNumEngines; ++e) {
+      if (OpcodeAllowedOn(op, static_cast<EngineId>(e))) engines.append(EngineName(static_cast<EngineId>(e)));
+    }
+    py::dict d;
+    d["name"] = OpcodeName(op);
+    d["hw_name"] = OpcodeHwName(op);
+    d["engines"] = engines;
+    d["operands"] = NumApOperands(op);
+    out.append(d);
+  }
+  return out;
+}
+
+py::list Engines() {
+  py::list out;
+  for (int e = 0; e < kNumEngines; ++e) out.append(EngineName(static_cast<EngineId>(e)));
+  return out;
+}
+
 }  // namespace py_binding
 }  // namespace nsim
 
@@ -128,6 +155,9 @@ PYBIND11_MODULE(_nsim_core, m) {
   m.def("run_grid", &nsim::py_binding::RunGrid, py::arg("kernel_text"), py::arg("source_name"), py::arg("config"),
         py::arg("overrides"), py::arg("inputs"), py::arg("outputs"), py::arg("programs"),
         "Run a kernel as an SPMD grid of `programs` programs on one chip; returns chip device time, report, outputs.");
+  m.def("opcode_table", &nsim::py_binding::OpcodeTable,
+        "Every opcode: name, hw_name (profiler), engines allowed, positional operands (sim/kernel/opcode_table.h).");
+  m.def("engines", &nsim::py_binding::Engines, "The engine names of the kernel format, in EngineId order.");
   m.def("format_kernel", [](const std::string& text, const std::string& source_name) {
     return nsim::FormatKernel(nsim::ParseKernel(text, source_name));
   }, "The canonical text of a kernel (what its hash is computed over).");

@@ -5,6 +5,7 @@
 
 #include "profiler/engine_lanes.h"
 #include "profiler/events.h"
+#include "profiler/intervals.h"
 #include "runtime/capture_setting.h"
 #include "runtime/device_capture.h"
 #include "runtime/observer.h"
@@ -13,6 +14,29 @@ namespace nsim {
 namespace rt {
 
 namespace {
+
+// One core's simulator metrics under its lanes ("core1/VectorE"), core by
+// core in program order. Only the chip-wide active time is not a sum: the
+// union of every core's activity, from the slices of the same records.
+void AddCoreMetrics(int core, const prof::DeviceMetrics& from, prof::DeviceMetrics* into) {
+  for (prof::EngineStats e : from.engines) {
+    e.lane = prof::CoreLane(core, e.lane);
+    into->engines.push_back(std::move(e));
+  }
+  for (prof::DmaQueueStats q : from.dma_queues) {
+    q.queue = prof::CoreLane(core, q.queue);
+    into->dma_queues.push_back(std::move(q));
+  }
+  into->dma_bytes += from.dma_bytes;
+  into->dma_transfers += from.dma_transfers;
+}
+
+Picos ChipActiveTime(const prof::DeviceExecution& e) {
+  std::vector<prof::Interval> all;
+  for (const prof::InstructionSlice& s : e.instructions) all.push_back({s.start, s.end});
+  for (const prof::DmaSlice& d : e.dma) all.push_back({d.start, d.end});
+  return prof::TotalLength(prof::MergeIntervals(std::move(all)));
+}
 
 // An execution on several physical cores (LNC>1): every core's instructions
 // and DMA pieces, on that core's lanes ("core1/VectorE"); peak rates of all
@@ -30,9 +54,11 @@ void CaptureCores(const ExecutionRecord& r, prof::DeviceExecution* e) {
       d.queue = prof::CoreLane(r.cores[i], d.queue);
       e->dma.push_back(std::move(d));
     }
+    AddCoreMetrics(r.cores[i], core.metrics, &e->metrics);
     e->peak_flops_per_s += core.peak_flops_per_s;
     e->peak_hbm_bytes_per_s += core.peak_hbm_bytes_per_s;
   }
+  e->metrics.active_time = ChipActiveTime(*e);
 }
 
 }  // namespace

@@ -94,11 +94,13 @@ struct ExecContext {
   void Write(const AccessPattern& ap, const ScratchFloats& values);
 };
 
+// name, hw_name and engines are sim/kernel/opcode_table.h's row: the registry
+// fills them from it and rejects a registration that states them differently.
 struct OpcodeSpec {
   Opcode opcode;
-  const char* name;          // text form, e.g. "tensor_tensor"
-  const char* hw_name;       // profiler opcode as Neuron tools show it, e.g. "TENSOR_TENSOR"
-  uint32_t engines;          // bit per EngineId allowed to run it
+  const char* name;          // text form, e.g. "tensor_tensor" (OpcodeName)
+  const char* hw_name;       // profiler opcode as Neuron tools show it, e.g. "TENSOR_TENSOR" (OpcodeHwName)
+  uint32_t engines;          // bit per EngineId allowed to run it (OpcodeEngines)
   void (*validate)(const Kernel&, const Instruction&, const HardwareConfig&);  // throws SimError
   InstrCost (*cost)(const Kernel&, const Instruction&, const HardwareConfig&);
   void (*execute)(ExecContext&, const Instruction&);
@@ -113,7 +115,9 @@ bool RegisterOpcode(const OpcodeSpec& spec);
 #define SIM_REGISTER_OPCODE(var, ...) \
   static const bool var##_registered = ::nsim::isa_internal::RegisterOpcode(__VA_ARGS__)
 
-constexpr uint32_t EngineBit(EngineId e) { return 1u << static_cast<int>(e); }
-constexpr uint32_t kAllEngines = (1u << kNumEngines) - 1;
+constexpr uint32_t EngineBit(EngineId e) { return EngineMask(e); }
+constexpr uint32_t kAllEngines = kAnyEngineMask;
+// Whether every opcode of opcode_table.h has a registered model.
+bool AllOpcodesRegistered();
 
 }  // namespace nsim

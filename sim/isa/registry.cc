@@ -21,9 +21,25 @@ std::array<Slot, kNumOpcodes>& Table() {
 
 namespace isa_internal {
 bool RegisterOpcode(const OpcodeSpec& spec) {
-  Slot& slot = Table()[static_cast<int>(spec.opcode)];
-  if (slot.registered) throw SimError(std::string("opcode registered twice: ") + spec.name);
+  const Opcode op = spec.opcode;
+  Slot& slot = Table()[static_cast<int>(op)];
+  // The names and engines are opcode_table.h's: a registration may leave them
+  // out (nullptr, 0) but never contradict them.
+  auto differs = [](const char* given, const char* table) { return given != nullptr && std::string(given) != table; };
+  if (differs(spec.name, OpcodeName(op)) || differs(spec.hw_name, OpcodeHwName(op)) ||
+      (spec.engines != 0 && spec.engines != OpcodeEngines(op))) {
+    std::ostringstream os;
+    os << "the model of opcode " << OpcodeName(op) << " registers name/hw_name/engines "
+       << (spec.name ? spec.name : "-") << "/" << (spec.hw_name ? spec.hw_name : "-") << "/" << spec.engines
+       << " but sim/kernel/opcode_table.h says " << OpcodeName(op) << "/" << OpcodeHwName(op) << "/"
+       << OpcodeEngines(op);
+    throw SimError(os.str());
+  }
+  if (slot.registered) throw SimError(std::string("opcode registered twice: ") + OpcodeName(op));
   slot.spec = spec;
+  slot.spec.name = OpcodeName(op);
+  slot.spec.hw_name = OpcodeHwName(op);
+  slot.spec.engines = OpcodeEngines(op);
   slot.registered = true;
   return true;
 }
@@ -38,6 +54,13 @@ const OpcodeSpec& Spec(Opcode op) {
     throw SimError(os.str());
   }
   return s.spec;
+}
+
+bool AllOpcodesRegistered() {
+  for (const Slot& s : Table()) {
+    if (!s.registered) return false;
+  }
+  return true;
 }
 
 PreBound PreBind(const Kernel& k, const Instruction& in) {

@@ -44,19 +44,9 @@ const NameEntry<EngineId> kEngineLanes[] = {
     {"GpSimd", EngineId::kGpSimd},  {"Sync", EngineId::kSync}};
 
 const NameEntry<Opcode> kOpcodes[] = {
-    {"dma_copy", Opcode::kDmaCopy},
-    {"matmul", Opcode::kMatmul},
-    {"transpose", Opcode::kTranspose},
-    {"tensor_tensor", Opcode::kTensorTensor},
-    {"tensor_scalar", Opcode::kTensorScalar},
-    {"tensor_reduce", Opcode::kTensorReduce},
-    {"tensor_copy", Opcode::kTensorCopy},
-    {"memset", Opcode::kMemset},
-    {"activation", Opcode::kActivation},
-    {"iota", Opcode::kIota},
-    {"partition_reduce", Opcode::kPartitionReduce},
-    {"wait", Opcode::kWait},
-    {"tensor_tensor_scan", Opcode::kTensorTensorScan},
+#define NSIM_OPCODE_NAME(enumerator, name, hw_name, engines, operands) {name, Opcode::enumerator},
+    NSIM_OPCODE_TABLE(NSIM_OPCODE_NAME)
+#undef NSIM_OPCODE_NAME
 };
 
 const NameEntry<AluOp> kAluOps[] = {
@@ -79,39 +69,21 @@ const NameEntry<ActFunc> kActFuncs[] = {
     {"log", ActFunc::kLog},
 };
 
-// Bit per EngineId of the engines that may issue each opcode, indexed by Opcode.
-constexpr unsigned Bit(EngineId e) { return 1u << static_cast<unsigned>(e); }
-constexpr unsigned kAnyEngine = (1u << kNumEngines) - 1;
-constexpr unsigned kOpcodeEngines[kNumOpcodes] = {
-    kAnyEngine,                                                    // dma_copy
-    Bit(EngineId::kTensor),                                        // matmul
-    Bit(EngineId::kTensor),                                        // transpose
-    Bit(EngineId::kVector),                                        // tensor_tensor
-    Bit(EngineId::kVector) | Bit(EngineId::kGpSimd),               // tensor_scalar
-    Bit(EngineId::kVector),                                        // tensor_reduce
-    Bit(EngineId::kVector) | Bit(EngineId::kGpSimd) | Bit(EngineId::kScalar),  // tensor_copy
-    Bit(EngineId::kVector) | Bit(EngineId::kGpSimd),               // memset
-    Bit(EngineId::kScalar),                                        // activation
-    Bit(EngineId::kGpSimd),                                        // iota
-    Bit(EngineId::kGpSimd),                                        // partition_reduce
-    kAnyEngine,                                                    // wait
-    Bit(EngineId::kVector),                                        // tensor_tensor_scan
+// Per opcode, indexed by Opcode: opcode_table.h's columns.
+constexpr const char* kOpcodeHwNames[kNumOpcodes] = {
+#define NSIM_OPCODE_HW_NAME(enumerator, name, hw_name, engines, operands) hw_name,
+    NSIM_OPCODE_TABLE(NSIM_OPCODE_HW_NAME)
+#undef NSIM_OPCODE_HW_NAME
 };
-
+constexpr uint32_t kOpcodeEngines[kNumOpcodes] = {
+#define NSIM_OPCODE_ENGINES(enumerator, name, hw_name, engines, operands) engines,
+    NSIM_OPCODE_TABLE(NSIM_OPCODE_ENGINES)
+#undef NSIM_OPCODE_ENGINES
+};
 constexpr int kApOperands[kNumOpcodes] = {
-    2,  // dma_copy dst, src
-    3,  // matmul dst, stationary, moving
-    2,  // transpose
-    3,  // tensor_tensor
-    2,  // tensor_scalar
-    2,  // tensor_reduce
-    2,  // tensor_copy
-    1,  // memset
-    2,  // activation
-    1,  // iota
-    2,  // partition_reduce
-    0,  // wait
-    3,  // tensor_tensor_scan dst, data0, data1
+#define NSIM_OPCODE_OPERANDS(enumerator, name, hw_name, engines, operands) operands,
+    NSIM_OPCODE_TABLE(NSIM_OPCODE_OPERANDS)
+#undef NSIM_OPCODE_OPERANDS
 };
 
 int64_t Product(const std::vector<int64_t>& v, size_t from) {
@@ -142,9 +114,9 @@ bool ParseAluOp(const std::string& s, AluOp* out) {
   return s != "none" && Lookup(kAluOps, s, out);
 }
 
-bool OpcodeAllowedOn(Opcode o, EngineId e) {
-  return (kOpcodeEngines[static_cast<int>(o)] & Bit(e)) != 0;
-}
+const char* OpcodeHwName(Opcode o) { return kOpcodeHwNames[static_cast<int>(o)]; }
+uint32_t OpcodeEngines(Opcode o) { return kOpcodeEngines[static_cast<int>(o)]; }
+bool OpcodeAllowedOn(Opcode o, EngineId e) { return (OpcodeEngines(o) & EngineMask(e)) != 0; }
 
 int NumApOperands(Opcode o) { return kApOperands[static_cast<int>(o)]; }
 

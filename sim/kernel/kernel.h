@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/base/dtype.h"
+#include "sim/kernel/opcode_table.h"
 
 namespace nsim {
 
@@ -35,24 +36,29 @@ const char* EngineName(EngineId e);     // "tensor", "vector", "scalar", "gpsimd
 const char* EngineLaneName(EngineId e); // "TensorE", "VectorE", "ScalarE", "GpSimd", "Sync"
 bool ParseEngine(const std::string& s, EngineId* out);
 
+// Engine masks: a bit per EngineId, as opcode_table.h states what may run where.
+constexpr uint32_t EngineMask(EngineId e) { return 1u << static_cast<unsigned>(e); }
+constexpr uint32_t kTensorMask = EngineMask(EngineId::kTensor);
+constexpr uint32_t kVectorMask = EngineMask(EngineId::kVector);
+constexpr uint32_t kScalarMask = EngineMask(EngineId::kScalar);
+constexpr uint32_t kGpSimdMask = EngineMask(EngineId::kGpSimd);
+constexpr uint32_t kSyncMask = EngineMask(EngineId::kSync);
+constexpr uint32_t kAnyEngineMask = (1u << kNumEngines) - 1;
+
+// The opcodes of opcode_table.h, in its order (what each computes is noted there).
 enum class Opcode : uint8_t {
-  kDmaCopy,         // any engine: trigger a DMA transfer (asynchronous to the engine)
-  kMatmul,          // tensor: psum[M,N] (+)= stationary[K,M]^T @ moving[K,N]
-  kTranspose,       // tensor: psum[F,P] = in[P,F]
-  kTensorTensor,    // vector: dst = src0 <alu0> src1
-  kTensorScalar,    // vector: dst = (src0 <alu0> scalar0) <alu1> scalar1
-  kTensorReduce,    // vector: dst[P, ...] = reduce over the innermost free dim of src0
-  kTensorCopy,      // vector: dst = src0 (with cast)
-  kMemset,          // vector: dst = scalar0
-  kActivation,      // scalar: dst = func(src0 * scale + bias); optional accumulate into acc
-  kIota,            // gpsimd: dst[p, i] = base + p * partition_step + i * free_step
-  kPartitionReduce, // gpsimd: dst[0 or every partition, F] = reduce over partitions of src0
-  kWait,            // any engine: wait for semaphores only (EVENT_SEMAPHORE)
-  kTensorTensorScan,  // vector: dst[:, i] = (src0[:, i] <alu0> dst[:, i-1]) <alu1> src1[:, i], scalar0 for i = 0
+#define NSIM_OPCODE_ENUMERATOR(enumerator, name, hw_name, engines, operands) enumerator,
+  NSIM_OPCODE_TABLE(NSIM_OPCODE_ENUMERATOR)
+#undef NSIM_OPCODE_ENUMERATOR
 };
-constexpr int kNumOpcodes = 13;
-const char* OpcodeName(Opcode o);  // the text-format name, e.g. "dma_copy", "tensor_tensor"
+#define NSIM_OPCODE_COUNT(enumerator, name, hw_name, engines, operands) +1
+constexpr int kNumOpcodes = 0 NSIM_OPCODE_TABLE(NSIM_OPCODE_COUNT);
+#undef NSIM_OPCODE_COUNT
+const char* OpcodeName(Opcode o);    // the text-format name, e.g. "dma_copy", "tensor_tensor"
+const char* OpcodeHwName(Opcode o);  // as Neuron's profiler names it, e.g. "TENSOR_TENSOR"
 bool ParseOpcode(const std::string& s, Opcode* out);
+// Bit per EngineId (EngineMask) of the engines that can execute `o`.
+uint32_t OpcodeEngines(Opcode o);
 // Whether engine `e` can execute `o` (dma_copy and wait run anywhere; see
 // docs/kernel-format.md for the table).
 bool OpcodeAllowedOn(Opcode o, EngineId e);

@@ -1,5 +1,9 @@
 #include "sim/kernel/syntax.h"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 namespace nsim {
 namespace kernel_syntax {
 namespace {
@@ -33,9 +37,32 @@ const std::vector<OpcodeSyntax>& Table() {
   return table;
 }
 
+// One row per opcode of opcode_table.h, checked once: a missing row would
+// otherwise read past the table.
+const std::vector<OpcodeSyntax>& CheckedTable() {
+  static const std::vector<OpcodeSyntax>& table = [] () -> const std::vector<OpcodeSyntax>& {
+    const std::vector<OpcodeSyntax>& t = Table();
+    if (t.size() != static_cast<size_t>(kNumOpcodes)) {
+      throw std::logic_error("sim/kernel/syntax.cc has " + std::to_string(t.size()) + " opcode rows, opcode_table.h " +
+                             std::to_string(kNumOpcodes));
+    }
+    for (int op = 0; op < kNumOpcodes; ++op) {
+      const std::string operands = t[op].operands;
+      const int n = operands.empty() ? 0 : 1 + static_cast<int>(std::count(operands.begin(), operands.end(), ','));
+      if (n != NumApOperands(static_cast<Opcode>(op))) {
+        throw std::logic_error(std::string("sim/kernel/syntax.cc: ") + OpcodeName(static_cast<Opcode>(op)) +
+                               " lists " + std::to_string(n) + " operands, opcode_table.h " +
+                               std::to_string(NumApOperands(static_cast<Opcode>(op))));
+      }
+    }
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
 
-const OpcodeSyntax& SyntaxOf(Opcode op) { return Table()[static_cast<int>(op)]; }
+const OpcodeSyntax& SyntaxOf(Opcode op) { return CheckedTable()[static_cast<int>(op)]; }
 
 const AttrDef* FindAttr(Opcode op, const std::string& key) {
   for (const AttrDef& a : SyntaxOf(op).attrs) {

@@ -11,6 +11,7 @@
 
 #include "sim/base/time.h"
 #include "sim/kernel/kernel.h"
+#include "sim/model/execution_metrics.h"
 
 namespace nsim {
 
@@ -36,37 +37,15 @@ struct DmaRecord {
   bool touches_hbm;
 };
 
-struct EngineSummary {
-  Picos busy = 0;  // sum of instruction (end - start), overlaps counted once
-  int64_t instructions = 0;
-  std::array<int64_t, kNumOpcodes> by_opcode{};
-};
-
-struct DmaEngineSummary {
-  int64_t bytes = 0;
-  int64_t transfers = 0;
-  int64_t descriptors = 0;
-  Picos busy = 0;
-};
-
-struct DmaQueueSummary {
-  int64_t bytes = 0;
-  int64_t transfers = 0;  // dma_copy instructions on this queue
-  Picos busy = 0;         // union of the queue's transfer pieces over time
-};
-
-struct ExecutionResult {
+// The metrics (engines, dma_engines, dma_queues, hbm_bytes_*, ...) are
+// Summarize's view of the records below (model/execution_metrics.h).
+struct ExecutionResult : ExecutionMetrics {
   uint64_t kernel_hash = 0;
   Picos device_time = 0;  // launch + first issue .. last completion + teardown
   Picos launch = 0;
   Picos teardown = 0;
   std::vector<InstructionRecord> instructions;  // in completion order
   std::vector<DmaRecord> dma;
-  std::array<EngineSummary, kNumEngines> engines{};
-  std::vector<DmaEngineSummary> dma_engines;
-  std::map<std::string, DmaQueueSummary> dma_queues;  // by DmaQueueName: each issuing engine owns its queues
-  int64_t hbm_bytes_read = 0;
-  int64_t hbm_bytes_written = 0;
   // Device addresses of HBM tensors the caller did not bind (scratch), valid
   // until the next execution on the same device.
   std::map<std::string, uint64_t> scratch_addresses;

@@ -6,25 +6,32 @@
 #include <utility>
 #include <vector>
 
+#include "sim/isa/opcode_spec.h"
 #include "sim/model/dma_queue_name.h"
 
 namespace nsim {
 namespace {
 
-// Total length of the union of [start, end) intervals.
-Picos UnionLength(std::vector<std::pair<Picos, Picos>> iv) {
+using Intervals = std::vector<std::pair<Picos, Picos>>;
+
+// Sorted, disjoint union of [start, end) intervals (empty ones dropped).
+Intervals Merge(Intervals iv) {
   if (!std::is_sorted(iv.begin(), iv.end())) std::sort(iv.begin(), iv.end());
-  Picos total = 0, cur_start = 0, cur_end = -1;
+  Intervals out;
   for (const auto& [s, e] : iv) {
-    if (s > cur_end) {
-      if (cur_end > cur_start) total += cur_end - cur_start;
-      cur_start = s;
-      cur_end = e;
+    if (e <= s) continue;
+    if (!out.empty() && s <= out.back().second) {
+      out.back().second = std::max(out.back().second, e);
     } else {
-      cur_end = std::max(cur_end, e);
+      out.push_back({s, e});
     }
   }
-  if (cur_end > cur_start) total += cur_end - cur_start;
+  return out;
+}
+
+Picos Length(const Intervals& merged) {
+  Picos total = 0;
+  for (const auto& [s, e] : merged) total += e - s;
   return total;
 }
 
@@ -41,25 +48,32 @@ void MergeByStart(std::vector<InstructionRecord>* records) {
   }
 }
 
-}  // namespace
-
-void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
-  // Engines run ahead of SystemC time, so records arrive interleaved across
-  // engines but in start order within each: merge the per-engine runs by
-  // (start, engine) in linear time; the order is deterministic.
-  MergeByStart(&r->instructions);
-  std::vector<std::pair<Picos, Picos>> per_engine[kNumEngines];
+// Per engine: busy, instruction and FLOP counts. Returns each engine's merged busy intervals.
+std::vector<Intervals> SummarizeEngines(const LoadedKernel& kernel, ExecutionResult* r) {
+  std::vector<Intervals> per_engine(kNumEngines);
   for (const InstructionRecord& rec : r->instructions) {
     const int e = static_cast<int>(rec.engine);
+    const Instruction& in = *kernel.stream(rec.engine)[rec.index].in;
     per_engine[e].push_back({rec.start, rec.end});
-    r->engines[e].instructions++;
-    r->engines[e].by_opcode[static_cast<int>(kernel.stream(rec.engine)[rec.index].in->opcode)]++;
+    EngineSummary& s = r->engines[e];
+    s.instructions++;
+    s.by_opcode[static_cast<int>(in.opcode)]++;
+    s.flops += Spec(in.opcode).flops(kernel.kernel(), in);
   }
-  for (int e = 0; e < kNumEngines; ++e) r->engines[e].busy = UnionLength(std::move(per_engine[e]));
+  for (int e = 0; e < kNumEngines; ++e) {
+    per_engine[e] = Merge(std::move(per_engine[e]));
+    r->engines[e].busy = Length(per_engine[e]);
+  }
+  return per_engine;
+}
 
+// Per DMA engine and per queue: pieces, bytes, busy; the totals and HBM bytes.
+// Returns the merged busy intervals of all DMA engines together.
+Intervals SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionResult* r) {
   r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
-  std::vector<std::vector<std::pair<Picos, Picos>>> engine_iv(config.dma.engines);
-  std::map<std::string, std::vector<std::pair<Picos, Picos>>> queue_iv;
+  std::vector<Intervals> engine_iv(config.dma.engines);
+  std::map<std::string, Intervals> queue_iv;
+  Intervals all;
   for (const DmaRecord& d : r->dma) {
     DmaEngineSummary& s = r->dma_engines[d.dma_engine];
     s.bytes += d.bytes;
@@ -68,21 +82,42 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
     engine_iv[d.dma_engine].push_back({d.start, d.end});
     const std::string queue = DmaQueueName(d.trigger_engine, d.queue);
     queue_iv[queue].push_back({d.start, d.end});
-    r->dma_queues[queue].bytes += d.bytes;
+    DmaQueueSummary& q = r->dma_queues[queue];
+    q.bytes += d.bytes;
+    q.transfers++;
+    r->dma_bytes += d.bytes;
+    r->dma_transfers++;
+    const HbmBytes hbm = DmaPieceHbmBytes(kernel, d);
+    r->hbm_bytes_read += hbm.read;
+    r->hbm_bytes_written += hbm.write;
+    all.push_back({d.start, d.end});
   }
-  for (int e = 0; e < config.dma.engines; ++e) r->dma_engines[e].busy = UnionLength(std::move(engine_iv[e]));
-  for (auto& [q, iv] : queue_iv) r->dma_queues[q].busy = UnionLength(std::move(iv));
-  for (int e = 0; e < kNumEngines; ++e) {
-    for (const LoadedInstruction& li : kernel.stream(static_cast<EngineId>(e))) {
-      if (li.in->opcode != Opcode::kDmaCopy) continue;
-      r->dma_queues[DmaQueueName(static_cast<EngineId>(e), li.in->queue)].transfers++;
-      const Kernel& k = kernel.kernel();
-      if (k.tensors[li.in->src0.tensor].space == MemSpace::kHbm)
-        r->hbm_bytes_read += li.in->src0.NumElements() * DTypeSize(k.tensors[li.in->src0.tensor].dtype);
-      if (k.tensors[li.in->dst.tensor].space == MemSpace::kHbm)
-        r->hbm_bytes_written += li.in->dst.NumElements() * DTypeSize(k.tensors[li.in->dst.tensor].dtype);
-    }
-  }
+  for (int e = 0; e < config.dma.engines; ++e) r->dma_engines[e].busy = Length(Merge(std::move(engine_iv[e])));
+  for (auto& [q, iv] : queue_iv) r->dma_queues[q].busy = Length(Merge(std::move(iv)));
+  return Merge(std::move(all));
+}
+
+}  // namespace
+
+HbmBytes DmaPieceHbmBytes(const Kernel& k, const DmaRecord& piece) {
+  const Instruction& in = k.streams[static_cast<int>(piece.trigger_engine)][piece.index];
+  const TensorDecl& dst = k.tensors[in.dst.tensor];
+  const TensorDecl& src = k.tensors[in.src0.tensor];
+  const int64_t elements = piece.bytes / std::max(DTypeSize(dst.dtype), DTypeSize(src.dtype));
+  HbmBytes out;
+  if (src.space == MemSpace::kHbm) out.read = elements * DTypeSize(src.dtype);
+  if (dst.space == MemSpace::kHbm) out.write = elements * DTypeSize(dst.dtype);
+  return out;
+}
+
+void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
+  // Engines run ahead of SystemC time, so records arrive interleaved across
+  // engines but in start order within each: merge the per-engine runs by
+  // (start, engine) in linear time; the order is deterministic.
+  MergeByStart(&r->instructions);
+  Intervals active = SummarizeDma(config, kernel.kernel(), r);
+  for (Intervals& engine : SummarizeEngines(kernel, r)) active.insert(active.end(), engine.begin(), engine.end());
+  r->active_time = Length(Merge(std::move(active)));
 }
 
 }  // namespace nsim

@@ -1,6 +1,7 @@
 """nsim.nki.isa: NKI's `nki.isa` (nisa), one ISA instruction per call, on the engine asked for."""
 from . import dtypes as _dt
 from . import language as nl
+from . import opcodes as _opcodes
 from .errors import Unsupported, fail
 from .program import current
 from .views import HbmTensor, IndexExpr, IndexSum, Tile
@@ -26,11 +27,9 @@ def _lookup(table, op, what):
     return table[op]
 
 
-def _engine(engine, allowed, default, what):
-    engine = engine or default
-    if engine not in allowed:
-        fail("%s cannot run on the %s engine (runs on: %s)" % (what, engine, ", ".join(allowed)))
-    return engine
+def _engine(engine, opcode, default, what):
+    """The engine asked for (else `default`), if the simulator's opcode table lets it run `opcode`."""
+    return _opcodes.check_engine(engine or default, opcode, what)
 
 
 def _no_options(kwargs, what):
@@ -51,7 +50,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
 def nc_transpose(data, engine=None, mask=None, dtype=None):
     """[P, F] -> [F, P] on TensorE into PSUM (the VectorE 32x32 form is not modelled)."""
     nl._no_mask(mask, "nisa.nc_transpose")
-    _engine(engine, ("tensor",), "tensor", "nc_transpose")
+    _engine(engine, "transpose", "tensor", "nc_transpose")
     return nl._transpose_to_psum(data, "nc_transpose")
 
 
@@ -73,7 +72,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
 
 def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None):
     nl._no_mask(mask, "nisa.tensor_tensor")
-    _engine(engine, ("vector",), "vector", "tensor_tensor")
+    _engine(engine, "tensor_tensor", "vector", "tensor_tensor")
     a, b = nl._tile(data1, "tensor_tensor"), nl._tile(data2, "tensor_tensor")
     if a.partitions != b.partitions or a.free_elements != b.free_elements:
         fail("tensor_tensor: shapes %s and %s differ" % (a.shape, b.shape))
@@ -97,7 +96,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     nl._no_mask(mask, "nisa.tensor_scalar")
     if reverse0 or reverse1:
         fail("tensor_scalar reverse operands are not supported", Unsupported)
-    engine = _engine(engine, ("vector", "gpsimd"), "vector", "tensor_scalar")
+    engine = _engine(engine, "tensor_scalar", "vector", "tensor_scalar")
     data = nl._tile(data, "tensor_scalar")
     attrs = [("op0", _lookup(_ALU, op0, "tensor_scalar")), ("scalar0", _scalar_operand(operand0, data))]
     if op1 is not None:
@@ -116,7 +115,7 @@ def tensor_reduce(op, data, axis, dtype=None, keepdims=False, negate=False, mask
 
 def tensor_copy(src, dtype=None, engine=None, mask=None):
     nl._no_mask(mask, "nisa.tensor_copy")
-    engine = _engine(engine, ("vector", "scalar", "gpsimd"), "vector", "tensor_copy")
+    engine = _engine(engine, "tensor_copy", "vector", "tensor_copy")
     src = nl._tile(src, "tensor_copy")
     out = nl._new(nl._tile_shape(src), _dt.of(dtype) or src.dtype, "copy")
     current().emit(engine, "tensor_copy", out, [src])
@@ -125,7 +124,7 @@ def tensor_copy(src, dtype=None, engine=None, mask=None):
 
 def memset(shape, value, dtype, engine=None, mask=None):
     nl._no_mask(mask, "nisa.memset")
-    engine = _engine(engine, ("vector", "gpsimd"), "vector", "memset")
+    engine = _engine(engine, "memset", "vector", "memset")
     out = nl._new(shape, _dt.of(dtype), "memset")
     current().emit(engine, "memset", out, [], [("value", nl._fill_value(value, "nisa.memset"))])
     return out
@@ -161,7 +160,7 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, **kwargs):
     if dst.num_elements != src.num_elements:
         fail("dma_copy: dst has %d elements, src %d" % (dst.num_elements, src.num_elements))
     prog = current()
-    engine = _engine(engine, ("sync", "vector", "scalar", "gpsimd", "tensor"), prog.dma_engine(src), "dma_copy")
+    engine = _engine(engine, "dma_copy", prog.dma_engine(src), "dma_copy")
     if queue is not None and (isinstance(queue, bool) or not isinstance(queue, int)):  # the range: the simulator's
         fail("dma_copy: queue=%r must be an integer (a DMA queue of the config)" % (queue,))
     attrs = [("queue", int(queue))] if queue is not None else []

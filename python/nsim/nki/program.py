@@ -8,6 +8,7 @@ adds the semaphores that order the engines (dependencies.py) and writes the
 import math
 import re
 
+from . import opcodes
 from .allocation import DEFAULT_BUFFERS
 from .errors import KernelError, fail, user_frames, where
 from .views import Decl, HbmTensor, Tile, positive_shape
@@ -143,6 +144,7 @@ class Program:
 
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=()):
         """Appends one instruction; `dst` is written, `srcs` (and views in attrs) are read."""
+        opcodes.check_engine(engine, opcode, opcode)  # the simulator's table, not a list of our own
         operands = ([dst] if dst is not None else []) + list(srcs)
         attr_views = [v for _, v in attrs if hasattr(v, "decl")]
         reads = list(srcs) + attr_views + list(reads)

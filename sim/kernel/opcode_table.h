@@ -1,0 +1,42 @@
+#pragma once
+// The one table of opcode facts. Every other list of opcodes is expanded from
+// it: the Opcode enum and the text-format names (kernel.h/.cc, so the parser
+// and printer), the engines each may run on (the parser's check), the
+// profiler's opcode names (the registry in sim/isa fills OpcodeSpec's name,
+// hw_name and engines from here), and the table the Python frontend asks
+// `_nsim_core.opcode_table()` for. sim/isa adds cost and semantics per opcode
+// (SIM_REGISTER_OPCODE); sim/kernel/syntax.cc adds the attributes.
+// //sim/isa:opcode_table_test fails if an opcode is missing from any of them.
+//
+// Adding an opcode: a row here, its attributes in syntax.cc, its model in a
+// sim/isa/*.cc file, and its row in docs/kernel-format.md.
+//
+// X(Enumerator, text name, profiler (Neuron tools) name, engines allowed, positional access-pattern operands)
+// Engines: kAnyEngineMask or an | of kTensorMask, kVectorMask, kScalarMask, kGpSimdMask, kSyncMask.
+#define NSIM_OPCODE_TABLE(X)                                                                                   \
+  /* any engine: trigger a DMA transfer (asynchronous to the engine); dst, src */                             \
+  X(kDmaCopy, "dma_copy", "DMA_DIRECT2D", kAnyEngineMask, 2)                                                   \
+  /* psum[M,N] (+)= stationary[K,M]^T @ moving[K,N]; dst, stationary, moving */                               \
+  X(kMatmul, "matmul", "MATMUL", kTensorMask, 3)                                                               \
+  /* psum[F,P] = in[P,F] */                                                                                    \
+  X(kTranspose, "transpose", "TRANSPOSE", kTensorMask, 2)                                                      \
+  /* dst = src0 <alu0> src1 */                                                                                 \
+  X(kTensorTensor, "tensor_tensor", "TENSOR_TENSOR", kVectorMask, 3)                                           \
+  /* dst = (src0 <alu0> scalar0) <alu1> scalar1 */                                                             \
+  X(kTensorScalar, "tensor_scalar", "TENSOR_SCALAR_PTR", kVectorMask | kGpSimdMask, 2)                         \
+  /* dst[P, ...] = reduce over the innermost free dim of src0 */                                               \
+  X(kTensorReduce, "tensor_reduce", "REDUCE", kVectorMask, 2)                                                  \
+  /* dst = src0 (with cast) */                                                                                 \
+  X(kTensorCopy, "tensor_copy", "TENSOR_COPY", kVectorMask | kGpSimdMask | kScalarMask, 2)                     \
+  /* dst = scalar0 */                                                                                          \
+  X(kMemset, "memset", "MEMSET", kVectorMask | kGpSimdMask, 1)                                                 \
+  /* dst = func(src0 * scale + bias); optional accumulate into acc */                                          \
+  X(kActivation, "activation", "ACTIVATE", kScalarMask, 2)                                                     \
+  /* dst[p, i] = base + p * partition_step + i * free_step */                                                  \
+  X(kIota, "iota", "IOTA", kGpSimdMask, 1)                                                                     \
+  /* dst[0 or every partition, F] = reduce over partitions of src0 */                                          \
+  X(kPartitionReduce, "partition_reduce", "PARTITION_REDUCE", kGpSimdMask, 2)                                  \
+  /* any engine: wait for semaphores only */                                                                   \
+  X(kWait, "wait", "EVENT_SEMAPHORE", kAnyEngineMask, 0)                                                       \
+  /* dst[:, i] = (src0[:, i] <alu0> dst[:, i-1]) <alu1> src1[:, i], scalar0 for i = 0; dst, data0, data1 */    \
+  X(kTensorTensorScan, "tensor_tensor_scan", "TENSOR_TENSOR_SCAN", kVectorMask, 3)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Fails if a layer depends on one it must not (tools/layering/BUILD):
+#   profiler -> runtime or backend  (the runtime publishes, the profiler subscribes;
+#                                    an edge back would close a runtime <-> profiler cycle)
+#   runtime  -> profiler or backend (capture is a setting passed down, not a question asked up)
+#   sim      -> runtime, backend, profiler or tools
+set -euo pipefail
+profiler_deps=$1 runtime_deps=$2 sim_deps=$3
+status=0
+
+forbid() {  # FILE LAYER PATTERN WHAT
+  local hits
+  hits=$(grep -E "^$3" "$1" || true)
+  if [[ -n "$hits" ]]; then
+    echo "FAIL: $2 depends on $4:" >&2
+    echo "$hits" | sed 's/^/  /' >&2
+    status=1
+  fi
+}
+
+for f in "$profiler_deps" "$runtime_deps" "$sim_deps"; do
+  [[ -s "$f" ]] || { echo "FAIL: empty dependency list $f" >&2; exit 1; }
+done
+forbid "$profiler_deps" "//profiler" "//(runtime|backend)[/:]" "the runtime or the backend"
+forbid "$runtime_deps" "//runtime:runtime" "//(profiler|backend)[/:]" "the profiler or the backend"
+forbid "$sim_deps" "//sim/model:model" "//(runtime|backend|profiler|tools)[/:]" "a layer above the simulator"
+# The roots themselves are in their lists: a query that matched nothing proves nothing.
+grep -qx "//profiler:events" "$profiler_deps" || { echo "FAIL: //profiler:events not in $profiler_deps" >&2; status=1; }
+grep -qx "//sim/base:base" "$runtime_deps" || { echo "FAIL: //sim/base:base not in $runtime_deps" >&2; status=1; }
+[[ $status == 0 ]] && echo "layering ok: profiler, runtime and sim depend only downwards"
+exit $status

@@ -90,11 +90,23 @@ class Session : public libkineto::IActivityProfilerSession, public rt::RuntimeOb
     if (!correlation_.empty()) correlation_.pop_back();
   }
 
-  // The runtime tells us about every kernel execution as it is submitted.
+  // The runtime tells us about every kernel execution when it is submitted
+  // (the torch op in progress then caused it) and again when the chip has
+  // run it (its device times), possibly after that op ended.
+  void OnSubmit(rt::ExecutionRecord& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    submitted_[&r] = {correlation_.empty() ? 0 : correlation_.back(), WallNs()};
+  }
   void OnExecution(const rt::ExecutionRecord& r) override {
     std::lock_guard<std::mutex> lock(mu_);
-    executions_.push_back({r.core, correlation_.empty() ? 0 : correlation_.back(), WallNs(), r.device_start,
-                           r.device_end, r.kernel_name, r.kernel_hash});
+    Submission at{correlation_.empty() ? 0 : correlation_.back(), WallNs()};
+    auto it = submitted_.find(&r);
+    if (it != submitted_.end()) {
+      at = it->second;
+      submitted_.erase(it);
+    }
+    executions_.push_back({r.core, at.torch_correlation, at.wall_ns, r.device_start, r.device_end, r.kernel_name,
+                           r.kernel_hash});
     cores_.insert(r.core);
   }
 
@@ -126,6 +138,11 @@ class Session : public libkineto::IActivityProfilerSession, public rt::RuntimeOb
 
   std::mutex mu_;
   std::vector<uint64_t> correlation_;
+  struct Submission {
+    uint64_t torch_correlation;
+    int64_t wall_ns;
+  };
+  std::map<const rt::ExecutionRecord*, Submission> submitted_;  // submitted, not yet run
   std::vector<Execution> executions_;
   std::set<int> cores_;
   std::vector<std::string> errors_;

@@ -74,6 +74,32 @@ void CheckSameHbmTensors(const std::vector<std::shared_ptr<const LoadedKernel>>&
   for (size_t i = 1; i < programs.size(); ++i) CheckSameHbmTensors(programs[0]->kernel(), programs[i]->kernel(), i);
 }
 
+BoundGrid::BoundGrid() = default;
+BoundGrid::BoundGrid(BoundGrid&&) noexcept = default;
+BoundGrid::~BoundGrid() = default;
+
+BoundGrid Chip::Bind(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
+                     const std::map<std::string, uint64_t>& bindings, const std::vector<int>& cores,
+                     uint64_t scratch_top, bool values) {
+  CheckSameHbmTensors(programs);
+  BoundGrid out;
+  out.addresses.reserve(programs.size());  // contexts refer to its elements: they must not move
+  const Kernel& first = programs[0]->kernel();
+  out.addresses.push_back(BindHbm(first, bindings, *hbm_, scratch_top, &out.scratch, values));
+  std::map<std::string, uint64_t> placed = bindings;
+  placed.insert(out.scratch.begin(), out.scratch.end());
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const Kernel& k = programs[i]->kernel();
+    std::map<std::string, uint64_t> unused;
+    if (i > 0) out.addresses.push_back(BindHbm(k, placed, *hbm_, scratch_top, &unused, values));
+    OnChipMemory& mem = *onchip_.at(cores[i]);
+    if (values) mem.ClearTensorsOf(k);
+    out.contexts.push_back(std::make_unique<ExecContext>(ExecContext{k, mem, *hbm_, out.addresses[i], {}}));
+    out.contexts.back()->compute_values = values;
+  }
+  return out;
+}
+
 GridResult Chip::Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
                         const std::map<std::string, uint64_t>& bindings, std::vector<int> cores) {
   return Run(programs, bindings, std::move(cores), GridOptions{});
@@ -96,35 +122,20 @@ GridResult Chip::Run(const std::vector<std::shared_ptr<const LoadedKernel>>& pro
   GridResult out;
   out.start = now_;
   out.cores = cores;
-  const Kernel& first = programs[0]->kernel();
   const uint64_t scratch_top =
       options.scratch_top != 0 ? options.scratch_top : CoreMemoryBase(cores[0]) + CoreMemoryBytes();
-  const bool values = !options.timing_only;
-  const std::vector<uint64_t> first_addresses =
-      BindHbm(first, bindings, *hbm_, scratch_top, &out.scratch_addresses, values);
-  std::map<std::string, uint64_t> placed = bindings;
-  placed.insert(out.scratch_addresses.begin(), out.scratch_addresses.end());
-
-  std::vector<std::vector<uint64_t>> addresses(programs.size());
-  std::vector<std::unique_ptr<ExecContext>> contexts;
+  BoundGrid bound = Bind(programs, bindings, cores, scratch_top, !options.timing_only);
+  out.scratch_addresses = bound.scratch;
   std::vector<CoreRun> runs(programs.size());
   for (size_t i = 0; i < programs.size(); ++i) {
-    const Kernel& k = programs[i]->kernel();
-    if (i > 0) CheckSameHbmTensors(first, k, i);
-    std::map<std::string, uint64_t> unused;
-    addresses[i] = i == 0 ? first_addresses : BindHbm(k, placed, *hbm_, scratch_top, &unused, values);
-    OnChipMemory& mem = *onchip_[cores[i]];
-    if (values) mem.ClearTensorsOf(k);
-    contexts.push_back(std::make_unique<ExecContext>(ExecContext{k, mem, *hbm_, addresses[i], {}}));
-    contexts.back()->compute_values = values;
     runs[i].core = cores[i];
     runs[i].kernel = programs[i].get();
-    runs[i].ctx = contexts.back().get();
-    runs[i].tensor_stack = StacksOf(k, addresses[i]);
+    runs[i].ctx = bound.contexts[i].get();
+    runs[i].tensor_stack = StacksOf(programs[i]->kernel(), bound.addresses[i]);
   }
   out.programs = SimHost::Get().RunGrid(config_, runs);
   for (size_t i = 0; i < programs.size(); ++i) {
-    CheckRaces(*programs[i], addresses[i], options.allow_races, &out.programs[i]);
+    CheckRaces(*programs[i], bound.addresses[i], options.allow_races, &out.programs[i]);
     out.programs[i].scratch_addresses = out.scratch_addresses;
   }
   for (const ExecutionResult& r : out.programs) out.device_time = std::max(out.device_time, r.device_time);

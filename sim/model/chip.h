@@ -23,6 +23,7 @@
 namespace nsim {
 
 class ChipScheduler;
+struct ExecContext;
 class LoadedKernel;
 class OnChipMemory;
 
@@ -43,6 +44,16 @@ struct GridOptions {
   uint64_t scratch_top = 0;
   bool timing_only = false;  // schedule without values (Device::set_timing_only)
   bool allow_races = false;  // races become warnings (Device::set_allow_races)
+};
+
+// A grid's programs bound to chip memory, ready to run (Chip::Bind).
+struct BoundGrid {
+  std::map<std::string, uint64_t> scratch;             // unbound HBM tensors, placed by program 0
+  std::vector<std::vector<uint64_t>> addresses;        // per program: per tensor (0 on chip)
+  std::vector<std::unique_ptr<ExecContext>> contexts;  // per program
+  BoundGrid();
+  BoundGrid(BoundGrid&&) noexcept;
+  ~BoundGrid();
 };
 
 // SPMD programs are copies of one kernel: their HBM tensors must agree, since
@@ -73,7 +84,15 @@ class Chip {
   int CoreOfAddress(uint64_t address) const;  // whose home region holds it
 
   std::shared_ptr<const LoadedKernel> Load(const Kernel& kernel) const;
-  OnChipMemory& onchip(int core) { return *onchip_.at(core); }
+  // Binds programs[i] to run on core cores[i]: program 0 places the unbound
+  // HBM tensors below `scratch_top` (initialised when `values`), the others
+  // share them; on-chip tensors are cleared (when `values`). Throws SimError
+  // for a bad binding or programs whose HBM tensors differ.
+  BoundGrid Bind(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
+                 const std::map<std::string, uint64_t>& bindings, const std::vector<int>& cores, uint64_t scratch_top,
+                 bool values);
+  // Per kernel tensor: the HBM stack it lives in (-1: on chip).
+  std::vector<int> StacksOf(const Kernel& k, const std::vector<uint64_t>& addresses) const;
 
   // The chip's queue of lazily simulated work (chip_scheduler.h), made on
   // first use: it takes a slot of the process's core and stack models
@@ -94,7 +113,6 @@ class Chip {
                  const std::map<std::string, uint64_t>& bindings, std::vector<int> cores, const GridOptions& options);
 
  private:
-  std::vector<int> StacksOf(const Kernel& k, const std::vector<uint64_t>& addresses) const;
 
   HardwareConfig config_;
   std::shared_ptr<HbmMemory> hbm_;

@@ -267,23 +267,9 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
   SimHost& host = SimHost::Get();
   host.ConfigureStacks(config, slot_);
   const size_t n = launch.programs.size();
-  const bool values = !launch.timing_only;
-  // Bind as Chip::Run does: program 0 places the scratch, all share it.
-  std::vector<std::vector<uint64_t>> addresses(n);
-  std::vector<std::unique_ptr<ExecContext>> contexts;
-  const Kernel& first = launch.programs[0]->kernel();
-  addresses[0] = BindHbm(first, launch.bindings, chip_.hbm(), launch.scratch_top, &item.pub->scratch, values);
-  std::map<std::string, uint64_t> placed = launch.bindings;
-  placed.insert(item.pub->scratch.begin(), item.pub->scratch.end());
-  for (size_t i = 0; i < n; ++i) {
-    const Kernel& k = launch.programs[i]->kernel();
-    std::map<std::string, uint64_t> unused;
-    if (i > 0) addresses[i] = BindHbm(k, placed, chip_.hbm(), launch.scratch_top, &unused, values);
-    OnChipMemory& mem = chip_.onchip(launch.cores[i]);
-    if (values) mem.ClearTensorsOf(k);
-    contexts.push_back(std::make_unique<ExecContext>(ExecContext{k, mem, chip_.hbm(), addresses[i], {}}));
-    contexts.back()->compute_values = values;
-  }
+  BoundGrid bound = chip_.Bind(launch.programs, launch.bindings, launch.cores, launch.scratch_top, !launch.timing_only);
+  item.pub->scratch = bound.scratch;
+  const std::vector<std::vector<uint64_t>>& addresses = bound.addresses;
 
   std::vector<ExecutionResult>& results = item.pub->results;
   results.resize(n);
@@ -305,7 +291,7 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
     RunState& run = states[i];
     run.config = &config;
     run.kernel = launch.programs[i].get();
-    run.ctx = contexts[i].get();
+    run.ctx = bound.contexts[i].get();
     run.result = &result;
     run.core = launch.cores[i];
     run.t0 = t0;
@@ -314,9 +300,8 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
     run.on_quiet = [&quiet_cores, &item, n] {
       if (++quiet_cores == static_cast<int>(n)) item.wake.notify(sc_core::SC_ZERO_TIME);
     };
-    const Kernel& k = launch.programs[i]->kernel();
-    for (size_t t = 0; t < k.tensors.size(); ++t) {
-      run.tensor_stack.push_back(k.tensors[t].space == MemSpace::kHbm ? &Stack(addresses[i][t]) : nullptr);
+    for (int s : chip_.StacksOf(launch.programs[i]->kernel(), addresses[i])) {
+      run.tensor_stack.push_back(s < 0 ? nullptr : &host.stack_module(slot_.first_stack + s));
     }
   }
   item.states = &states;

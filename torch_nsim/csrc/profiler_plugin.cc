@@ -90,23 +90,23 @@ class Session : public libkineto::IActivityProfilerSession, public rt::RuntimeOb
     if (!correlation_.empty()) correlation_.pop_back();
   }
 
-  // The runtime tells us about every kernel execution when it is submitted
-  // (the torch op in progress then caused it) and again when the chip has
-  // run it (its device times), possibly after that op ended.
+  // The runtime tells us about every kernel execution when it has completed
+  // on the chip; the torch op that submitted it is noted at submission.
   void OnSubmit(rt::ExecutionRecord& r) override {
     std::lock_guard<std::mutex> lock(mu_);
     submitted_[&r] = {correlation_.empty() ? 0 : correlation_.back(), WallNs()};
   }
+  void OnCopy(const rt::ExecutionRecord& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    submitted_.erase(&r);
+  }
   void OnExecution(const rt::ExecutionRecord& r) override {
     std::lock_guard<std::mutex> lock(mu_);
-    Submission at{correlation_.empty() ? 0 : correlation_.back(), WallNs()};
     auto it = submitted_.find(&r);
-    if (it != submitted_.end()) {
-      at = it->second;
-      submitted_.erase(it);
-    }
-    executions_.push_back({r.core, at.torch_correlation, at.wall_ns, r.device_start, r.device_end, r.kernel_name,
+    if (it == submitted_.end()) return;  // submitted before this trace began
+    executions_.push_back({r.core, it->second.first, it->second.second, r.device_start, r.device_end, r.kernel_name,
                            r.kernel_hash});
+    submitted_.erase(it);
     cores_.insert(r.core);
   }
 
@@ -138,12 +138,9 @@ class Session : public libkineto::IActivityProfilerSession, public rt::RuntimeOb
 
   std::mutex mu_;
   std::vector<uint64_t> correlation_;
-  struct Submission {
-    uint64_t torch_correlation;
-    int64_t wall_ns;
-  };
-  std::map<const rt::ExecutionRecord*, Submission> submitted_;  // submitted, not yet run
   std::vector<Execution> executions_;
+  // Records submitted during the trace: their torch correlation id and wall time then.
+  std::map<const rt::ExecutionRecord*, std::pair<uint64_t, int64_t>> submitted_;
   std::set<int> cores_;
   std::vector<std::string> errors_;
   std::unique_ptr<nsim::torch_bridge::NsimProfileSession> nsim_profile_;

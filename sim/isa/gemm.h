@@ -17,10 +17,12 @@
 namespace nsim {
 namespace isa {
 
-// out[m * n_size + n] = sum_k a[k * m_size + m] * b[k * n_size + n]
-// a: [K, M] (stationary), b: [K, N] (moving), out: [M, N], all row-major.
-void MatmulPartitionOrder(const float* a, const float* b, float* out, int64_t k_size, int64_t m_size,
-                          int64_t n_size);
+// out[m * out_stride + n] = sum_k a[k * m_size + m] * b[k * n_size + n]
+// a: [K, M] (stationary), b: [K, N] (moving), both row-major; out: M rows of
+// N, out_stride floats apart. accumulate: out = out + the sum (PSUM
+// accumulation: the finished sum is added, one more rounding).
+void MatmulPartitionOrder(const float* a, const float* b, float* out, int64_t out_stride, int64_t k_size,
+                          int64_t m_size, int64_t n_size, bool accumulate);
 
 // True when every product x * y of an element x of `a` and y of `b` is exact
 // in fp32 (see above). Exposed for the test.
@@ -28,11 +30,22 @@ bool ProductsExact(const float* a, int64_t na, const float* b, int64_t nb);
 
 namespace gemm_internal {
 // The portable kernel and the AVX2 kernel (the latter only when the host has
-// AVX2 and FMA; `fused` needs ProductsExact). Both give the same floats.
-void MatmulPortable(const float* a, const float* b, float* out, int64_t k_size, int64_t m_size, int64_t n_size);
-void MatmulAvx2(const float* a, const float* b, float* out, int64_t k_size, int64_t m_size, int64_t n_size,
-                bool fused);
-bool HostHasAvx2Fma();
+// AVX2 and FMA, sim/base/host_cpu.h). Both give the same floats.
+struct GemmArgs {
+  const float* a;
+  const float* b;
+  float* out;
+  int64_t out_stride, k_size, m_size, n_size;
+  bool accumulate;
+};
+enum class Fusion {
+  kWhereExact,  // fused multiply-adds iff ProductsExact (what MatmulPartitionOrder runs)
+  kNever,
+  kAlways,      // tests only: correct only when ProductsExact holds
+};
+void MatmulPortable(const GemmArgs& g);
+void MatmulAvx2(const GemmArgs& g, Fusion fusion);
+bool ProductsExactAvx2(const float* a, int64_t na, const float* b, int64_t nb);
 }  // namespace gemm_internal
 
 }  // namespace isa

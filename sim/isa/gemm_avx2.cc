@@ -5,7 +5,6 @@
 // AVX2 and FMA (gemm.cc checks at run time).
 #include <immintrin.h>
 
-#include "sim/isa/gemm.h"
 #include "sim/isa/gemm_kernel.h"
 
 namespace nsim {
@@ -34,12 +33,18 @@ struct Fused {
 }  // namespace
 
 namespace gemm_internal {
-void MatmulAvx2(const float* a, const float* b, float* out, int64_t k_size, int64_t m_size, int64_t n_size,
-                bool fused) {
+bool ProductsExactAvx2(const float* a, int64_t na, const float* b, int64_t nb) {
+  return BlockedGemm<Fused>::Qualify(a, na) && BlockedGemm<Fused>::Qualify(b, nb);
+}
+
+void MatmulAvx2(const GemmArgs& g, Fusion fusion) {
+  const bool fused = fusion == Fusion::kAlways ||
+                     (fusion == Fusion::kWhereExact &&
+                      ProductsExactAvx2(g.a, g.k_size * g.m_size, g.b, g.k_size * g.n_size));
   if (fused) {
-    BlockedGemm<Fused>::Run(a, b, out, k_size, m_size, n_size);
+    BlockedGemm<Fused>::Run(g);
   } else {
-    BlockedGemm<Separate>::Run(a, b, out, k_size, m_size, n_size);
+    BlockedGemm<Separate>::Run(g);
   }
 }
 }  // namespace gemm_internal

@@ -10,69 +10,100 @@
 #include <cstdint>
 #include <cstring>
 
+#include "sim/isa/gemm.h"
+
 namespace nsim {
 namespace isa {
 
 template <class Ops>
 struct BlockedGemm {
   using V = typename Ops::V;
+  using Args = gemm_internal::GemmArgs;
   static constexpr int W = Ops::W;
   static constexpr int kRows = 6;  // MR x 2 vectors = 12 accumulators: fits 16 registers
 
-  // out[m0..m0+MR, n0..n0+NV*W) = the partition-order sums.
+  static void Store(const Args& g, float* dst, V sum) {
+    if (g.accumulate) {
+      V old;
+      std::memcpy(&old, dst, sizeof(V));
+      sum = old + sum;
+    }
+    std::memcpy(dst, &sum, sizeof(V));
+  }
+
+  // Outputs [m0, m0 + MR) x [n0, n0 + NV * W): the partition-order sums.
   template <int MR, int NV>
-  static void Tile(const float* a, const float* b, float* out, int64_t kk, int64_t m, int64_t n, int64_t m0,
-                   int64_t n0) {
+  static void Tile(const Args& g, int64_t m0, int64_t n0) {
     V c[MR][NV];
     for (int r = 0; r < MR; ++r)
       for (int j = 0; j < NV; ++j) c[r][j] = Ops::Splat(0.0f);
-    for (int64_t k = 0; k < kk; ++k) {
+    for (int64_t k = 0; k < g.k_size; ++k) {
       V bv[NV];
-      for (int j = 0; j < NV; ++j) std::memcpy(&bv[j], b + k * n + n0 + j * W, sizeof(V));
-      const float* arow = a + k * m + m0;
+      for (int j = 0; j < NV; ++j) std::memcpy(&bv[j], g.b + k * g.n_size + n0 + j * W, sizeof(V));
+      const float* arow = g.a + k * g.m_size + m0;
       for (int r = 0; r < MR; ++r) {
         const V av = Ops::Splat(arow[r]);
         for (int j = 0; j < NV; ++j) c[r][j] = Ops::MulAdd(av, bv[j], c[r][j]);
       }
     }
     for (int r = 0; r < MR; ++r)
-      for (int j = 0; j < NV; ++j) std::memcpy(out + (m0 + r) * n + n0 + j * W, &c[r][j], sizeof(V));
+      for (int j = 0; j < NV; ++j) Store(g, g.out + (m0 + r) * g.out_stride + n0 + j * W, c[r][j]);
   }
 
   template <int NV>
-  static void Column(const float* a, const float* b, float* out, int64_t kk, int64_t m, int64_t n, int64_t n0) {
+  static void Column(const Args& g, int64_t n0) {
     int64_t m0 = 0;
-    for (; m0 + kRows <= m; m0 += kRows) Tile<kRows, NV>(a, b, out, kk, m, n, m0, n0);
-    switch (m - m0) {
-      case 5: return Tile<5, NV>(a, b, out, kk, m, n, m0, n0);
-      case 4: return Tile<4, NV>(a, b, out, kk, m, n, m0, n0);
-      case 3: return Tile<3, NV>(a, b, out, kk, m, n, m0, n0);
-      case 2: return Tile<2, NV>(a, b, out, kk, m, n, m0, n0);
-      case 1: return Tile<1, NV>(a, b, out, kk, m, n, m0, n0);
+    for (; m0 + kRows <= g.m_size; m0 += kRows) Tile<kRows, NV>(g, m0, n0);
+    switch (g.m_size - m0) {
+      case 5: return Tile<5, NV>(g, m0, n0);
+      case 4: return Tile<4, NV>(g, m0, n0);
+      case 3: return Tile<3, NV>(g, m0, n0);
+      case 2: return Tile<2, NV>(g, m0, n0);
+      case 1: return Tile<1, NV>(g, m0, n0);
       default: return;
     }
   }
 
   // Columns past the last whole vector: one scalar sum per output, same order.
-  static void ScalarColumns(const float* a, const float* b, float* out, int64_t kk, int64_t m, int64_t n,
-                            int64_t n0) {
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = n0; j < n; ++j) {
+  static void ScalarColumns(const Args& g, int64_t n0) {
+    for (int64_t i = 0; i < g.m_size; ++i) {
+      for (int64_t j = n0; j < g.n_size; ++j) {
         float acc = 0.0f;
-        for (int64_t k = 0; k < kk; ++k) acc = acc + a[k * m + i] * b[k * n + j];
-        out[i * n + j] = acc;
+        for (int64_t k = 0; k < g.k_size; ++k) acc = acc + g.a[k * g.m_size + i] * g.b[k * g.n_size + j];
+        float& dst = g.out[i * g.out_stride + j];
+        dst = g.accumulate ? dst + acc : acc;
       }
     }
   }
 
-  static void Run(const float* a, const float* b, float* out, int64_t kk, int64_t m, int64_t n) {
+  // gemm.h's ProductsExact for the elements of x: at most 12 significant bits
+  // (the low 12 of the 23 stored mantissa bits are zero) and, when nonzero, a
+  // magnitude in [2^-63, 2^63). Two such numbers multiply to <= 24
+  // significant bits with a magnitude in [2^-126, 2^126): an exact normal
+  // fp32 number. Subnormals, infinities and NaNs fail the range check.
+  static bool Qualify(const float* x, int64_t n) {
+    uint32_t bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &x[i], 4);
+      const uint32_t mag = bits & 0x7fffffffu;
+      // Exponent field in [127 - 63, 127 + 63) as one unsigned compare
+      // (branch-free, so the loop vectorises).
+      const uint32_t from_min = mag - (uint32_t{127 - 63} << 23);
+      const uint32_t out_of_range = static_cast<uint32_t>(from_min >= (uint32_t{126} << 23)) & (mag != 0);
+      bad |= (mag & 0xfffu) | out_of_range;
+    }
+    return bad == 0;
+  }
+
+  static void Run(const Args& g) {
     int64_t n0 = 0;
-    for (; n0 + 2 * W <= n; n0 += 2 * W) Column<2>(a, b, out, kk, m, n, n0);
-    if (n0 + W <= n) {
-      Column<1>(a, b, out, kk, m, n, n0);
+    for (; n0 + 2 * W <= g.n_size; n0 += 2 * W) Column<2>(g, n0);
+    if (n0 + W <= g.n_size) {
+      Column<1>(g, n0);
       n0 += W;
     }
-    if (n0 < n) ScalarColumns(a, b, out, kk, m, n, n0);
+    if (n0 < g.n_size) ScalarColumns(g, n0);
   }
 };
 

@@ -4,6 +4,8 @@
 // triple loop below.
 #include "sim/isa/gemm.h"
 
+#include "sim/base/host_cpu.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,8 +18,9 @@ namespace nsim {
 namespace isa {
 namespace {
 
+// `out` holds PSUM's values when accumulating, else anything.
 std::vector<float> Reference(const std::vector<float>& a, const std::vector<float>& b, int64_t kk, int64_t m,
-                             int64_t n) {
+                             int64_t n, const std::vector<float>* psum = nullptr) {
   std::vector<float> out(static_cast<size_t>(m * n));
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
@@ -26,7 +29,7 @@ std::vector<float> Reference(const std::vector<float>& a, const std::vector<floa
         const float product = a[k * m + i] * b[k * n + j];  // rounded, then added
         acc = acc + product;
       }
-      out[i * n + j] = acc;
+      out[i * n + j] = psum != nullptr ? (*psum)[i * n + j] + acc : acc;
     }
   }
   return out;
@@ -55,8 +58,6 @@ std::vector<float> Random(int64_t count, bool bf16, uint32_t seed) {
   return v;
 }
 
-using Gemm = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t);
-
 void ExpectSame(const std::vector<float>& want, const std::vector<float>& got, const char* path, int64_t kk,
                 int64_t m, int64_t n) {
   for (size_t i = 0; i < want.size(); ++i) {
@@ -67,20 +68,40 @@ void ExpectSame(const std::vector<float>& want, const std::vector<float>& got, c
   }
 }
 
-// Every path on one problem.
+// Every path on one problem, writing fresh outputs and accumulating onto `psum`.
 void CheckAllPaths(const std::vector<float>& a, const std::vector<float>& b, int64_t kk, int64_t m, int64_t n) {
+  const std::vector<float> psum = Random(m * n, false, static_cast<uint32_t>(kk * 1000 + m * 10 + n));
+  for (bool accumulate : {false, true}) {
+    const std::vector<float> want = Reference(a, b, kk, m, n, accumulate ? &psum : nullptr);
+    auto run = [&](const char* path, auto&& f) {
+      std::vector<float> got = accumulate ? psum : std::vector<float>(want.size(), 12345.0f);
+      f(gemm_internal::GemmArgs{a.data(), b.data(), got.data(), n, kk, m, n, accumulate});
+      ExpectSame(want, got, path, kk, m, n);
+    };
+    run("dispatched", [](const gemm_internal::GemmArgs& g) {
+      MatmulPartitionOrder(g.a, g.b, g.out, g.out_stride, g.k_size, g.m_size, g.n_size, g.accumulate);
+    });
+    run("portable", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulPortable(g); });
+    if (!HostHasAvx2Fma()) continue;
+    using gemm_internal::Fusion;
+    run("avx2", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulAvx2(g, Fusion::kNever); });
+    if (ProductsExact(a.data(), kk * m, b.data(), kk * n)) {
+      run("avx2 fused", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulAvx2(g, Fusion::kAlways); });
+    }
+  }
+}
+
+// Rows of the output `stride` floats apart leave the gaps untouched.
+TEST(GemmTest, WritesRowsAtTheirStride) {
+  const int64_t kk = 5, m = 7, n = 20, stride = 29;
+  const std::vector<float> a = Random(kk * m, true, 3), b = Random(kk * n, true, 4);
   const std::vector<float> want = Reference(a, b, kk, m, n);
-  std::vector<float> got(want.size());
-  MatmulPartitionOrder(a.data(), b.data(), got.data(), kk, m, n);
-  ExpectSame(want, got, "dispatched", kk, m, n);
-  gemm_internal::MatmulPortable(a.data(), b.data(), got.data(), kk, m, n);
-  ExpectSame(want, got, "portable", kk, m, n);
-  if (!gemm_internal::HostHasAvx2Fma()) return;
-  gemm_internal::MatmulAvx2(a.data(), b.data(), got.data(), kk, m, n, /*fused=*/false);
-  ExpectSame(want, got, "avx2", kk, m, n);
-  if (ProductsExact(a.data(), kk * m, b.data(), kk * n)) {
-    gemm_internal::MatmulAvx2(a.data(), b.data(), got.data(), kk, m, n, /*fused=*/true);
-    ExpectSame(want, got, "avx2 fused", kk, m, n);
+  std::vector<float> got(static_cast<size_t>(m * stride), -7.0f);
+  MatmulPartitionOrder(a.data(), b.data(), got.data(), stride, kk, m, n, false);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < stride; ++j) {
+      EXPECT_EQ(Bits(got[i * stride + j]), Bits(j < n ? want[i * n + j] : -7.0f)) << i << "," << j;
+    }
   }
 }
 
@@ -104,7 +125,7 @@ TEST(GemmTest, SumsInPartitionOrder) {
   const std::vector<float> a = {1.0f, 1.0f, 1.0f};             // [K=3, M=1]
   const std::vector<float> b = {16777216.0f, 1.0f, -16777216.0f};  // [K=3, N=1]
   float out = -1.0f;
-  MatmulPartitionOrder(a.data(), b.data(), &out, 3, 1, 1);
+  MatmulPartitionOrder(a.data(), b.data(), &out, 1, 3, 1, 1, false);
   EXPECT_EQ(out, 0.0f);
 }
 
@@ -117,6 +138,11 @@ TEST(GemmTest, ProductsExactOnlyForShortSignificandsInRange) {
     std::vector<float> v = bf16;
     v[100] = special;
     EXPECT_FALSE(ProductsExact(v.data(), 256, bf16.data(), 256)) << special;
+    if (HostHasAvx2Fma()) EXPECT_FALSE(gemm_internal::ProductsExactAvx2(v.data(), 256, bf16.data(), 256)) << special;
+  }
+  if (HostHasAvx2Fma()) {
+    EXPECT_TRUE(gemm_internal::ProductsExactAvx2(bf16.data(), 256, bf16.data(), 256));
+    EXPECT_FALSE(gemm_internal::ProductsExactAvx2(bf16.data(), 256, f32.data(), 256));
   }
   std::vector<float> zeros(16, 0.0f);
   zeros[3] = -0.0f;

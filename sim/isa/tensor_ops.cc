@@ -73,16 +73,21 @@ void ExecMatmul(ExecContext& ctx, const Instruction& in) {
   const int64_t kk = in.src0.Partitions(), m = in.src0.FreeElements(), n = in.src1.FreeElements();
   const ScratchFloats& s = ctx.Read(in.src0, 0);
   const ScratchFloats& mv = ctx.Read(in.src1, 1);
-  // The product goes straight into a reused buffer (no allocation, no copy);
-  // accumulation adds it to PSUM's values afterwards, as the hardware does.
-  ScratchFloats& product = ctx.buf[in.accumulate ? 3 : 2];
-  product.resize(static_cast<size_t>(m * n));
-  MatmulPartitionOrder(s.data(), mv.data(), product.data(), kk, m, n);  // gemm.h: fixed summation order
-  if (in.accumulate) {
-    ScratchFloats& acc = ctx.Read(in.dst, 2);
-    for (int64_t i = 0; i < m * n; ++i) acc[i] += product[i];
+  // The product goes straight into PSUM when dst's rows are contiguous;
+  // accumulation adds the finished product to PSUM's values, as the hardware does.
+  int64_t stride = 0;
+  if (float* psum = F32Rows(ctx, in.dst, &stride)) {
+    MatmulPartitionOrder(s.data(), mv.data(), psum, stride, kk, m, n, in.accumulate);
+    return;
   }
-  ctx.Write(in.dst, ctx.buf[2]);
+  ScratchFloats& out = ctx.buf[2];
+  if (in.accumulate) {
+    ctx.Read(in.dst, 2);
+  } else {
+    out.resize(static_cast<size_t>(m * n));
+  }
+  MatmulPartitionOrder(s.data(), mv.data(), out.data(), n, kk, m, n, in.accumulate);  // gemm.h: fixed order
+  ctx.Write(in.dst, out);
 }
 
 SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, "matmul", "MATMUL", EngineBit(EngineId::kTensor), ValidateMatmul,

@@ -49,6 +49,22 @@ float Fold(const float* row, int64_t n, F f) {
   return acc;
 }
 
+// kLanes rows folded side by side: lane j holds row j's running value.
+constexpr int kLanes = 8;
+template <class F>
+void FoldRows(const float* x, int64_t rows, int64_t n, float* out, F f) {
+  int64_t r = 0;
+  for (; r + kLanes <= rows; r += kLanes) {
+    const float* base = x + r * n;
+    float acc[kLanes];
+    for (int j = 0; j < kLanes; ++j) acc[j] = base[j * n];
+    for (int64_t i = 1; i < n; ++i)
+      for (int j = 0; j < kLanes; ++j) acc[j] = f(acc[j], base[j * n + i]);
+    for (int j = 0; j < kLanes; ++j) out[r + j] = acc[j];
+  }
+  for (; r < rows; ++r) out[r] = Fold(x + r * n, n, f);
+}
+
 }  // namespace
 
 void AluVector(AluOp op, float* a, const float* b, int64_t n) {
@@ -89,14 +105,17 @@ void ActivateRow(ActFunc f, float* row, float scale, float bias, int64_t n) {
   }
 }
 
-float ReduceRow(ReduceOp op, const float* row, int64_t n) {
+void ReduceRows(ReduceOp op, const float* x, int64_t rows, int64_t n, float* out) {
   switch (op) {
-    case ReduceOp::kMax: return Fold(row, n, Max{});
-    case ReduceOp::kMin: return Fold(row, n, Min{});
-    case ReduceOp::kMean: return Fold(row, n, Add{}) / static_cast<float>(n);
+    case ReduceOp::kMax: return FoldRows(x, rows, n, out, Max{});
+    case ReduceOp::kMin: return FoldRows(x, rows, n, out, Min{});
+    case ReduceOp::kMean:
+      FoldRows(x, rows, n, out, Add{});
+      for (int64_t r = 0; r < rows; ++r) out[r] /= static_cast<float>(n);
+      return;
     case ReduceOp::kSum: break;
   }
-  return Fold(row, n, Add{});
+  FoldRows(x, rows, n, out, Add{});
 }
 
 float SumRow(const float* row, int64_t n) {

@@ -18,9 +18,11 @@ void AluVector(AluOp op, float* a, const float* b, int64_t n);
 void AluScalar(AluOp op, float* a, float s, int64_t n);
 // row[i] = f(row[i] * scale + bias) for i < n.
 void ActivateRow(ActFunc f, float* row, float scale, float bias, int64_t n);
-// The reduction of row[0..n) (n >= 1), accumulated left to right; mean
-// divides the sum by n.
-float ReduceRow(ReduceOp op, const float* row, int64_t n);
+// out[r] = the reduction of row r, x[r * n .. r * n + n) (n >= 1), accumulated
+// left to right from its first element; mean divides the sum by n. Rows are
+// folded side by side (independent chains, each still left to right), so the
+// adds overlap instead of waiting on one another's latency.
+void ReduceRows(ReduceOp op, const float* x, int64_t rows, int64_t n, float* out);
 // Sum of row[0..n), left to right.
 float SumRow(const float* row, int64_t n);
 // The running scan of tensor_tensor_scan over one row, carried in fp32:

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/base/error.h"
+#include "sim/model/dtype_runs.h"
 
 namespace nsim {
 
@@ -37,6 +38,18 @@ BoundAccess Bind(const Kernel& k, const AccessPattern& ap, uint64_t hbm_address_
   return a;
 }
 
+uint8_t* ContiguousRows(const BoundAccess& a, OnChipMemory& mem, int64_t* pitch) {
+  if (a.space == MemSpace::kHbm || a.count == 0) return nullptr;
+  int64_t expected = 1;  // the stride a dim needs to continue the run inside it
+  for (size_t d = a.dims.size(); d-- > 0;) {
+    if (a.dims[d].size == 1) continue;
+    if (a.dims[d].stride != expected) return nullptr;
+    expected *= a.dims[d].size;
+  }
+  *pitch = mem.Pitch(a.space);
+  return mem.Row(a.space, a.partition_start) + a.base;
+}
+
 namespace {
 
 // Visits (pointer-or-address, bytes) for every run; on-chip runs are pointers.
@@ -66,33 +79,6 @@ void WriteRaw(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const uin
       a, mem, [&](uint8_t* p, int64_t n) { std::memcpy(p, in, n); in += n; },
       [&](uint64_t addr, int64_t n) { hbm.Write(addr, in, n); in += n; });
 }
-
-namespace {
-
-// Converting loops with the dtype switch hoisted out of the element loop.
-void LoadRun(DType t, const uint8_t* p, int64_t n, float* out) {
-  switch (t) {
-    case DType::kF32: std::memcpy(out, p, n * 4); return;
-    case DType::kBF16:
-      for (int64_t i = 0; i < n; ++i) { uint16_t h; std::memcpy(&h, p + 2 * i, 2); out[i] = BF16ToFloat(h); }
-      return;
-    default:
-      for (int64_t i = 0; i < n; ++i) out[i] = LoadElement(t, p + i * DTypeSize(t));
-  }
-}
-
-void StoreRun(DType t, uint8_t* p, int64_t n, const float* in) {
-  switch (t) {
-    case DType::kF32: std::memcpy(p, in, n * 4); return;
-    case DType::kBF16:
-      for (int64_t i = 0; i < n; ++i) { const uint16_t h = FloatToBF16(in[i]); std::memcpy(p + 2 * i, &h, 2); }
-      return;
-    default:
-      for (int64_t i = 0; i < n; ++i) StoreElement(t, p + i * DTypeSize(t), in[i]);
-  }
-}
-
-}  // namespace
 
 void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out) {
   const int esize = DTypeSize(a.dtype);

@@ -9,10 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/base/host_cpu.h"
+#include "sim/model/dtype_runs.h"
+
 namespace nsim {
 namespace {
 
-TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
+// Every exponent and sign with the low half-words that decide rounding.
+std::vector<float> RoundingCases() {
   std::vector<float> values;
   for (uint32_t high = 0; high < 0x10000; ++high) {
     for (uint32_t low : {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
@@ -22,6 +26,11 @@ TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
       values.push_back(f);
     }
   }
+  return values;
+}
+
+TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
+  const std::vector<float> values = RoundingCases();
   const int64_t n = static_cast<int64_t>(values.size());
   MemoryParams p;
   p.partitions = 1;
@@ -49,6 +58,28 @@ TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
     }
   }
   EXPECT_EQ(mismatches, 0);
+}
+
+// The AVX2 build of the conversion loops (used on this host when it has AVX2)
+// gives the portable build's bits, including odd lengths (vector tails).
+TEST(Access, Bf16LoopsOfEveryBuildAgree) {
+  if (!HostHasAvx2Fma()) GTEST_SKIP() << "host without AVX2";
+  const std::vector<float> values = RoundingCases();
+  for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{13}, static_cast<int64_t>(values.size())}) {
+    std::vector<uint16_t> portable(n), avx2(n);
+    dtype_runs_internal::Bf16StorePortable(values.data(), n, reinterpret_cast<uint8_t*>(portable.data()));
+    dtype_runs_internal::Bf16StoreAvx2(values.data(), n, reinterpret_cast<uint8_t*>(avx2.data()));
+    ASSERT_EQ(portable, avx2) << n;
+    std::vector<float> back_portable(n), back_avx2(n);
+    dtype_runs_internal::Bf16LoadPortable(reinterpret_cast<const uint8_t*>(portable.data()), n, back_portable.data());
+    dtype_runs_internal::Bf16LoadAvx2(reinterpret_cast<const uint8_t*>(portable.data()), n, back_avx2.data());
+    ASSERT_EQ(std::memcmp(back_portable.data(), back_avx2.data(), n * 4), 0) << n;
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t loaded;
+      std::memcpy(&loaded, &back_portable[i], 4);
+      ASSERT_EQ(loaded, static_cast<uint32_t>(portable[i]) << 16) << i;
+    }
+  }
 }
 
 }  // namespace

@@ -25,8 +25,7 @@ struct Fused {
   static constexpr int W = 8;
   static V Splat(float x) { return V{x, x, x, x, x, x, x, x}; }
   static V MulAdd(V a, V b, V c) {
-    return reinterpret_cast<V>(_mm256_fmadd_ps(reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b),
-                                               reinterpret_cast<__m256>(c)));
+    return (V)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);  // vector casts: same bits
   }
 };
 

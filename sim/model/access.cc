@@ -38,14 +38,21 @@ BoundAccess Bind(const Kernel& k, const AccessPattern& ap, uint64_t hbm_address_
   return a;
 }
 
-uint8_t* ContiguousRows(const BoundAccess& a, OnChipMemory& mem, int64_t* pitch) {
-  if (a.space == MemSpace::kHbm || a.count == 0) return nullptr;
+namespace {
+// True when `dims` (element strides) visit one run of consecutive elements.
+bool OneRun(const BoundDims& dims) {
   int64_t expected = 1;  // the stride a dim needs to continue the run inside it
-  for (size_t d = a.dims.size(); d-- > 0;) {
-    if (a.dims[d].size == 1) continue;
-    if (a.dims[d].stride != expected) return nullptr;
-    expected *= a.dims[d].size;
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (dims[d].size == 1) continue;
+    if (dims[d].stride != expected) return false;
+    expected *= dims[d].size;
   }
+  return true;
+}
+}  // namespace
+
+uint8_t* ContiguousRows(const BoundAccess& a, OnChipMemory& mem, int64_t* pitch) {
+  if (a.space == MemSpace::kHbm || a.count == 0 || !OneRun(a.dims)) return nullptr;
   *pitch = mem.Pitch(a.space);
   return mem.Row(a.space, a.partition_start) + a.base;
 }
@@ -78,6 +85,21 @@ void WriteRaw(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const uin
   VisitRuns(
       a, mem, [&](uint8_t* p, int64_t n) { std::memcpy(p, in, n); in += n; },
       [&](uint64_t addr, int64_t n) { hbm.Write(addr, in, n); in += n; });
+}
+
+bool CopyRawDirect(const BoundAccess& dst, const BoundAccess& src, OnChipMemory& mem, HbmMemory& hbm) {
+  const bool load = src.space == MemSpace::kHbm && dst.space != MemSpace::kHbm && OneRun(src.dims);
+  const bool store = dst.space == MemSpace::kHbm && src.space != MemSpace::kHbm && OneRun(dst.dims);
+  if (!load && !store) return false;
+  auto no_hbm_side = [](uint64_t, int64_t) {};  // the visited side is on chip
+  if (load) {
+    uint64_t addr = src.base;
+    VisitRuns(dst, mem, [&](uint8_t* p, int64_t n) { hbm.Read(addr, p, n); addr += n; }, no_hbm_side);
+  } else {
+    uint64_t addr = dst.base;
+    VisitRuns(src, mem, [&](const uint8_t* p, int64_t n) { hbm.Write(addr, p, n); addr += n; }, no_hbm_side);
+  }
+  return true;
 }
 
 void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out) {

@@ -55,6 +55,12 @@ uint8_t* ContiguousRows(const BoundAccess& a, OnChipMemory& mem, int64_t* pitch)
 void ReadRaw(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, uint8_t* out);
 void WriteRaw(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const uint8_t* in);
 
+// Copies src's elements to dst (same dtype and count) without staging when
+// one side is a single contiguous HBM byte range and the other on chip: each
+// on-chip run moves straight from / to its place in HBM. False (nothing
+// copied) for any other pair; the caller then stages through ReadRaw/WriteRaw.
+bool CopyRawDirect(const BoundAccess& dst, const BoundAccess& src, OnChipMemory& mem, HbmMemory& hbm);
+
 // The same, converting to/from fp32 (stores round to the access's dtype).
 void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out);
 void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const float* in);

@@ -60,6 +60,60 @@ TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
   EXPECT_EQ(mismatches, 0);
 }
 
+// A DMA between a contiguous HBM range and a gapped on-chip pattern moves the
+// same bytes to the same places as the staged ReadRaw/WriteRaw pair; other
+// pairs are left to the caller.
+TEST(Access, CopyRawDirectMatchesStagedCopy) {
+  MemoryParams p;
+  p.partitions = 4;
+  p.sbuf_bytes_per_partition = 64;
+  p.psum_banks = 1;
+  p.psum_bank_bytes = 16;
+  OnChipMemory direct_mem(p), staged_mem(p);
+  HbmMemory direct_hbm(1 << 20), staged_hbm(1 << 20);
+  BoundAccess hbm;  // 12 bf16 elements at 0x1f002 (crosses no page; any address works)
+  hbm.space = MemSpace::kHbm;
+  hbm.dtype = DType::kBF16;
+  hbm.base = 0x1f002;
+  hbm.dims.d[0] = ApDim{1, 12};
+  hbm.dims.n = 1;
+  hbm.count = 12;
+  BoundAccess sbuf;  // partitions 1..3, elements 1, 3, 5 of each
+  sbuf.space = MemSpace::kSbuf;
+  sbuf.dtype = DType::kBF16;
+  sbuf.partition_start = 1;
+  sbuf.partitions = 3;
+  sbuf.base = 2;
+  sbuf.dims.d[0] = ApDim{2, 4};
+  sbuf.dims.n = 1;
+  sbuf.count = 12;
+  std::vector<uint8_t> source(24), staging(24);
+  for (size_t i = 0; i < source.size(); ++i) source[i] = static_cast<uint8_t>(i * 7 + 1);
+  direct_hbm.Write(hbm.base, source.data(), source.size());
+  staged_hbm.Write(hbm.base, source.data(), source.size());
+  ASSERT_TRUE(CopyRawDirect(sbuf, hbm, direct_mem, direct_hbm));  // load
+  ReadRaw(hbm, staged_mem, staged_hbm, staging.data());
+  WriteRaw(sbuf, staged_mem, staged_hbm, staging.data());
+  for (int64_t part = 0; part < 4; ++part) {
+    EXPECT_EQ(std::memcmp(direct_mem.Row(MemSpace::kSbuf, part), staged_mem.Row(MemSpace::kSbuf, part), 64), 0)
+        << part;
+  }
+  BoundAccess out = hbm;
+  out.base = 0x3fff0;  // crosses a 64 KiB page boundary
+  ASSERT_TRUE(CopyRawDirect(out, sbuf, direct_mem, direct_hbm));  // store
+  ReadRaw(sbuf, staged_mem, staged_hbm, staging.data());
+  WriteRaw(out, staged_mem, staged_hbm, staging.data());
+  std::vector<uint8_t> a(24), b(24);
+  direct_hbm.Read(out.base, a.data(), a.size());
+  staged_hbm.Read(out.base, b.data(), b.size());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, source);
+  BoundAccess gapped_hbm = hbm;
+  gapped_hbm.dims.d[0] = ApDim{2, 12};
+  EXPECT_FALSE(CopyRawDirect(sbuf, gapped_hbm, direct_mem, direct_hbm));
+  EXPECT_FALSE(CopyRawDirect(sbuf, sbuf, direct_mem, direct_hbm));
+}
+
 // The AVX2 build of the conversion loops (used on this host when it has AVX2)
 // gives the portable build's bits, including odd lengths (vector tails).
 TEST(Access, Bf16LoopsOfEveryBuildAgree) {

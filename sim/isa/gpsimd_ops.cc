@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/isa/common.h"
+#include "sim/isa/value_kernels.h"
 
 namespace nsim {
 namespace isa {
@@ -18,12 +19,9 @@ InstrCost CostIota(const Kernel&, const Instruction& in, const HardwareConfig& c
 }
 
 // One partition's values: (base + p * partition_step) + i * free_step in
-// double, rounded to fp32. A 32-bit index converts to double exactly and
-// vectorises (a 64-bit one does not on x86-64 without AVX-512).
+// double, rounded to fp32 (value_kernels.h).
 void IotaRow(const Instruction& in, int64_t p, int32_t per, float* row) {
-  const double start = in.base + static_cast<double>(p) * in.partition_step;
-  const double step = in.free_step;
-  for (int32_t i = 0; i < per; ++i) row[i] = static_cast<float>(start + static_cast<double>(i) * step);
+  isa::IotaRow(in.base + static_cast<double>(p) * in.partition_step, in.free_step, per, row);
 }
 
 void ExecIota(ExecContext& ctx, const Instruction& in) {

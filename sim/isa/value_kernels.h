@@ -4,7 +4,8 @@
 // loop, so each case is a plain loop the compiler vectorises (this library
 // builds with -O3; no fast-math, so every result is the same float the
 // per-element code computed, bit for bit). Issue 12: value computation was
-// up to 86 % of a run, with an out-of-line ALU call per element.
+// up to 86 % of a run, with an out-of-line ALU call per element. On hosts
+// with AVX2 the same loops run from an AVX2 build (value_kernel_loops.h).
 #include <cstdint>
 
 #include "sim/kernel/kernel.h"
@@ -28,6 +29,8 @@ float SumRow(const float* row, int64_t n);
 // The running scan of tensor_tensor_scan over one row, carried in fp32:
 // carry = op1(op0(a[i], carry), b[i]); a[i] = carry, from carry = initial.
 void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n);
+// row[i] = fp32(start + i * step), computed in double, for i < n.
+void IotaRow(double start, double step, int32_t n, float* row);
 
 }  // namespace isa
 }  // namespace nsim

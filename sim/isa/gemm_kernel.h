@@ -64,13 +64,40 @@ struct BlockedGemm {
     }
   }
 
-  // Columns past the last whole vector: one scalar sum per output, same order.
-  static void ScalarColumns(const Args& g, int64_t n0) {
-    for (int64_t i = 0; i < g.m_size; ++i) {
-      for (int64_t j = n0; j < g.n_size; ++j) {
+  // Columns past the last whole vector (N < W, e.g. a matrix-vector product):
+  // vectorised across M instead. a's row k holds consecutive m, so kMVecs
+  // vectors of outputs [m0, m0 + kMVecs * W) of column j sum side by side,
+  // each still in k order; rows past the last whole vector go one by one.
+  static constexpr int kMVecs = 4;
+  template <int NVEC>
+  static void TailBlock(const Args& g, int64_t m0, int64_t j) {
+    V c[NVEC];
+    for (int v = 0; v < NVEC; ++v) c[v] = Ops::Splat(0.0f);
+    for (int64_t k = 0; k < g.k_size; ++k) {
+      const V bv = Ops::Splat(g.b[k * g.n_size + j]);
+      for (int v = 0; v < NVEC; ++v) {
+        V av;
+        std::memcpy(&av, g.a + k * g.m_size + m0 + v * W, sizeof(V));
+        c[v] = Ops::MulAdd(av, bv, c[v]);
+      }
+    }
+    for (int v = 0; v < NVEC; ++v) {
+      for (int l = 0; l < W; ++l) {
+        float& dst = g.out[(m0 + v * W + l) * g.out_stride + j];
+        dst = g.accumulate ? dst + c[v][l] : c[v][l];
+      }
+    }
+  }
+
+  static void TailColumns(const Args& g, int64_t n0) {
+    for (int64_t j = n0; j < g.n_size; ++j) {
+      int64_t m0 = 0;
+      for (; m0 + kMVecs * W <= g.m_size; m0 += kMVecs * W) TailBlock<kMVecs>(g, m0, j);
+      for (; m0 + W <= g.m_size; m0 += W) TailBlock<1>(g, m0, j);
+      for (; m0 < g.m_size; ++m0) {
         float acc = 0.0f;
-        for (int64_t k = 0; k < g.k_size; ++k) acc = acc + g.a[k * g.m_size + i] * g.b[k * g.n_size + j];
-        float& dst = g.out[i * g.out_stride + j];
+        for (int64_t k = 0; k < g.k_size; ++k) acc = acc + g.a[k * g.m_size + m0] * g.b[k * g.n_size + j];
+        float& dst = g.out[m0 * g.out_stride + j];
         dst = g.accumulate ? dst + acc : acc;
       }
     }
@@ -103,7 +130,7 @@ struct BlockedGemm {
       Column<1>(g, n0);
       n0 += W;
     }
-    if (n0 < g.n_size) ScalarColumns(g, n0);
+    if (n0 < g.n_size) TailColumns(g, n0);
   }
 };
 

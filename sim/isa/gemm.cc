@@ -13,12 +13,7 @@ typedef float V4 __attribute__((vector_size(16)));
 
 // The portable build: SSE2-width vectors (every x86-64 host), separate
 // multiply and add.
-struct Portable {
-  using V = V4;
-  static constexpr int W = 4;
-  static V Splat(float x) { return V{x, x, x, x}; }
-  static V MulAdd(V a, V b, V c) { return c + a * b; }
-};
+using Portable = SeparateOps<V4, 4>;
 
 }  // namespace
 

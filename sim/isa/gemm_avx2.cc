@@ -13,17 +13,9 @@ namespace {
 
 typedef float V8 __attribute__((vector_size(32)));
 
-struct Separate {
-  using V = V8;
-  static constexpr int W = 8;
-  static V Splat(float x) { return V{x, x, x, x, x, x, x, x}; }
-  static V MulAdd(V a, V b, V c) { return c + a * b; }
-};
+using Separate = SeparateOps<V8, 8>;
 
-struct Fused {
-  using V = V8;
-  static constexpr int W = 8;
-  static V Splat(float x) { return V{x, x, x, x, x, x, x, x}; }
+struct Fused : Separate {
   static V MulAdd(V a, V b, V c) {
     return (V)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);  // vector casts: same bits
   }

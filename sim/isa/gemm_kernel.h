@@ -14,6 +14,26 @@
 
 namespace nsim {
 namespace isa {
+namespace {
+
+// The vector policy with a separate multiply and add, for a GCC vector type
+// Vec of kWidth floats. Internal linkage: each including file has its own.
+template <class Vec, int kWidth>
+struct SeparateOps {
+  using V = Vec;
+  static constexpr int W = kWidth;
+  static V Splat(float x) {  // a literal, so the compiler emits one broadcast
+    static_assert(kWidth == 4 || kWidth == 8, "SSE or AVX width");
+    if constexpr (kWidth == 8) {
+      return V{x, x, x, x, x, x, x, x};
+    } else {
+      return V{x, x, x, x};
+    }
+  }
+  static V MulAdd(V a, V b, V c) { return c + a * b; }
+};
+
+}  // namespace
 
 template <class Ops>
 struct BlockedGemm {

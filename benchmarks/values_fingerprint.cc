@@ -102,6 +102,13 @@ Kernel EveryOp() {
     in->src1 = Full(k, x), in->accumulate = accumulate;
   }
   c.Store(ps);
+  // A matrix-vector product (N = 1): Eigen summed these in its GEMV order;
+  // since sim/isa/gemm.h every output sums in partition order (by design).
+  const int mv = AddTensor(k, "mv", MemSpace::kPsum, DType::kF32, {kParts, 1});
+  in = &c.Next(EngineId::kTensor, Opcode::kMatmul);
+  in->dst = Full(k, mv), in->src0 = Slice(k, x, {SliceSpec::All(), SliceSpec::Range(0, kParts)});
+  in->src1 = Slice(k, x, {SliceSpec::All(), SliceSpec::Range(0, 1)});
+  c.Store(mv);
   const int tp = AddTensor(k, "tp", MemSpace::kPsum, DType::kF32, {kParts, kParts});
   in = &c.Next(EngineId::kTensor, Opcode::kTranspose);
   in->dst = Full(k, tp), in->src0 = Slice(k, xf, {SliceSpec::All(), SliceSpec::Range(0, kParts)});

@@ -90,6 +90,16 @@ InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_lat
   return c;
 }
 
+float* F32Rows(ExecContext& ctx, const AccessPattern& ap, int64_t* stride) {
+  const BoundAccess* a = ctx.Resolve(ap);
+  if (a->dtype != DType::kF32) return nullptr;
+  int64_t pitch = 0;
+  uint8_t* rows = ContiguousRows(*a, ctx.mem, &pitch);
+  if (rows == nullptr || pitch % 4 != 0 || a->base % 4 != 0) return nullptr;
+  *stride = pitch / 4;
+  return reinterpret_cast<float*>(rows);
+}
+
 const float* ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot) {
   if (s.is_ap) return ctx.Read(s.ap, slot).data();
   ctx.buf[slot].assign(static_cast<size_t>(partitions), static_cast<float>(s.imm));

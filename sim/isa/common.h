@@ -32,6 +32,11 @@ bool StridePenalty(const Kernel& k, const AccessPattern& ap, int64_t threshold_b
 // Cost from engine cycles: II = max(min_ii, work); latency = II + pipeline latency + extra.
 InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_latency_cycles = 0);
 
+// An f32 on-chip operand read or written in place: row p (a partition's free
+// elements) starts at the result + p * *stride floats. nullptr when the
+// operand is not f32 or its rows are not contiguous (model/access.h).
+float* F32Rows(ExecContext& ctx, const AccessPattern& ap, int64_t* stride);
+
 // Per-partition scalar values (immediate broadcast or a column read), in
 // ctx.buf[slot]; valid until that slot is reused.
 const float* ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot);

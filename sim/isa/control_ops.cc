@@ -48,6 +48,7 @@ InstrCost CostDma(const Kernel&, const Instruction& in, const HardwareConfig& c)
 void ExecDma(ExecContext& ctx, const Instruction& in) {
   const BoundAccess dst = ctx.Bind(in.dst), src = ctx.Bind(in.src0);
   if (dst.dtype == src.dtype) {
+    if (CopyRawDirect(dst, src, ctx.mem, ctx.hbm)) return;  // HBM <-> on chip, no staging
     Scratch<uint8_t>& raw = ctx.bytes;  // reused: no allocation or zero-fill per transfer
     raw.resize(static_cast<size_t>(src.count * DTypeSize(src.dtype)));
     ReadRaw(src, ctx.mem, ctx.hbm, raw.data());

@@ -1,17 +1,15 @@
 // TensorE instructions. matmul is one LoadStationary + MultiplyMoving pair
 // (S1): psum[M,N] (+)= stationary[K,M]^T @ moving[K,N], accumulated in fp32.
 // transpose runs through the PE array against an identity (S11 nc_transpose).
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 
 #include "sim/isa/common.h"
+#include "sim/isa/gemm.h"
 
 namespace nsim {
 namespace isa {
 namespace {
-
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 double DtypeFactor(const Kernel& k, const Instruction& in, const TensorEngineParams& t) {
   const bool fp32 = TypeOf(k, in.src0) == DType::kF32 || (in.src1.present() && TypeOf(k, in.src1) == DType::kF32);
@@ -75,18 +73,21 @@ void ExecMatmul(ExecContext& ctx, const Instruction& in) {
   const int64_t kk = in.src0.Partitions(), m = in.src0.FreeElements(), n = in.src1.FreeElements();
   const ScratchFloats& s = ctx.Read(in.src0, 0);
   const ScratchFloats& mv = ctx.Read(in.src1, 1);
-  Eigen::Map<const RowMajor> stat(s.data(), kk, m), mov(mv.data(), kk, n);
-  // The product goes straight into a reused buffer (no allocation, no copy);
-  // accumulation adds it to PSUM's values afterwards, as the hardware does.
-  ScratchFloats& product = ctx.buf[in.accumulate ? 3 : 2];
-  product.resize(static_cast<size_t>(m * n));
-  Eigen::Map<RowMajor> out(product.data(), m, n);
-  out.noalias() = stat.transpose() * mov;
-  if (in.accumulate) {
-    ScratchFloats& acc = ctx.Read(in.dst, 2);
-    for (int64_t i = 0; i < m * n; ++i) acc[i] += product[i];
+  // The product goes straight into PSUM when dst's rows are contiguous;
+  // accumulation adds the finished product to PSUM's values, as the hardware does.
+  int64_t stride = 0;
+  if (float* psum = F32Rows(ctx, in.dst, &stride)) {
+    MatmulPartitionOrder(s.data(), mv.data(), psum, stride, kk, m, n, in.accumulate);
+    return;
   }
-  ctx.Write(in.dst, ctx.buf[2]);
+  ScratchFloats& out = ctx.buf[2];
+  if (in.accumulate) {
+    ctx.Read(in.dst, 2);
+  } else {
+    out.resize(static_cast<size_t>(m * n));
+  }
+  MatmulPartitionOrder(s.data(), mv.data(), out.data(), n, kk, m, n, in.accumulate);  // gemm.h: fixed order
+  ctx.Write(in.dst, out);
 }
 
 SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, "matmul", "MATMUL", EngineBit(EngineId::kTensor), ValidateMatmul,

@@ -1,108 +1,49 @@
+// value_kernels.h: the portable build of value_kernel_loops.h, or its AVX2
+// build (value_kernels_avx2.cc) when the host has AVX2. Both give the same
+// bits (benchmarks:values_fingerprint, value_kernels_test).
 #include "sim/isa/value_kernels.h"
 
-#include <algorithm>
-#include <cmath>
+#include "sim/base/host_cpu.h"
+#include "sim/isa/value_kernel_loops.h"
+#include "sim/isa/value_kernels_avx2.h"
 
 namespace nsim {
 namespace isa {
-namespace {
-
-// The element semantics are written once, as functors; the array loops below
-// instantiate one loop per op.
-struct Add { float operator()(float a, float b) const { return a + b; } };
-struct Sub { float operator()(float a, float b) const { return a - b; } };
-struct Mul { float operator()(float a, float b) const { return a * b; } };
-struct Max { float operator()(float a, float b) const { return std::max(a, b); } };
-struct Min { float operator()(float a, float b) const { return std::min(a, b); } };
-struct Div { float operator()(float a, float b) const { return a / b; } };
-struct Pow { float operator()(float a, float b) const { return std::pow(a, b); } };
-struct First { float operator()(float a, float) const { return a; } };
-
-// Calls body(Functor{}) with the functor of `op`.
-template <class Body>
-void WithAlu(AluOp op, Body&& body) {
-  switch (op) {
-    case AluOp::kAdd: return body(Add{});
-    case AluOp::kSub: return body(Sub{});
-    case AluOp::kMul: return body(Mul{});
-    case AluOp::kMax: return body(Max{});
-    case AluOp::kMin: return body(Min{});
-    case AluOp::kDivide: return body(Div{});
-    case AluOp::kPow: return body(Pow{});
-    case AluOp::kBypass:
-    case AluOp::kNone: return body(First{});
-  }
-  body(First{});
-}
-
-float Gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
-
-template <class F>
-void MapRow(float* row, float scale, float bias, int64_t n, F f) {
-  for (int64_t i = 0; i < n; ++i) row[i] = f(row[i] * scale + bias);
-}
-
-template <class F>
-float Fold(const float* row, int64_t n, F f) {
-  float acc = row[0];
-  for (int64_t i = 1; i < n; ++i) acc = f(acc, row[i]);
-  return acc;
-}
-
-}  // namespace
+namespace avx2 = value_kernels_avx2;
 
 void AluVector(AluOp op, float* a, const float* b, int64_t n) {
-  WithAlu(op, [&](auto f) {
-    for (int64_t i = 0; i < n; ++i) a[i] = f(a[i], b[i]);
-  });
-}
-
-void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n) {
-  WithAlu(op0, [&](auto f0) {
-    WithAlu(op1, [&](auto f1) {
-      float carry = initial;
-      for (int64_t i = 0; i < n; ++i) a[i] = carry = f1(f0(a[i], carry), b[i]);
-    });
-  });
+  if (HostHasAvx2Fma()) return avx2::AluVector(op, a, b, n);
+  loops::AluVector(op, a, b, n);
 }
 
 void AluScalar(AluOp op, float* a, float s, int64_t n) {
-  WithAlu(op, [&](auto f) {
-    for (int64_t i = 0; i < n; ++i) a[i] = f(a[i], s);
-  });
+  if (HostHasAvx2Fma()) return avx2::AluScalar(op, a, s, n);
+  loops::AluScalar(op, a, s, n);
 }
 
 void ActivateRow(ActFunc f, float* row, float scale, float bias, int64_t n) {
-  switch (f) {
-    case ActFunc::kIdentity: return MapRow(row, scale, bias, n, [](float x) { return x; });
-    case ActFunc::kExp: return MapRow(row, scale, bias, n, [](float x) { return std::exp(x); });
-    case ActFunc::kRsqrt: return MapRow(row, scale, bias, n, [](float x) { return 1.0f / std::sqrt(x); });
-    case ActFunc::kSqrt: return MapRow(row, scale, bias, n, [](float x) { return std::sqrt(x); });
-    case ActFunc::kReciprocal: return MapRow(row, scale, bias, n, [](float x) { return 1.0f / x; });
-    case ActFunc::kSilu: return MapRow(row, scale, bias, n, [](float x) { return x / (1.0f + std::exp(-x)); });
-    case ActFunc::kGelu: return MapRow(row, scale, bias, n, Gelu);
-    case ActFunc::kTanh: return MapRow(row, scale, bias, n, [](float x) { return std::tanh(x); });
-    case ActFunc::kSigmoid: return MapRow(row, scale, bias, n, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
-    case ActFunc::kSquare: return MapRow(row, scale, bias, n, [](float x) { return x * x; });
-    case ActFunc::kRelu: return MapRow(row, scale, bias, n, [](float x) { return x > 0 ? x : 0.0f; });
-    case ActFunc::kLog: return MapRow(row, scale, bias, n, [](float x) { return std::log(x); });
-  }
+  if (HostHasAvx2Fma()) return avx2::ActivateRow(f, row, scale, bias, n);
+  loops::ActivateRow(f, row, scale, bias, n);
 }
 
-float ReduceRow(ReduceOp op, const float* row, int64_t n) {
-  switch (op) {
-    case ReduceOp::kMax: return Fold(row, n, Max{});
-    case ReduceOp::kMin: return Fold(row, n, Min{});
-    case ReduceOp::kMean: return Fold(row, n, Add{}) / static_cast<float>(n);
-    case ReduceOp::kSum: break;
-  }
-  return Fold(row, n, Add{});
+void ReduceRows(ReduceOp op, const float* x, int64_t rows, int64_t n, float* out) {
+  if (HostHasAvx2Fma()) return avx2::ReduceRows(op, x, rows, n, out);
+  loops::ReduceRows(op, x, rows, n, out);
 }
 
 float SumRow(const float* row, int64_t n) {
-  float acc = 0.0f;
-  for (int64_t i = 0; i < n; ++i) acc += row[i];
-  return acc;
+  if (HostHasAvx2Fma()) return avx2::SumRow(row, n);
+  return loops::SumRow(row, n);
+}
+
+void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n) {
+  if (HostHasAvx2Fma()) return avx2::ScanRow(op0, op1, a, b, initial, n);
+  loops::ScanRow(op0, op1, a, b, initial, n);
+}
+
+void IotaRow(double start, double step, int32_t n, float* row) {
+  if (HostHasAvx2Fma()) return avx2::IotaRow(start, step, n, row);
+  loops::IotaRow(start, step, n, row);
 }
 
 }  // namespace isa

@@ -4,7 +4,8 @@
 // loop, so each case is a plain loop the compiler vectorises (this library
 // builds with -O3; no fast-math, so every result is the same float the
 // per-element code computed, bit for bit). Issue 12: value computation was
-// up to 86 % of a run, with an out-of-line ALU call per element.
+// up to 86 % of a run, with an out-of-line ALU call per element. On hosts
+// with AVX2 the same loops run from an AVX2 build (value_kernel_loops.h).
 #include <cstdint>
 
 #include "sim/kernel/kernel.h"
@@ -12,20 +13,7 @@
 namespace nsim {
 namespace isa {
 
-// a[i] = op(a[i], b[i]) for i < n.
-void AluVector(AluOp op, float* a, const float* b, int64_t n);
-// a[i] = op(a[i], s) for i < n.
-void AluScalar(AluOp op, float* a, float s, int64_t n);
-// row[i] = f(row[i] * scale + bias) for i < n.
-void ActivateRow(ActFunc f, float* row, float scale, float bias, int64_t n);
-// The reduction of row[0..n) (n >= 1), accumulated left to right; mean
-// divides the sum by n.
-float ReduceRow(ReduceOp op, const float* row, int64_t n);
-// Sum of row[0..n), left to right.
-float SumRow(const float* row, int64_t n);
-// The running scan of tensor_tensor_scan over one row, carried in fp32:
-// carry = op1(op0(a[i], carry), b[i]); a[i] = carry, from carry = initial.
-void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n);
+#include "sim/isa/value_kernel_decls.inc"  // IWYU pragma: export
 
 }  // namespace isa
 }  // namespace nsim

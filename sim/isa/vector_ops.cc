@@ -166,7 +166,7 @@ void ExecTensorReduce(ExecContext& ctx, const Instruction& in) {
   const int64_t inner = InnerSize(in.src0);
   ScratchFloats& out = ctx.buf[1];
   out.resize(x.size() / static_cast<size_t>(inner));  // every element written below
-  for (size_t o = 0; o < out.size(); ++o) out[o] = ReduceRow(in.reduce, &x[o * inner], inner);
+  ReduceRows(in.reduce, x.data(), static_cast<int64_t>(out.size()), inner, out.data());
   ctx.Write(in.dst, out);
 }
 

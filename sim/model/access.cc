@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/base/error.h"
+#include "sim/model/dtype_runs.h"
 
 namespace nsim {
 
@@ -38,6 +39,25 @@ BoundAccess Bind(const Kernel& k, const AccessPattern& ap, uint64_t hbm_address_
 }
 
 namespace {
+// True when `dims` (element strides) visit one run of consecutive elements.
+bool OneRun(const BoundDims& dims) {
+  int64_t expected = 1;  // the stride a dim needs to continue the run inside it
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (dims[d].size == 1) continue;
+    if (dims[d].stride != expected) return false;
+    expected *= dims[d].size;
+  }
+  return true;
+}
+}  // namespace
+
+uint8_t* ContiguousRows(const BoundAccess& a, OnChipMemory& mem, int64_t* pitch) {
+  if (a.space == MemSpace::kHbm || a.count == 0 || !OneRun(a.dims)) return nullptr;
+  *pitch = mem.Pitch(a.space);
+  return mem.Row(a.space, a.partition_start) + a.base;
+}
+
+namespace {
 
 // Visits (pointer-or-address, bytes) for every run; on-chip runs are pointers.
 template <class OnChip, class Hbm>
@@ -67,32 +87,20 @@ void WriteRaw(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const uin
       [&](uint64_t addr, int64_t n) { hbm.Write(addr, in, n); in += n; });
 }
 
-namespace {
-
-// Converting loops with the dtype switch hoisted out of the element loop.
-void LoadRun(DType t, const uint8_t* p, int64_t n, float* out) {
-  switch (t) {
-    case DType::kF32: std::memcpy(out, p, n * 4); return;
-    case DType::kBF16:
-      for (int64_t i = 0; i < n; ++i) { uint16_t h; std::memcpy(&h, p + 2 * i, 2); out[i] = BF16ToFloat(h); }
-      return;
-    default:
-      for (int64_t i = 0; i < n; ++i) out[i] = LoadElement(t, p + i * DTypeSize(t));
+bool CopyRawDirect(const BoundAccess& dst, const BoundAccess& src, OnChipMemory& mem, HbmMemory& hbm) {
+  const bool load = src.space == MemSpace::kHbm && dst.space != MemSpace::kHbm && OneRun(src.dims);
+  const bool store = dst.space == MemSpace::kHbm && src.space != MemSpace::kHbm && OneRun(dst.dims);
+  if (!load && !store) return false;
+  auto no_hbm_side = [](uint64_t, int64_t) {};  // the visited side is on chip
+  if (load) {
+    uint64_t addr = src.base;
+    VisitRuns(dst, mem, [&](uint8_t* p, int64_t n) { hbm.Read(addr, p, n); addr += n; }, no_hbm_side);
+  } else {
+    uint64_t addr = dst.base;
+    VisitRuns(src, mem, [&](const uint8_t* p, int64_t n) { hbm.Write(addr, p, n); addr += n; }, no_hbm_side);
   }
+  return true;
 }
-
-void StoreRun(DType t, uint8_t* p, int64_t n, const float* in) {
-  switch (t) {
-    case DType::kF32: std::memcpy(p, in, n * 4); return;
-    case DType::kBF16:
-      for (int64_t i = 0; i < n; ++i) { const uint16_t h = FloatToBF16(in[i]); std::memcpy(p + 2 * i, &h, 2); }
-      return;
-    default:
-      for (int64_t i = 0; i < n; ++i) StoreElement(t, p + i * DTypeSize(t), in[i]);
-  }
-}
-
-}  // namespace
 
 void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out) {
   const int esize = DTypeSize(a.dtype);

@@ -45,9 +45,21 @@ BoundAccess Bind(const Kernel& k, const AccessPattern& ap, uint64_t hbm_address_
 template <class Dims, class F>
 void ForEachRun(const Dims& dims, F&& f);
 
+// For an on-chip access whose free elements are one contiguous run in every
+// partition: the address of the first partition's run, with the bytes from
+// one partition's run to the next in *pitch. nullptr otherwise (HBM, or
+// strided / gapped free dims). Compute then reads or writes rows in place.
+uint8_t* ContiguousRows(const BoundAccess& a, OnChipMemory& mem, int64_t* pitch);
+
 // Packed element bytes (dtype of the access) in pattern order.
 void ReadRaw(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, uint8_t* out);
 void WriteRaw(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const uint8_t* in);
+
+// Copies src's elements to dst (same dtype and count) without staging when
+// one side is a single contiguous HBM byte range and the other on chip: each
+// on-chip run moves straight from / to its place in HBM. False (nothing
+// copied) for any other pair; the caller then stages through ReadRaw/WriteRaw.
+bool CopyRawDirect(const BoundAccess& dst, const BoundAccess& src, OnChipMemory& mem, HbmMemory& hbm);
 
 // The same, converting to/from fp32 (stores round to the access's dtype).
 void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out);

@@ -1,0 +1,52 @@
+#pragma once
+// The TensorE product in fp32, in the PE array's summation order: every
+// output sums its K products in partition order k = 0, 1, ..., K-1, starting
+// from +0 and rounding to fp32 after every addition (S1: the array
+// accumulates down its rows in FP32). The order is fixed and documented here
+// rather than left to a BLAS, whose blocking decides how sums associate
+// (issue 12: Eigen's small-product paths summed in packet-width order).
+//
+// Vectorised across N (independent outputs), so the order per output is the
+// same on every build. With AVX2+FMA on the host (checked at run time) it uses
+// fused multiply-adds when every product is exact in fp32 (both operands have
+// at most 12 significant bits and products stay in the normal range: bf16 and
+// fp16 data always, checked on the data) — then fma(a, b, c) equals
+// round(a * b) + c bit for bit; otherwise a separate multiply and add.
+#include <cstdint>
+
+namespace nsim {
+namespace isa {
+
+// out[m * out_stride + n] = sum_k a[k * m_size + m] * b[k * n_size + n]
+// a: [K, M] (stationary), b: [K, N] (moving), both row-major; out: M rows of
+// N, out_stride floats apart. accumulate: out = out + the sum (PSUM
+// accumulation: the finished sum is added, one more rounding).
+void MatmulPartitionOrder(const float* a, const float* b, float* out, int64_t out_stride, int64_t k_size,
+                          int64_t m_size, int64_t n_size, bool accumulate);
+
+// True when every product x * y of an element x of `a` and y of `b` is exact
+// in fp32 (see above). Exposed for the test.
+bool ProductsExact(const float* a, int64_t na, const float* b, int64_t nb);
+
+namespace gemm_internal {
+// The portable kernel and the AVX2 kernel (the latter only when the host has
+// AVX2 and FMA, sim/base/host_cpu.h). Both give the same floats.
+struct GemmArgs {
+  const float* a;
+  const float* b;
+  float* out;
+  int64_t out_stride, k_size, m_size, n_size;
+  bool accumulate;
+};
+enum class Fusion {
+  kWhereExact,  // fused multiply-adds iff ProductsExact (what MatmulPartitionOrder runs)
+  kNever,
+  kAlways,      // tests only: correct only when ProductsExact holds
+};
+void MatmulPortable(const GemmArgs& g);
+void MatmulAvx2(const GemmArgs& g, Fusion fusion);
+bool ProductsExactAvx2(const float* a, int64_t na, const float* b, int64_t nb);
+}  // namespace gemm_internal
+
+}  // namespace isa
+}  // namespace nsim

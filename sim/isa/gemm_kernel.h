@@ -1,0 +1,158 @@
+#pragma once
+// The blocked GEMM of gemm.h, written once over a vector policy `Ops` and
+// compiled in two translation units (portable, and AVX2 with -ffp-contract=off).
+// Each TU passes a policy type from its own anonymous namespace, so the two
+// instantiations never merge at link time.
+//
+// Ops provides: using V (a GCC vector of W floats); static constexpr int W;
+// static V Splat(float); static V MulAdd(V a, V b, V c) returning c + a * b
+// (fused only where gemm.h allows).
+#include <cstdint>
+#include <cstring>
+
+#include "sim/isa/gemm.h"
+
+namespace nsim {
+namespace isa {
+namespace {
+
+// The vector policy with a separate multiply and add, for a GCC vector type
+// Vec of kWidth floats. Internal linkage: each including file has its own.
+template <class Vec, int kWidth>
+struct SeparateOps {
+  using V = Vec;
+  static constexpr int W = kWidth;
+  static V Splat(float x) {  // a literal, so the compiler emits one broadcast
+    static_assert(kWidth == 4 || kWidth == 8, "SSE or AVX width");
+    if constexpr (kWidth == 8) {
+      return V{x, x, x, x, x, x, x, x};
+    } else {
+      return V{x, x, x, x};
+    }
+  }
+  static V MulAdd(V a, V b, V c) { return c + a * b; }
+};
+
+}  // namespace
+
+template <class Ops>
+struct BlockedGemm {
+  using V = typename Ops::V;
+  using Args = gemm_internal::GemmArgs;
+  static constexpr int W = Ops::W;
+  static constexpr int kRows = 6;  // MR x 2 vectors = 12 accumulators: fits 16 registers
+
+  static void Store(const Args& g, float* dst, V sum) {
+    if (g.accumulate) {
+      V old;
+      std::memcpy(&old, dst, sizeof(V));
+      sum = old + sum;
+    }
+    std::memcpy(dst, &sum, sizeof(V));
+  }
+
+  // Outputs [m0, m0 + MR) x [n0, n0 + NV * W): the partition-order sums.
+  template <int MR, int NV>
+  static void Tile(const Args& g, int64_t m0, int64_t n0) {
+    V c[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int j = 0; j < NV; ++j) c[r][j] = Ops::Splat(0.0f);
+    for (int64_t k = 0; k < g.k_size; ++k) {
+      V bv[NV];
+      for (int j = 0; j < NV; ++j) std::memcpy(&bv[j], g.b + k * g.n_size + n0 + j * W, sizeof(V));
+      const float* arow = g.a + k * g.m_size + m0;
+      for (int r = 0; r < MR; ++r) {
+        const V av = Ops::Splat(arow[r]);
+        for (int j = 0; j < NV; ++j) c[r][j] = Ops::MulAdd(av, bv[j], c[r][j]);
+      }
+    }
+    for (int r = 0; r < MR; ++r)
+      for (int j = 0; j < NV; ++j) Store(g, g.out + (m0 + r) * g.out_stride + n0 + j * W, c[r][j]);
+  }
+
+  template <int NV>
+  static void Column(const Args& g, int64_t n0) {
+    int64_t m0 = 0;
+    for (; m0 + kRows <= g.m_size; m0 += kRows) Tile<kRows, NV>(g, m0, n0);
+    switch (g.m_size - m0) {
+      case 5: return Tile<5, NV>(g, m0, n0);
+      case 4: return Tile<4, NV>(g, m0, n0);
+      case 3: return Tile<3, NV>(g, m0, n0);
+      case 2: return Tile<2, NV>(g, m0, n0);
+      case 1: return Tile<1, NV>(g, m0, n0);
+      default: return;
+    }
+  }
+
+  // Columns past the last whole vector (N < W, e.g. a matrix-vector product):
+  // vectorised across M instead. a's row k holds consecutive m, so kMVecs
+  // vectors of outputs [m0, m0 + kMVecs * W) of column j sum side by side,
+  // each still in k order; rows past the last whole vector go one by one.
+  static constexpr int kMVecs = 4;
+  template <int NVEC>
+  static void TailBlock(const Args& g, int64_t m0, int64_t j) {
+    V c[NVEC];
+    for (int v = 0; v < NVEC; ++v) c[v] = Ops::Splat(0.0f);
+    for (int64_t k = 0; k < g.k_size; ++k) {
+      const V bv = Ops::Splat(g.b[k * g.n_size + j]);
+      for (int v = 0; v < NVEC; ++v) {
+        V av;
+        std::memcpy(&av, g.a + k * g.m_size + m0 + v * W, sizeof(V));
+        c[v] = Ops::MulAdd(av, bv, c[v]);
+      }
+    }
+    for (int v = 0; v < NVEC; ++v) {
+      for (int l = 0; l < W; ++l) {
+        float& dst = g.out[(m0 + v * W + l) * g.out_stride + j];
+        dst = g.accumulate ? dst + c[v][l] : c[v][l];
+      }
+    }
+  }
+
+  static void TailColumns(const Args& g, int64_t n0) {
+    for (int64_t j = n0; j < g.n_size; ++j) {
+      int64_t m0 = 0;
+      for (; m0 + kMVecs * W <= g.m_size; m0 += kMVecs * W) TailBlock<kMVecs>(g, m0, j);
+      for (; m0 + W <= g.m_size; m0 += W) TailBlock<1>(g, m0, j);
+      for (; m0 < g.m_size; ++m0) {
+        float acc = 0.0f;
+        for (int64_t k = 0; k < g.k_size; ++k) acc = acc + g.a[k * g.m_size + m0] * g.b[k * g.n_size + j];
+        float& dst = g.out[m0 * g.out_stride + j];
+        dst = g.accumulate ? dst + acc : acc;
+      }
+    }
+  }
+
+  // gemm.h's ProductsExact for the elements of x: at most 12 significant bits
+  // (the low 12 of the 23 stored mantissa bits are zero) and, when nonzero, a
+  // magnitude in [2^-63, 2^63). Two such numbers multiply to <= 24
+  // significant bits with a magnitude in [2^-126, 2^126): an exact normal
+  // fp32 number. Subnormals, infinities and NaNs fail the range check.
+  static bool Qualify(const float* x, int64_t n) {
+    uint32_t bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &x[i], 4);
+      const uint32_t mag = bits & 0x7fffffffu;
+      // Exponent field in [127 - 63, 127 + 63) as one unsigned compare
+      // (branch-free, so the loop vectorises).
+      const uint32_t from_min = mag - (uint32_t{127 - 63} << 23);
+      const uint32_t out_of_range = static_cast<uint32_t>(from_min >= (uint32_t{126} << 23)) & (mag != 0);
+      bad |= (mag & 0xfffu) | out_of_range;
+    }
+    return bad == 0;
+  }
+
+  static void Run(const Args& g) {
+    int64_t n0 = 0;
+    for (; n0 + 2 * W <= g.n_size; n0 += 2 * W) Column<2>(g, n0);
+    if (n0 + W <= g.n_size) {
+      Column<1>(g, n0);
+      n0 += W;
+    }
+    if (n0 < g.n_size) TailColumns(g, n0);
+  }
+};
+
+}  // namespace isa
+}  // namespace nsim

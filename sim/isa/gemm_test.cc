@@ -1,0 +1,165 @@
+// The TensorE product sums each output in partition order, from +0, with one
+// fp32 rounding per addition, on every code path (portable, AVX2, AVX2 with
+// fused multiply-adds where products are exact): bit-identical to the plain
+// triple loop below.
+#include "sim/isa/gemm.h"
+
+#include "sim/base/host_cpu.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace nsim {
+namespace isa {
+namespace {
+
+// `out` holds PSUM's values when accumulating, else anything.
+std::vector<float> Reference(const std::vector<float>& a, const std::vector<float>& b, int64_t kk, int64_t m,
+                             int64_t n, const std::vector<float>* psum = nullptr) {
+  std::vector<float> out(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < kk; ++k) {
+        const float product = a[k * m + i] * b[k * n + j];  // rounded, then added
+        acc = acc + product;
+      }
+      out[i * n + j] = psum != nullptr ? (*psum)[i * n + j] + acc : acc;
+    }
+  }
+  return out;
+}
+
+uint32_t Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+
+// Rounds to bf16's 8 significant bits (truncation is enough for test data).
+float Bf16(float f) {
+  const uint32_t u = Bits(f) & 0xffff0000u;
+  float r;
+  std::memcpy(&r, &u, 4);
+  return r;
+}
+
+std::vector<float> Random(int64_t count, bool bf16, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 3.0f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float& x : v) x = bf16 ? Bf16(dist(rng)) : dist(rng);
+  return v;
+}
+
+void ExpectSame(const std::vector<float>& want, const std::vector<float>& got, const char* path, int64_t kk,
+                int64_t m, int64_t n) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    const bool both_nan = std::isnan(want[i]) && std::isnan(got[i]);
+    ASSERT_TRUE(both_nan || Bits(want[i]) == Bits(got[i]))
+        << path << " K=" << kk << " M=" << m << " N=" << n << " element " << i << ": want " << want[i] << " got "
+        << got[i];
+  }
+}
+
+// Every path on one problem, writing fresh outputs and accumulating onto `psum`.
+void CheckAllPaths(const std::vector<float>& a, const std::vector<float>& b, int64_t kk, int64_t m, int64_t n) {
+  const std::vector<float> psum = Random(m * n, false, static_cast<uint32_t>(kk * 1000 + m * 10 + n));
+  for (bool accumulate : {false, true}) {
+    const std::vector<float> want = Reference(a, b, kk, m, n, accumulate ? &psum : nullptr);
+    auto run = [&](const char* path, auto&& f) {
+      std::vector<float> got = accumulate ? psum : std::vector<float>(want.size(), 12345.0f);
+      f(gemm_internal::GemmArgs{a.data(), b.data(), got.data(), n, kk, m, n, accumulate});
+      ExpectSame(want, got, path, kk, m, n);
+    };
+    run("dispatched", [](const gemm_internal::GemmArgs& g) {
+      MatmulPartitionOrder(g.a, g.b, g.out, g.out_stride, g.k_size, g.m_size, g.n_size, g.accumulate);
+    });
+    run("portable", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulPortable(g); });
+    if (!HostHasAvx2Fma()) continue;
+    using gemm_internal::Fusion;
+    run("avx2", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulAvx2(g, Fusion::kNever); });
+    if (ProductsExact(a.data(), kk * m, b.data(), kk * n)) {
+      run("avx2 fused", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulAvx2(g, Fusion::kAlways); });
+    }
+  }
+}
+
+// Rows of the output `stride` floats apart leave the gaps untouched.
+TEST(GemmTest, WritesRowsAtTheirStride) {
+  const int64_t kk = 5, m = 7, n = 20, stride = 29;
+  const std::vector<float> a = Random(kk * m, true, 3), b = Random(kk * n, true, 4);
+  const std::vector<float> want = Reference(a, b, kk, m, n);
+  std::vector<float> got(static_cast<size_t>(m * stride), -7.0f);
+  MatmulPartitionOrder(a.data(), b.data(), got.data(), stride, kk, m, n, false);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < stride; ++j) {
+      EXPECT_EQ(Bits(got[i * stride + j]), Bits(j < n ? want[i * n + j] : -7.0f)) << i << "," << j;
+    }
+  }
+}
+
+TEST(GemmTest, EveryPathMatchesThePartitionOrderLoop) {
+  uint32_t seed = 1;
+  for (int64_t kk : {1, 2, 7, 64, 128}) {
+    for (int64_t m : {1, 5, 6, 7, 13, 128}) {
+      for (int64_t n : {1, 3, 4, 8, 15, 16, 17, 40, 512}) {
+        for (bool bf16 : {true, false}) {
+          CheckAllPaths(Random(kk * m, bf16, seed), Random(kk * n, bf16, seed + 1), kk, m, n);
+          seed += 2;
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmTest, SumsInPartitionOrder) {
+  // (0 + 2^24 * 1) + 1 rounds back to 2^24 (ties to even), minus 2^24 is 0;
+  // any other order of the three products would give 1.
+  const std::vector<float> a = {1.0f, 1.0f, 1.0f};             // [K=3, M=1]
+  const std::vector<float> b = {16777216.0f, 1.0f, -16777216.0f};  // [K=3, N=1]
+  float out = -1.0f;
+  MatmulPartitionOrder(a.data(), b.data(), &out, 1, 3, 1, 1, false);
+  EXPECT_EQ(out, 0.0f);
+}
+
+TEST(GemmTest, ProductsExactOnlyForShortSignificandsInRange) {
+  const std::vector<float> bf16 = Random(256, true, 7), f32 = Random(256, false, 8);
+  EXPECT_TRUE(ProductsExact(bf16.data(), 256, bf16.data(), 256));
+  EXPECT_FALSE(ProductsExact(bf16.data(), 256, f32.data(), 256));
+  for (float special : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::denorm_min(), 0x1p-70f, 0x1p70f}) {
+    std::vector<float> v = bf16;
+    v[100] = special;
+    EXPECT_FALSE(ProductsExact(v.data(), 256, bf16.data(), 256)) << special;
+    if (HostHasAvx2Fma()) EXPECT_FALSE(gemm_internal::ProductsExactAvx2(v.data(), 256, bf16.data(), 256)) << special;
+  }
+  if (HostHasAvx2Fma()) {
+    EXPECT_TRUE(gemm_internal::ProductsExactAvx2(bf16.data(), 256, bf16.data(), 256));
+    EXPECT_FALSE(gemm_internal::ProductsExactAvx2(bf16.data(), 256, f32.data(), 256));
+  }
+  std::vector<float> zeros(16, 0.0f);
+  zeros[3] = -0.0f;
+  EXPECT_TRUE(ProductsExact(zeros.data(), 16, bf16.data(), 256));
+}
+
+TEST(GemmTest, SpecialValuesMatchOnEveryPath) {
+  const int64_t kk = 9, m = 7, n = 19;
+  std::vector<float> a = Random(kk * m, true, 11), b = Random(kk * n, true, 12);
+  a[3] = std::numeric_limits<float>::infinity();
+  a[10] = 0x1p100f;
+  b[5] = std::numeric_limits<float>::quiet_NaN();
+  b[20] = 0x1p-120f;
+  b[33] = 0x1p100f;
+  CheckAllPaths(a, b, kk, m, n);
+}
+
+}  // namespace
+}  // namespace isa
+}  // namespace nsim

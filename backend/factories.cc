@@ -15,9 +15,12 @@ template <class F>
 Tensor Generate(const IntList& size, ScalarType dtype, Device device, F value) {
   if (device.is_meta()) return empty(size, TensorOptions(dtype).device(device));
   Tensor t = empty(size, TensorOptions(dtype));
-  const StoreFn<double> store = StorerFor<double>(dtype);
   char* p = static_cast<char*>(t.data_ptr());
-  for (int64_t i = 0; i < t.numel(); ++i, p += t.element_size()) store(p, value(i));
+  const int64_t n = t.numel();
+  VisitElementType(dtype, [&](auto tag) {  // the dtype outside the element loop
+    using T = typename decltype(tag)::type;
+    for (int64_t i = 0; i < n; ++i) StoreAs<T, double>(p + i * sizeof(T), value(i));
+  });
   return device.is_cpu() ? t : t.to(device);
 }
 

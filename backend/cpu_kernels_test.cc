@@ -73,6 +73,18 @@ TEST_P(BinaryTest, MatchesReferenceWithBroadcastingAndStrides) {
   EXPECT_EQ((a * b).dtype(), t);
 }
 
+// Contiguous rows take the kernels' plain loops: all operands contiguous, the
+// second or the first operand broadcast along the row (stride 0), and a
+// single-element row; every case against the same reference.
+TEST_P(BinaryTest, ContiguousRowsMatchReference) {
+  const ScalarType t = GetParam();
+  const Tensor a = randn({3, 40}, 5, t), b = randn({40}, 6, t), c = randn({3, 1}, 7, t);
+  EXPECT_EQ(Values(a * b), RefBinary(a, b, t, [](float x, float y) { return x * y; }));
+  EXPECT_EQ(Values(a * c), RefBinary(a, c, t, [](float x, float y) { return x * y; }));
+  EXPECT_EQ(Values(c - a), RefBinary(c, a, t, [](float x, float y) { return x - y; }));
+  EXPECT_EQ(Values(c / c), RefBinary(c, c, t, [](float x, float y) { return x / y; }));
+}
+
 INSTANTIATE_TEST_SUITE_P(Floats, BinaryTest, ::testing::Values(kFloat, kBFloat16, kHalf));
 
 TEST(Binary, Bf16RoundsOncePerElement) {
@@ -168,6 +180,11 @@ TEST(Reduce, SumAndMeanMatchReference) {
     EXPECT_EQ(Values(x.sum({-1})), RefReduce(x, {false, false, true}, t, false));
     EXPECT_EQ(Values(x.mean({0, 2}, true)), RefReduce(x, {true, false, true}, t, true));
     EXPECT_EQ(x.mean({0, 2}, true).sizes(), (IntList{1, 3, 1}));
+    // Contiguous rows: a row folding into one accumulator, and rows folding
+    // element-wise into a row of accumulators.
+    const Tensor c = randn({2, 3, 40}, 6, t);
+    EXPECT_EQ(Values(c.mean({-1})), RefReduce(c, {false, false, true}, t, true));
+    EXPECT_EQ(Values(c.sum({0})), RefReduce(c, {true, false, false}, t, false));
     EXPECT_EQ(x.mean({0, 2}).sizes(), (IntList{3}));
     EXPECT_EQ(Values(x.sum()), RefReduce(x, {true, true, true}, t, false));
     EXPECT_EQ(x.sum().dim(), 0);

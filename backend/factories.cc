@@ -1,6 +1,8 @@
 #include "backend/factories.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "backend/cpu/loops.h"
 #include "backend/empty_tensor.h"
@@ -15,9 +17,12 @@ template <class F>
 Tensor Generate(const IntList& size, ScalarType dtype, Device device, F value) {
   if (device.is_meta()) return empty(size, TensorOptions(dtype).device(device));
   Tensor t = empty(size, TensorOptions(dtype));
-  const StoreFn<double> store = StorerFor<double>(dtype);
   char* p = static_cast<char*>(t.data_ptr());
-  for (int64_t i = 0; i < t.numel(); ++i, p += t.element_size()) store(p, value(i));
+  const int64_t n = t.numel();
+  VisitElementType(dtype, [&](auto tag) {  // the dtype outside the element loop
+    using T = typename decltype(tag)::type;
+    for (int64_t i = 0; i < n; ++i) StoreAs<T, double>(p + i * sizeof(T), value(i));
+  });
   return device.is_cpu() ? t : t.to(device);
 }
 
@@ -67,7 +72,18 @@ Tensor rand(const IntList& size, uint64_t seed, const TensorOptions& o) {
 Tensor rand(const IntList& size, const TensorOptions& o) { return rand(size, DefaultGenerator(), o); }
 
 Tensor randn(const IntList& size, Generator& g, const TensorOptions& o) {
-  return Generate(size, o.dtype(), o.device(), [&g](int64_t) { return g.NextNormal(); });
+  // Element i is the i-th NextNormal(), drawn a chunk at a time.
+  constexpr int64_t kChunk = 4096;
+  std::vector<float> chunk(kChunk);
+  int64_t chunk_start = -kChunk;
+  const int64_t n = Numel(size);
+  return Generate(size, o.dtype(), o.device(), [&](int64_t i) {
+    if (i >= chunk_start + kChunk) {
+      chunk_start = i;
+      g.NextNormals(chunk.data(), std::min(kChunk, n - i));
+    }
+    return chunk[i - chunk_start];
+  });
 }
 Tensor randn(const IntList& size, uint64_t seed, const TensorOptions& o) {
   Generator g(seed);

@@ -22,6 +22,10 @@ class Generator {
   uint32_t NextUint32();
   float NextUniform();  // [0, 1)
   float NextNormal();   // mean 0, std 1
+  // n normals: exactly what n calls of NextNormal() return, leaving the same
+  // state, but whole Box-Muller pairs at a time without the per-call
+  // bookkeeping (randn of large tensors).
+  void NextNormals(float* out, int64_t n);
 
  private:
   void Refill();

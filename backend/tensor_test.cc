@@ -41,6 +41,22 @@ TEST(Factories, RandomIsDeterministic) {
   EXPECT_EQ(b, Values(randn({10}, 7)));
 }
 
+// randn draws its normals in chunks (Generator::NextNormals): the values and
+// the generator's state after are those of one NextNormal() per element,
+// whatever the length (odd ones leave a spare) and across chunk boundaries.
+TEST(Factories, RandnIsOneNextNormalPerElement) {
+  for (int64_t n : {1, 7, 4096, 4097, 10001}) {
+    Generator a(11), b(11);
+    a.NextNormal();  // start with a spare pending
+    b.NextNormal();
+    const std::vector<float> got = Values(randn({n}, a));
+    std::vector<float> want;
+    for (int64_t i = 0; i < n; ++i) want.push_back(b.NextNormal());
+    ASSERT_EQ(got, want) << n;
+    EXPECT_EQ(a.NextNormal(), b.NextNormal()) << n;
+  }
+}
+
 TEST(Factories, RandomDistributions) {
   const std::vector<float> u = Values(rand({10000}, 1));
   const std::vector<float> n = Values(randn({10000}, 1));

@@ -15,8 +15,8 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool /*non_blocking: host co
   // Integer-to-integer copies go through int64 so large ints stay exact;
   // everything else through fp32, which holds every bf16/fp16 value exactly.
   const bool integral = !IsFloatingType(self.dtype()) && !IsFloatingType(src.dtype());
-  if (integral) UnaryLoop<int64_t>(self, src, [](int64_t x) { return x; });
-  else UnaryLoop<float>(self, src, [](float x) { return x; });
+  if (integral) ConvertLoop<int64_t>(self, src, [](int64_t x) { return x; });
+  else ConvertLoop<float>(self, src, [](float x) { return x; });
   return self;
 }
 

@@ -34,6 +34,13 @@ class ElementwiseIter {
   template <class F>
   void ForEach(F&& f) const;
 
+  // The same walk one innermost row at a time: f(p, strides, n) with p the
+  // operands' pointers at the row's first element, strides their byte
+  // strides along the row and n its length, so a kernel can take a
+  // contiguous row as a plain loop the compiler vectorises.
+  template <class F>
+  void ForEachRow(F&& f) const;
+
  private:
   IntList shape_;
   int n_ = 0;
@@ -42,24 +49,20 @@ class ElementwiseIter {
 };
 
 template <class F>
-void ElementwiseIter::ForEach(F&& f) const {
+void ElementwiseIter::ForEachRow(F&& f) const {
   const int64_t nd = static_cast<int64_t>(shape_.size());
   if (Numel(shape_) == 0) return;
   std::array<char*, kMaxOperands> row = base_;
+  std::array<int64_t, kMaxOperands> inner_stride{};
   if (nd == 0) {
-    f(row.data());
+    f(row.data(), inner_stride.data(), int64_t{1});
     return;
   }
   const int64_t inner = shape_[nd - 1];
-  std::array<int64_t, kMaxOperands> inner_stride{};
   for (int k = 0; k < n_; ++k) inner_stride[k] = strides_[k][nd - 1];
   IntList index(nd, 0);
   while (true) {
-    std::array<char*, kMaxOperands> p = row;
-    for (int64_t i = 0; i < inner; ++i) {
-      f(p.data());
-      for (int k = 0; k < n_; ++k) p[k] += inner_stride[k];
-    }
+    f(row.data(), inner_stride.data(), inner);
     // Odometer over the outer dims.
     int64_t d = nd - 2;
     for (; d >= 0; --d) {
@@ -70,6 +73,18 @@ void ElementwiseIter::ForEach(F&& f) const {
     }
     if (d < 0) return;
   }
+}
+
+template <class F>
+void ElementwiseIter::ForEach(F&& f) const {
+  ForEachRow([&](char* const* row, const int64_t* stride, int64_t n) {
+    std::array<char*, kMaxOperands> p{};
+    for (int k = 0; k < n_; ++k) p[k] = row[k];
+    for (int64_t i = 0; i < n; ++i) {
+      f(p.data());
+      for (int k = 0; k < n_; ++k) p[k] += stride[k];
+    }
+  });
 }
 
 }  // namespace at

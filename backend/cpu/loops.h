@@ -38,15 +38,16 @@ decltype(auto) VisitComputeType(ScalarType t, F&& f) {
 template <class C> using LoadFn = C (*)(const char*);
 template <class C> using StoreFn = void (*)(char*, C);
 
+// Always inlined: the typed loops below call them once per element.
 template <class S, class C>
-C LoadAs(const char* p) {
+[[gnu::always_inline]] inline C LoadAs(const char* p) {
   S s;
   std::memcpy(&s, p, sizeof(S));
   return static_cast<C>(static_cast<typename OpMath<S>::type>(s));
 }
 
 template <class S, class C>
-void StoreAs(char* p, C v) {
+[[gnu::always_inline]] inline void StoreAs(char* p, C v) {
   // Through the element's opmath type, so a float is rounded (RNE) to bf16/fp16
   // and truncated to int as PyTorch's casts do.
   const S s = static_cast<S>(static_cast<typename OpMath<S>::type>(v));
@@ -67,15 +68,72 @@ StoreFn<C> StorerFor(ScalarType t) {
   });
 }
 
+// Rows of out[i] = f(a[i]) with the element types known at compile time: the
+// loads and stores inline (no call through a pointer per element) and a
+// contiguous row is a plain loop. Same conversions as LoadAs/StoreAs.
+template <class To, class Ta, class C, class F>
+void TypedUnaryRows(const ElementwiseIter& it, F& f) {
+  it.ForEachRow([&](char* const* p, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(To) && s[1] == sizeof(Ta)) {
+      for (int64_t i = 0; i < n; ++i) StoreAs<To, C>(p[0] + i * sizeof(To), f(LoadAs<Ta, C>(p[1] + i * sizeof(Ta))));
+    } else {
+      for (int64_t i = 0; i < n; ++i) StoreAs<To, C>(p[0] + i * s[0], f(LoadAs<Ta, C>(p[1] + i * s[1])));
+    }
+  });
+}
+
+// Rows of out[i] = f(a[i], b[i]), every operand of element type T; an operand
+// broadcast along the row (stride 0) is loaded once per row.
+template <class T, class C, class F>
+void TypedBinaryRows(const ElementwiseIter& it, F& f) {
+  constexpr int64_t e = sizeof(T);
+  it.ForEachRow([&](char* const* p, const int64_t* s, int64_t n) {
+    if (s[0] == e && s[1] == e && s[2] == e) {
+      for (int64_t i = 0; i < n; ++i) StoreAs<T, C>(p[0] + i * e, f(LoadAs<T, C>(p[1] + i * e), LoadAs<T, C>(p[2] + i * e)));
+    } else if (s[0] == e && s[1] == e && s[2] == 0) {
+      const C y = LoadAs<T, C>(p[2]);
+      for (int64_t i = 0; i < n; ++i) StoreAs<T, C>(p[0] + i * e, f(LoadAs<T, C>(p[1] + i * e), y));
+    } else if (s[0] == e && s[1] == 0 && s[2] == e) {
+      const C x = LoadAs<T, C>(p[1]);
+      for (int64_t i = 0; i < n; ++i) StoreAs<T, C>(p[0] + i * e, f(x, LoadAs<T, C>(p[2] + i * e)));
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        StoreAs<T, C>(p[0] + i * s[0], f(LoadAs<T, C>(p[1] + i * s[1]), LoadAs<T, C>(p[2] + i * s[2])));
+      }
+    }
+  });
+}
+
 // out[i] = f(a[i]) with broadcasting; f is called with compute type C.
 template <class C, class F>
 void UnaryLoop(const Tensor& out, const Tensor& a, F f) {
   ElementwiseIter it(out.sizes());
   it.Add(out);
   it.Add(a);
+  if (out.dtype() == a.dtype()) {
+    VisitElementType(a.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      TypedUnaryRows<T, T, C>(it, f);
+    });
+    return;
+  }
   const LoadFn<C> la = LoaderFor<C>(a.dtype());
   const StoreFn<C> st = StorerFor<C>(out.dtype());
   it.ForEach([&](char* const* p) { st(p[0], f(la(p[1]))); });
+}
+
+// UnaryLoop for any pair of dtypes, each pair its own inlined loop (for the
+// dtype conversions of copy_, which run on every tensor moved or cast).
+template <class C, class F>
+void ConvertLoop(const Tensor& out, const Tensor& a, F f) {
+  ElementwiseIter it(out.sizes());
+  it.Add(out);
+  it.Add(a);
+  VisitElementType(out.dtype(), [&](auto to) {
+    VisitElementType(a.dtype(), [&](auto ta) {
+      TypedUnaryRows<typename decltype(to)::type, typename decltype(ta)::type, C>(it, f);
+    });
+  });
 }
 
 // out[i] = f(a[i], b[i]) with broadcasting.
@@ -85,6 +143,13 @@ void BinaryLoop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   it.Add(out);
   it.Add(a);
   it.Add(b);
+  if (out.dtype() == a.dtype() && out.dtype() == b.dtype()) {
+    VisitElementType(a.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      TypedBinaryRows<T, C>(it, f);
+    });
+    return;
+  }
   const LoadFn<C> la = LoaderFor<C>(a.dtype());
   const LoadFn<C> lb = LoaderFor<C>(b.dtype());
   const StoreFn<C> st = StorerFor<C>(out.dtype());
@@ -98,9 +163,13 @@ std::vector<C> ReadAll(const Tensor& t) {
   std::vector<C> v(t.numel());
   ElementwiseIter it(t.sizes());
   it.Add(t);
-  const LoadFn<C> load = LoaderFor<C>(t.dtype());
   C* out = v.data();
-  it.ForEach([&](char* const* p) { *out++ = load(p[0]); });
+  VisitElementType(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    it.ForEachRow([&](char* const* p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) *out++ = LoadAs<T, C>(p[0] + i * s[0]);
+    });
+  });
   return v;
 }
 
@@ -109,9 +178,13 @@ template <class C>
 void WriteAll(const Tensor& dst, const std::vector<C>& values) {
   ElementwiseIter it(dst.sizes());
   it.Add(dst);
-  const StoreFn<C> store = StorerFor<C>(dst.dtype());
   const C* in = values.data();
-  it.ForEach([&](char* const* p) { store(p[0], *in++); });
+  VisitElementType(dst.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    it.ForEachRow([&](char* const* p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) StoreAs<T, C>(p[0] + i * s[0], *in++);
+    });
+  });
 }
 
 }  // namespace at

@@ -22,8 +22,21 @@ std::vector<A> Accumulate(const Tensor& self, const ReduceMetaResult& r, A init,
   ElementwiseIter it(self.sizes());
   it.Add(acc.data(), r.keepdim_sizes, ContiguousStrides(r.keepdim_sizes), sizeof(A));
   it.Add(self);
-  const LoadFn<C> load = LoaderFor<C>(self.dtype());
-  it.ForEach([&](char* const* p) { combine(*reinterpret_cast<A*>(p[0]), load(p[1])); });
+  // Element type known at compile time, and a row folding into one
+  // accumulator keeps it in a register; the order of combination is the
+  // row-major order either way.
+  VisitElementType(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    it.ForEachRow([&](char* const* p, const int64_t* s, int64_t n) {
+      if (s[0] == 0) {
+        A a = *reinterpret_cast<A*>(p[0]);
+        for (int64_t i = 0; i < n; ++i) combine(a, LoadAs<T, C>(p[1] + i * s[1]));
+        *reinterpret_cast<A*>(p[0]) = a;
+      } else {
+        for (int64_t i = 0; i < n; ++i) combine(*reinterpret_cast<A*>(p[0] + i * s[0]), LoadAs<T, C>(p[1] + i * s[1]));
+      }
+    });
+  });
   return acc;
 }
 

@@ -13,6 +13,7 @@
 #include "benchmarks/rmsnorm/implementations.h"
 #include "benchmarks/rmsnorm/report.h"
 #include "benchmarks/rmsnorm/study_compare.h"
+#include "benchmarks/rmsnorm/study_limits.h"
 #include "benchmarks/rmsnorm/study_page.h"
 #include "benchmarks/rmsnorm/study_runner.h"
 #include "profiler/neuron_profiler.h"
@@ -74,6 +75,8 @@ std::vector<ImplResult> RunStudy(const StudyOptions& o) {
   } catch (const rt::RuntimeError& e) {
     throw cli::UsageError(std::string("--lnc ") + std::to_string(o.lnc) + ": " + e.what());
   }
+  const std::string too_large = StudyShapeProblem(o, rt::Runtime::Get().core(0).config());
+  if (!too_large.empty()) throw cli::UsageError(too_large);
   rt::Runtime::Get().set_timing_only(o.timing_only);
   std::vector<ImplResult> results;
   for (const Implementation& impl : StudyImplementations(o)) {
@@ -130,7 +133,7 @@ int main(int argc, char** argv) {
   CLI::App app("The RMSNorm profiling study: op by op, rms_norm and compiled, profiled like the reference study",
                "rmsnorm");
   app.add_option("--config", f.study.config, "config name under configs/ or a YAML path (default trn2)");
-  app.add_option("--shape", f.shape, "input shape D0,D1,... (default 4,512; at most 8 dims, 2^24 elements)");
+  app.add_option("--shape", f.shape, "input shape D0,D1,... (default 4,512; at most 8 dims; the tensors must fit the core's HBM)");
   app.add_option("--dtype", f.dtype, "bf16, f32 or f16 (default bf16)");
   app.add_option("--steps", f.steps, "profiled steps, a multiple of 4, at most 4000 (default 4)");
   app.add_option("--lnc", f.lnc, "physical NeuronCores per device, 1 (default) or 2: ops split over both");

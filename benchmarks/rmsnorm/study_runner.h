@@ -50,7 +50,7 @@ struct ImplResult {
   std::string device_summary;  // engines, DMA, roofline verdict
   std::string out_dir;
   std::vector<std::string> warnings;
-  at::Tensor output;           // on the CPU, float32
+  at::Tensor output;           // on the CPU, float32 (undefined in a timing-only run)
   double hbm_bytes = 0;        // HBM bytes read + written by the step's executions
   prof::DeviceSummary device_total;  // DEVICE mode only: per-engine busy time etc.
   std::string slug;            // "op_by_op": JSON key and directory name
@@ -59,7 +59,9 @@ struct ImplResult {
 
 using RmsNormFn = std::function<at::Tensor(const at::Tensor& x, const at::Tensor& w)>;
 
-// The study's input: x ~ randn(shape, seed 0), w ~ randn(shape[-1], seed 1).
+// The study's input: x ~ randn(shape, seed 0), w ~ randn(shape[-1], seed 1),
+// generated once per process for the last shape asked for (the CPU tensors
+// are shared: read them, do not write them).
 at::Tensor StudyInput(const StudyOptions& o);
 at::Tensor StudyWeight(const StudyOptions& o);
 

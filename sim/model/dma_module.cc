@@ -5,6 +5,7 @@
 
 #include "sim/base/error.h"
 #include "sim/isa/common.h"
+#include "sim/model/lazy_fifo.h"
 
 namespace nsim {
 
@@ -103,7 +104,7 @@ class DmaModule::Engine : public sc_core::sc_module {
 
   int index_;
   DmaModule& owner_;
-  std::deque<Piece> queues_[kMaxQueues * kNumEngines];
+  LazyFifo<Piece> queues_[kMaxQueues * kNumEngines];  // no allocation until used
   int round_robin_ = 0;
   int queues_in_use_ = 0;
   sc_core::sc_event arrival_;

@@ -39,7 +39,7 @@ std::vector<int64_t> ParseShape(const std::string& flag, const std::string& text
     }
     if (shape.back() > kMaxShapeElements / elements) {
       throw UsageError(flag + " '" + text + "' has more than " + std::to_string(kMaxShapeElements) +
-                       " elements (the limit of a study tensor)");
+                       " elements");
     }
     elements *= shape.back();
     if (comma == std::string::npos) break;

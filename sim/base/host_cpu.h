@@ -1,7 +1,7 @@
 #pragma once
 // What the host CPU offers beyond the portable x86-64 baseline, checked once
 // at run time. Code built for the host's vector units (a separate file with
-// -mavx2, see sim/isa/gemm.h, sim/model/dtype_runs.h) runs only when this
+// -mavx2, see sim/isa/gemm.h, sim/memory/dtype_runs.h) runs only when this
 // says so; the default build stays portable.
 namespace nsim {
 

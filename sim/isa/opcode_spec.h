@@ -13,7 +13,7 @@
 #include "sim/base/time.h"
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
-#include "sim/model/access.h"
+#include "sim/memory/access.h"
 
 namespace nsim {
 

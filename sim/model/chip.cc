@@ -8,7 +8,7 @@
 #include "sim/model/chip_scheduler.h"
 #include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
-#include "sim/model/onchip_memory.h"
+#include "sim/memory/onchip_memory.h"
 #include "sim/model/race_detector.h"
 #include "sim/model/sim_host.h"
 

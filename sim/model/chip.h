@@ -18,7 +18,7 @@
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
 #include "sim/model/execution_result.h"
-#include "sim/model/hbm.h"
+#include "sim/memory/hbm.h"
 
 namespace nsim {
 

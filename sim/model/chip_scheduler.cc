@@ -11,7 +11,7 @@
 #include "sim/model/core_modules.h"
 #include "sim/model/hbm_arbiter.h"
 #include "sim/model/hbm_binding.h"
-#include "sim/model/onchip_memory.h"
+#include "sim/memory/onchip_memory.h"
 #include "sim/model/race_detector.h"
 #include "sim/model/run_state.h"
 #include "sim/model/summary.h"

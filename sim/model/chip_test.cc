@@ -10,7 +10,7 @@
 #include "sim/base/error.h"
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
-#include "sim/model/access.h"
+#include "sim/memory/access.h"
 #include "sim/model/device.h"
 #include "sim/model/loaded_kernel.h"
 

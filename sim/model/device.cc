@@ -4,7 +4,7 @@
 #include "sim/config/params.h"
 #include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
-#include "sim/model/onchip_memory.h"
+#include "sim/memory/onchip_memory.h"
 #include "sim/model/race_detector.h"
 #include "sim/model/sim_host.h"
 #include "sim/model/timing_run.h"

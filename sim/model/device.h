@@ -15,7 +15,7 @@
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
 #include "sim/model/execution_result.h"
-#include "sim/model/hbm.h"
+#include "sim/memory/hbm.h"
 #include "sim/model/run_progress.h"
 
 namespace nsim {

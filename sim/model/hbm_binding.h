@@ -10,7 +10,7 @@
 
 #include "sim/config/hw_config.h"
 #include "sim/kernel/kernel.h"
-#include "sim/model/hbm.h"
+#include "sim/memory/hbm.h"
 
 namespace nsim {
 

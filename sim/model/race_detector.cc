@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "sim/base/error.h"
-#include "sim/model/access.h"
+#include "sim/memory/access.h"
 
 namespace nsim {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "sim/kernel/kernel.h"
-#include "sim/model/hbm.h"
+#include "sim/memory/hbm.h"
 
 namespace nsim {
 

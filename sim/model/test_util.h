@@ -7,7 +7,7 @@
 
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
-#include "sim/model/access.h"
+#include "sim/memory/access.h"
 #include "sim/model/device.h"
 
 namespace nsim {

@@ -1,8 +1,8 @@
 #include "sim/model/timing_run.h"
 
 #include "sim/base/error.h"
-#include "sim/model/hbm.h"
-#include "sim/model/onchip_memory.h"
+#include "sim/memory/hbm.h"
+#include "sim/memory/onchip_memory.h"
 #include "sim/model/sim_host.h"
 
 namespace nsim {

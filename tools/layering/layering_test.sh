@@ -4,8 +4,10 @@
 #                                    an edge back would close a runtime <-> profiler cycle)
 #   runtime  -> profiler or backend (capture is a setting passed down, not a question asked up)
 #   sim      -> runtime, backend, profiler or tools
+#   sim/isa  -> sim/model           (instruction semantics sit below the SystemC model;
+#                                    both use sim/memory)
 set -euo pipefail
-profiler_deps=$1 runtime_deps=$2 sim_deps=$3
+profiler_deps=$1 runtime_deps=$2 sim_deps=$3 isa_deps=$4
 status=0
 
 forbid() {  # FILE LAYER PATTERN WHAT
@@ -18,14 +20,16 @@ forbid() {  # FILE LAYER PATTERN WHAT
   fi
 }
 
-for f in "$profiler_deps" "$runtime_deps" "$sim_deps"; do
+for f in "$profiler_deps" "$runtime_deps" "$sim_deps" "$isa_deps"; do
   [[ -s "$f" ]] || { echo "FAIL: empty dependency list $f" >&2; exit 1; }
 done
 forbid "$profiler_deps" "//profiler" "//(runtime|backend)[/:]" "the runtime or the backend"
 forbid "$runtime_deps" "//runtime:runtime" "//(profiler|backend)[/:]" "the profiler or the backend"
 forbid "$sim_deps" "//sim/model:model" "//(runtime|backend|profiler|tools)[/:]" "a layer above the simulator"
+forbid "$isa_deps" "//sim/isa:isa" "//sim/model[/:]" "the SystemC model (a sim/isa <-> sim/model cycle)"
 # The roots themselves are in their lists: a query that matched nothing proves nothing.
 grep -qx "//profiler:events" "$profiler_deps" || { echo "FAIL: //profiler:events not in $profiler_deps" >&2; status=1; }
 grep -qx "//sim/base:base" "$runtime_deps" || { echo "FAIL: //sim/base:base not in $runtime_deps" >&2; status=1; }
+grep -qx "//sim/memory:memory" "$isa_deps" || { echo "FAIL: //sim/memory:memory not in $isa_deps" >&2; status=1; }
 [[ $status == 0 ]] && echo "layering ok: profiler, runtime and sim depend only downwards"
 exit $status

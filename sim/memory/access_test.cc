@@ -2,7 +2,7 @@
 // exactly as FloatToBF16 (sim/base/dtype.h): every exponent and sign with the
 // low half-words that decide rounding (ties to even both ways, just below and
 // above a tie), zeros, infinities and every NaN class.
-#include "sim/model/access.h"
+#include "sim/memory/access.h"
 
 #include <cstring>
 #include <vector>
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/base/host_cpu.h"
-#include "sim/model/dtype_runs.h"
+#include "sim/memory/dtype_runs.h"
 
 namespace nsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/model/onchip_memory.h"
+#include "sim/memory/onchip_memory.h"
 
 #include <algorithm>
 #include <cstring>

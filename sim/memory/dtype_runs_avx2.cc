@@ -1,7 +1,7 @@
 // The AVX2 build of dtype_run_loops.h (sim/model/BUILD: -mavx2); called only
 // when the host has AVX2 (dtype_runs.cc checks at run time).
-#include "sim/model/dtype_run_loops.h"
-#include "sim/model/dtype_runs.h"
+#include "sim/memory/dtype_run_loops.h"
+#include "sim/memory/dtype_runs.h"
 
 namespace nsim {
 namespace dtype_runs_internal {

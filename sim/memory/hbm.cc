@@ -1,4 +1,4 @@
-#include "sim/model/hbm.h"
+#include "sim/memory/hbm.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,9 +1,9 @@
-#include "sim/model/dtype_runs.h"
+#include "sim/memory/dtype_runs.h"
 
 #include <cstring>
 
 #include "sim/base/host_cpu.h"
-#include "sim/model/dtype_run_loops.h"
+#include "sim/memory/dtype_run_loops.h"
 
 namespace nsim {
 

@@ -8,8 +8,8 @@
 
 #include "sim/base/dtype.h"
 #include "sim/kernel/kernel.h"
-#include "sim/model/hbm.h"
-#include "sim/model/onchip_memory.h"
+#include "sim/memory/hbm.h"
+#include "sim/memory/onchip_memory.h"
 
 namespace nsim {
 

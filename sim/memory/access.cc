@@ -1,10 +1,10 @@
-#include "sim/model/access.h"
+#include "sim/memory/access.h"
 
 #include <cstring>
 #include <string>
 
 #include "sim/base/error.h"
-#include "sim/model/dtype_runs.h"
+#include "sim/memory/dtype_runs.h"
 
 namespace nsim {
 

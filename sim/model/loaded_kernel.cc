@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "sim/base/checked.h"
 #include "sim/base/error.h"
@@ -148,8 +149,8 @@ Region RegionOf(const Kernel& k, const AccessPattern& ap) {
   return r;
 }
 
-LoadedKernel::LoadedKernel(const Kernel& kernel, const HardwareConfig& config)
-    : kernel_(kernel), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
+LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
+    : kernel_(std::move(kernel)), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
   CheckKernel(kernel_);
   CheckSemaphoreRange(kernel_);
   Layout(config);

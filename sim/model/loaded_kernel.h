@@ -50,7 +50,8 @@ struct LoadedInstruction {
 
 class LoadedKernel {
  public:
-  LoadedKernel(const Kernel& kernel, const HardwareConfig& config);
+  // Takes the kernel by value: callers that hand it over (std::move) pay no copy.
+  LoadedKernel(Kernel kernel, const HardwareConfig& config);
   const Kernel& kernel() const { return kernel_; }
   uint64_t hash() const { return hash_; }
   const std::string& config_name() const { return config_name_; }

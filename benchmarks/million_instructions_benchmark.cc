@@ -121,6 +121,7 @@ Figures Measure(int64_t instructions, int64_t parts, int64_t free, bool values) 
   f.rss_kernel = RssBytes();
   Device device(LoadHardwareConfig("trn2"));
   device.set_timing_only(!values);
+  device.set_record_dma_pieces(false);
   const double wall0 = WallSeconds(), cpu0 = CpuSeconds();
   // The loaded kernel takes the kernel over (no copy).
   const auto loaded = std::make_shared<const LoadedKernel>(std::move(k), device.config());

@@ -76,6 +76,8 @@ struct ExecContext {
   // but compute nothing, so kernels of real size (a 4096x8192x8192 matmul)
   // can be timed. Timing never depends on values.
   bool compute_values = true;
+  // False: the execution keeps no per-DMA-piece record (model/execution_result.h).
+  bool record_dma_pieces = true;
 
   BoundAccess Bind(const AccessPattern& ap) const { return *Resolve(ap); }
   // The pre-bound access when there is one, else one bound now into a

@@ -36,6 +36,14 @@ struct DmaRecord {
   bool touches_hbm;
 };
 
+// One dma_copy's transfer as a whole (always recorded, one per dma_copy):
+// the race detector needs when its last piece ended.
+struct DmaTransferRecord {
+  EngineId trigger_engine;
+  int index;  // position in the trigger engine's stream
+  Picos end;  // its last piece ended
+};
+
 struct EngineSummary {
   Picos busy = 0;  // sum of instruction (end - start), overlaps counted once
   int64_t instructions = 0;
@@ -60,8 +68,15 @@ struct ExecutionResult {
   Picos device_time = 0;  // launch + first issue .. last completion + teardown
   Picos launch = 0;
   Picos teardown = 0;
-  std::vector<InstructionRecord> instructions;  // in completion order
+  std::vector<InstructionRecord> instructions;  // in start order after Summarize
+  // One record per DMA piece, only when the execution was asked to keep them
+  // (ExecContext::record_dma_pieces; Device::set_record_dma_pieces, on by
+  // default: records, traces and profiler capture need them). Without them a
+  // long DMA stream costs no memory per piece; the summaries below are
+  // accumulated while it runs and are identical either way.
+  bool dma_pieces_recorded = true;
   std::vector<DmaRecord> dma;
+  std::vector<DmaTransferRecord> dma_transfers;  // in completion order
   std::array<EngineSummary, kNumEngines> engines{};
   std::vector<DmaEngineSummary> dma_engines;
   std::map<std::string, DmaQueueSummary> dma_queues;  // by DmaQueueName: each issuing engine owns its queues

@@ -252,7 +252,12 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       // order: consecutive accumulations issue at their II, no RAW wait. Other
       // engines reading the tile synchronise through semaphores.
       if (in.accumulate && in.opcode != Opcode::kMatmul) li.reads.push_back(RegionOf(kernel_, in.dst));
-      if (in.opcode == Opcode::kDmaCopy) located([&] { PlanDma(kernel_, c, &li); });
+      if (in.opcode == Opcode::kDmaCopy) {
+        located([&] { PlanDma(kernel_, c, &li); });
+        ++dma_count_;
+        dma_piece_count_ += static_cast<int64_t>(li.dma.size());
+      }
+      ++instructions_;
       FindRawDeps(dst, i, &li);
     }
   }

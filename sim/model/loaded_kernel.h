@@ -57,6 +57,9 @@ class LoadedKernel {
   const std::string& config_name() const { return config_name_; }
   uint64_t config_hash() const { return config_hash_; }  // ConfigContentHash of the config it was loaded for
   const std::vector<LoadedInstruction>& stream(EngineId e) const { return streams_[static_cast<int>(e)]; }
+  int64_t instruction_count() const { return instructions_; }
+  int64_t dma_count() const { return dma_count_; }              // dma_copy instructions
+  int64_t dma_piece_count() const { return dma_piece_count_; }  // their pieces, all together
   int64_t sbuf_bytes_per_partition() const { return sbuf_used_; }
   int64_t psum_bytes_per_partition() const { return psum_used_; }
 
@@ -71,6 +74,7 @@ class LoadedKernel {
   uint64_t config_hash_ = 0;
   std::array<std::vector<LoadedInstruction>, kNumEngines> streams_;
   int64_t sbuf_used_ = 0, psum_used_ = 0;
+  int64_t instructions_ = 0, dma_count_ = 0, dma_piece_count_ = 0;
 };
 
 }  // namespace nsim

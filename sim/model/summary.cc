@@ -30,6 +30,9 @@ Picos UnionLength(std::vector<std::pair<Picos, Picos>> iv) {
 
 void MergeByStart(std::vector<InstructionRecord>* records) {
   std::vector<InstructionRecord> per[kNumEngines];
+  size_t count[kNumEngines] = {};
+  for (const InstructionRecord& rec : *records) count[static_cast<int>(rec.engine)]++;
+  for (int e = 0; e < kNumEngines; ++e) per[e].reserve(count[e]);
   for (const InstructionRecord& rec : *records) per[static_cast<int>(rec.engine)].push_back(rec);
   size_t next[kNumEngines] = {};
   for (InstructionRecord& out : *records) {
@@ -41,6 +44,52 @@ void MergeByStart(std::vector<InstructionRecord>* records) {
   }
 }
 
+// The union length of intervals fed in order of their start (as UnionLength
+// computes it after sorting), without storing them.
+class SortedUnion {
+ public:
+  void Add(Picos s, Picos e) {
+    if (s > cur_end_) {
+      if (cur_end_ > cur_start_) total_ += cur_end_ - cur_start_;
+      cur_start_ = s;
+      cur_end_ = e;
+    } else {
+      cur_end_ = std::max(cur_end_, e);
+    }
+  }
+  Picos Total() const { return total_ + (cur_end_ > cur_start_ ? cur_end_ - cur_start_ : 0); }
+
+ private:
+  Picos total_ = 0, cur_start_ = 0, cur_end_ = -1;
+};
+
+// The per-DMA-engine and per-queue summaries from the piece records.
+void SummarizeDmaPieces(const HardwareConfig& config, ExecutionResult* r) {
+  r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
+  const int64_t per_engine = config.dma.queues_per_engine;
+  std::vector<std::vector<std::pair<Picos, Picos>>> engine_iv(config.dma.engines);
+  std::vector<std::vector<std::pair<Picos, Picos>>> queue_iv(static_cast<size_t>(per_engine * kNumEngines));
+  std::vector<int64_t> queue_bytes(queue_iv.size(), 0);
+  for (const DmaRecord& d : r->dma) {
+    DmaEngineSummary& s = r->dma_engines[d.dma_engine];
+    s.bytes += d.bytes;
+    s.transfers++;
+    s.descriptors += d.descriptors;
+    engine_iv[d.dma_engine].push_back({d.start, d.end});
+    const size_t key = static_cast<size_t>(static_cast<int64_t>(d.trigger_engine) * per_engine + d.queue);
+    queue_iv[key].push_back({d.start, d.end});
+    queue_bytes[key] += d.bytes;
+  }
+  for (int e = 0; e < config.dma.engines; ++e) r->dma_engines[e].busy = UnionLength(std::move(engine_iv[e]));
+  for (size_t key = 0; key < queue_iv.size(); ++key) {
+    if (queue_iv[key].empty()) continue;
+    DmaQueueSummary& q = r->dma_queues[DmaQueueName(static_cast<EngineId>(static_cast<int64_t>(key) / per_engine),
+                                                    static_cast<int>(static_cast<int64_t>(key) % per_engine))];
+    q.bytes += queue_bytes[key];
+    q.busy = UnionLength(std::move(queue_iv[key]));
+  }
+}
+
 }  // namespace
 
 void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
@@ -48,40 +97,33 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
   // engines but in start order within each: merge the per-engine runs by
   // (start, engine) in linear time; the order is deterministic.
   MergeByStart(&r->instructions);
-  std::vector<std::pair<Picos, Picos>> per_engine[kNumEngines];
+  SortedUnion busy[kNumEngines];
   for (const InstructionRecord& rec : r->instructions) {
     const int e = static_cast<int>(rec.engine);
-    per_engine[e].push_back({rec.start, rec.end});
+    busy[e].Add(rec.start, rec.end);
     r->engines[e].instructions++;
     r->engines[e].by_opcode[static_cast<int>(kernel.stream(rec.engine)[rec.index].in->opcode)]++;
   }
-  for (int e = 0; e < kNumEngines; ++e) r->engines[e].busy = UnionLength(std::move(per_engine[e]));
+  for (int e = 0; e < kNumEngines; ++e) r->engines[e].busy = busy[e].Total();
 
-  r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
-  std::vector<std::vector<std::pair<Picos, Picos>>> engine_iv(config.dma.engines);
-  std::map<std::string, std::vector<std::pair<Picos, Picos>>> queue_iv;
-  for (const DmaRecord& d : r->dma) {
-    DmaEngineSummary& s = r->dma_engines[d.dma_engine];
-    s.bytes += d.bytes;
-    s.transfers++;
-    s.descriptors += d.descriptors;
-    engine_iv[d.dma_engine].push_back({d.start, d.end});
-    const std::string queue = DmaQueueName(d.trigger_engine, d.queue);
-    queue_iv[queue].push_back({d.start, d.end});
-    r->dma_queues[queue].bytes += d.bytes;
+  // Without piece records the DMA model accumulated these as the pieces ended.
+  if (r->dma_pieces_recorded) {
+    SummarizeDmaPieces(config, r);
+  } else if (r->dma_engines.empty()) {
+    r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
   }
-  for (int e = 0; e < config.dma.engines; ++e) r->dma_engines[e].busy = UnionLength(std::move(engine_iv[e]));
-  for (auto& [q, iv] : queue_iv) r->dma_queues[q].busy = UnionLength(std::move(iv));
+  const Kernel& k = kernel.kernel();
   for (int e = 0; e < kNumEngines; ++e) {
+    std::map<int, int64_t> transfers;  // by queue of engine e
     for (const LoadedInstruction& li : kernel.stream(static_cast<EngineId>(e))) {
       if (li.in->opcode != Opcode::kDmaCopy) continue;
-      r->dma_queues[DmaQueueName(static_cast<EngineId>(e), li.in->queue)].transfers++;
-      const Kernel& k = kernel.kernel();
+      transfers[li.in->queue]++;
       if (k.tensors[li.in->src0.tensor].space == MemSpace::kHbm)
         r->hbm_bytes_read += li.in->src0.NumElements() * DTypeSize(k.tensors[li.in->src0.tensor].dtype);
       if (k.tensors[li.in->dst.tensor].space == MemSpace::kHbm)
         r->hbm_bytes_written += li.in->dst.NumElements() * DTypeSize(k.tensors[li.in->dst.tensor].dtype);
     }
+    for (const auto& [queue, n] : transfers) r->dma_queues[DmaQueueName(static_cast<EngineId>(e), queue)].transfers += n;
   }
 }
 

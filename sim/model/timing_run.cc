@@ -8,7 +8,8 @@
 namespace nsim {
 
 ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKernel& kernel,
-                                  const std::vector<uint64_t>& hbm_address, const ProgressFn& progress) {
+                                  const std::vector<uint64_t>& hbm_address, const ProgressFn& progress,
+                                  bool record_dma_pieces) {
   if (kernel.config_name() != config.name) {
     throw SimError("kernel '" + kernel.kernel().name + "' was loaded for config '" + kernel.config_name() +
                    "', not '" + config.name + "'");
@@ -19,6 +20,7 @@ ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKern
       hbm_address.empty() ? std::vector<uint64_t>(kernel.kernel().tensors.size(), 0) : hbm_address;
   ExecContext ctx{kernel.kernel(), onchip, hbm, addresses, {}};
   ctx.compute_values = false;
+  ctx.record_dma_pieces = record_dma_pieces;
   return SimHost::Get().Run(config, kernel, ctx, progress);
 }
 

@@ -232,16 +232,23 @@ std::string FormatTensors(const Kernel& k) {
 
 // The stream an instruction sits in decides the engine that runs it, so the
 // prefix comes from the stream rather than from Instruction::engine.
-std::string FormatStreams(const Kernel& k) {
-  std::vector<std::string> groups;
+// Calls line(text) for each instruction line and line("\n") between engine groups.
+void ForEachStreamLine(const Kernel& k, const std::function<void(const std::string&)>& line) {
+  bool first = true;
   for (int e = 0; e < kNumEngines; ++e) {
+    if (k.streams[e].empty()) continue;
+    if (!first) line("\n");
+    first = false;
     const std::string prefix =
         PadRight(std::string(EngineName(static_cast<EngineId>(e))) + ":", kEnginePrefixWidth);
-    std::string group;
-    for (const Instruction& inst : k.streams[e]) group += prefix + FormatBody(k, inst) + "\n";
-    if (!group.empty()) groups.push_back(group);
+    for (const Instruction& inst : k.streams[e]) line(prefix + FormatBody(k, inst) + "\n");
   }
-  return Join(groups, "\n");
+}
+
+std::string FormatStreams(const Kernel& k) {
+  std::string out;
+  ForEachStreamLine(k, [&out](const std::string& line) { out += line; });
+  return out;
 }
 
 }  // namespace
@@ -293,15 +300,24 @@ std::string FormatInstruction(const Kernel& k, const Instruction& inst) {
   return std::string(EngineName(inst.engine)) + ": " + FormatBody(k, inst);
 }
 
-std::string FormatKernel(const Kernel& k) {
-  std::vector<std::string> sections = {"kernel " + k.name + "\n"};
-  if (!k.tensors.empty()) sections.push_back(FormatTensors(k));
+void FormatKernelPieces(const Kernel& k, const std::function<void(const std::string&)>& piece) {
+  piece("kernel " + k.name + "\n");
+  if (!k.tensors.empty()) piece("\n" + FormatTensors(k));
   std::string sems;
   for (const std::string& s : k.semaphores) sems += "semaphore " + s + "\n";
-  if (!sems.empty()) sections.push_back(sems);
-  const std::string streams = FormatStreams(k);
-  if (!streams.empty()) sections.push_back(streams);
-  return Join(sections, "\n");
+  if (!sems.empty()) piece("\n" + sems);
+  bool first = true;
+  ForEachStreamLine(k, [&](const std::string& line) {
+    if (first) piece("\n");  // the streams section follows a blank line
+    first = false;
+    piece(line);
+  });
+}
+
+std::string FormatKernel(const Kernel& k) {
+  std::string out;
+  FormatKernelPieces(k, [&out](const std::string& piece) { out += piece; });
+  return out;
 }
 
 }  // namespace nsim

@@ -93,9 +93,9 @@ class DmaModule::Engine : public sc_core::sc_module {
     const Picos start = Now();
     if (!TimeFits(run, p)) return;
     serving_since_ = start;
-    sc_core::wait(Ps(d.piece_setup_ps + d.descriptor_ps * p.piece->descriptors));
-    const double bytes = static_cast<double>(p.piece->bytes);
-    if (p.transfer->li->dma_touches_hbm) {
+    sc_core::wait(Ps(d.piece_setup_ps + d.descriptor_ps * p.piece.descriptors));
+    const double bytes = static_cast<double>(p.piece.bytes);
+    if (p.transfer->plan->touches_hbm) {
       run.StackOf(*p.transfer->li->in).Transfer(run.core, bytes);
     } else {
       sc_core::wait(Ps(static_cast<Picos>(std::ceil(bytes / d.bytes_per_ns * 1000.0))));
@@ -103,11 +103,11 @@ class DmaModule::Engine : public sc_core::sc_module {
     serving_since_ = -1;
     const Instruction& in = *p.transfer->li->in;
     if (run.ctx->record_dma_pieces) {
-      run.result->dma.push_back({index_, in.queue, in.engine, p.transfer->li->index, p.piece->bytes,
-                                 p.piece->descriptors, start - run.t0, Now() - run.t0,
-                                 p.transfer->li->dma_touches_hbm});
+      run.result->dma.push_back({index_, in.queue, in.engine, p.transfer->li->index, p.piece.bytes,
+                                 p.piece.descriptors, start - run.t0, Now() - run.t0,
+                                 p.transfer->plan->touches_hbm});
     } else {
-      owner_.NotePiece(index_, *p.transfer, *p.piece, start - run.t0, Now() - run.t0);
+      owner_.NotePiece(index_, *p.transfer, p.piece, start - run.t0, Now() - run.t0);
     }
     run.NoteEnd(Now());
     owner_.PieceDone(*p.transfer);
@@ -118,8 +118,8 @@ class DmaModule::Engine : public sc_core::sc_module {
   static bool TimeFits(RunState& run, const Piece& p) {
     const DmaParams& d = run.config->dma;
     try {
-      const Picos busy = d.piece_setup_ps + d.descriptor_ps * p.piece->descriptors +  // checked at load
-                         CheckedRound(static_cast<double>(p.piece->bytes) / d.bytes_per_ns * 1000.0, "");
+      const Picos busy = d.piece_setup_ps + d.descriptor_ps * p.piece.descriptors +  // checked at load
+                         CheckedRound(static_cast<double>(p.piece.bytes) / d.bytes_per_ns * 1000.0, "");
       AddTime(AddTime(Now(), busy), AddTime(busy, run.config->kernel.semaphore_latency_ps));
       return true;
     } catch (const SimError& e) {
@@ -189,10 +189,14 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
     t = free_transfers_.back();
     free_transfers_.pop_back();
   }
-  *t = {&li, static_cast<int>(li.dma.size()), key};
+  const DmaPlan& plan = run.kernel->dma_plan(li);
+  *t = {&li, &plan, plan.count, key};
   q.outstanding.push_back(t);
   const Picos ready = AddTime(setup_start, d.start_latency_ps);  // the engine names the instruction
-  for (const DmaPiece& p : li.dma) engines_[p.dma_engine]->Push(key, {t, &p, ready});
+  for (int i = 0; i < plan.count; ++i) {
+    const DmaPiece p = plan.piece(i);
+    engines_[p.dma_engine]->Push(key, {t, p, ready});
+  }
 }
 
 // Pieces may end out of order across engines; the queue completes its
@@ -216,7 +220,8 @@ void DmaModule::Complete(Transfer& t, Picos done) {
   RunState& run = *run_;
   if (run.ctx->compute_values) {
     try {
-      run.ctx->prebound = &t.li->operands;
+      const PreBound operands = run.kernel->operands(*t.li);
+      run.ctx->prebound = &operands;
       Spec(Opcode::kDmaCopy).execute(*run.ctx, *t.li->in);
       run.ctx->prebound = nullptr;
     } catch (...) {

@@ -41,6 +41,7 @@ class DmaModule : public sc_core::sc_module {
  private:
   struct Transfer {
     const LoadedInstruction* li;
+    const DmaPlan* plan;
     int remaining;
     int queue;          // owner-engine-qualified queue (QueueKey)
     Picos finished = -1;  // when its last piece ended
@@ -54,7 +55,7 @@ class DmaModule : public sc_core::sc_module {
   };
   struct Piece {
     Transfer* transfer;
-    const DmaPiece* piece;
+    DmaPiece piece;
     Picos ready;
   };
   // What the summaries need of the pieces, accumulated as they end when the

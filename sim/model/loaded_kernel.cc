@@ -89,8 +89,7 @@ void CheckSemaphoreRange(const Kernel& k) {
 
 // S8: a dma_copy is spread over up to `engines` DMA engines, each moving
 // `partitions_per_engine` partitions of the on-chip side.
-void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
-  const Instruction& in = *li->in;
+DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const Instruction& in) {
   const TensorDecl& dt = k.tensors[in.dst.tensor];
   const TensorDecl& st = k.tensors[in.src0.tensor];
   const bool dst_onchip = dt.space != MemSpace::kHbm, src_onchip = st.space != MemSpace::kHbm;
@@ -111,18 +110,89 @@ void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
     // This piece's share, rounded up; 128-bit because descriptors x elements can pass 2^63.
     return static_cast<int64_t>((static_cast<__int128>(all) * piece_elems + total - 1) / total);
   };
-  li->dma_touches_hbm = !dst_onchip || !src_onchip;
-  for (int64_t e = 0, row = 0; row < rows; ++e, row += chunk) {
-    const int64_t piece_rows = std::min(chunk, rows - row);
+  // A piece of `piece_rows` rows (its cost depends on nothing else).
+  auto piece = [&](int64_t piece_rows) {
     const int64_t elems = total / rows * piece_rows;
     DmaPiece p;
-    p.dma_engine = static_cast<int>((first_engine + e) % c.dma.engines);
     p.bytes = elems * esize;
     p.descriptors = std::max(side_desc(in.dst, dt, elems), side_desc(in.src0, st, elems));
     CheckDmaPieceTime(c, p);
-    li->dma.push_back(p);
-    li->dma_bytes += p.bytes;
+    return p;
+  };
+  DmaPlan plan;
+  plan.count = static_cast<int>((rows + chunk - 1) / chunk);
+  plan.first_engine = static_cast<int>(first_engine % c.dma.engines);
+  plan.engines = static_cast<int>(c.dma.engines);
+  plan.full = piece(chunk);
+  plan.last = piece(rows - (plan.count - 1) * chunk);
+  plan.touches_hbm = !dst_onchip || !src_onchip;
+  plan.bytes = plan.full.bytes * (plan.count - 1) + plan.last.bytes;
+  return plan;
+}
+
+// What one instruction reads and writes, for the RAW check at load.
+struct Footprint {
+  Region writes[2];
+  Region reads[5];
+  int num_writes = 0, num_reads = 0;
+};
+
+Footprint FootprintOf(const Kernel& k, const Instruction& in) {
+  Footprint f;
+  if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
+    f.writes[f.num_writes++] = RegionOf(k, in.dst);
+    if (in.acc.present()) f.writes[f.num_writes++] = RegionOf(k, in.acc);
   }
+  for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) {
+    if (ap->present()) f.reads[f.num_reads++] = RegionOf(k, *ap);
+  }
+  // An accumulating matmul reads its PSUM tile near-memory (S1: read-
+  // accumulate-write "controlled by TensorE only"), in TensorE pipeline
+  // order: consecutive accumulations issue at their II, no RAW wait. Other
+  // engines reading the tile synchronise through semaphores.
+  if (in.accumulate && in.opcode != Opcode::kMatmul) f.reads[f.num_reads++] = RegionOf(k, in.dst);
+  return f;
+}
+
+// An in-order engine never has more than a few instructions in flight (the
+// pipeline latency is a few IIs at most), so producers further back than a
+// bounded window have always committed.
+constexpr size_t kRawWindow = 16;
+
+// The RAW dependencies of instruction i on the kRawWindow before it, whose
+// footprints are in `ring` (slot j % ring.size()).
+uint16_t FindRawDeps(const std::vector<Footprint>& ring, size_t i, const Footprint& self) {
+  uint16_t deps = 0;
+  for (size_t d = 1; d <= kRawWindow && d <= i; ++d) {
+    const Footprint& prev = ring[(i - d) % ring.size()];
+    bool overlaps = false;
+    for (int w = 0; w < prev.num_writes; ++w)
+      for (int r = 0; r < self.num_reads; ++r) overlaps = overlaps || prev.writes[w].Overlaps(self.reads[r]);
+    if (overlaps) deps |= static_cast<uint16_t>(1u << (d - 1));
+  }
+  return deps;
+}
+
+uint64_t HashBound(const BoundAccess& b) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  mix(static_cast<uint64_t>(b.space));
+  mix(static_cast<uint64_t>(b.dtype));
+  mix(static_cast<uint64_t>(b.partition_start));
+  mix(static_cast<uint64_t>(b.partitions));
+  mix(b.base);
+  mix(static_cast<uint64_t>(b.count));
+  for (const ApDim& d : b.dims) {
+    mix(static_cast<uint64_t>(d.stride));
+    mix(static_cast<uint64_t>(d.size));
+  }
+  return h;
+}
+
+bool SameBound(const BoundAccess& a, const BoundAccess& b) {
+  return a.space == b.space && a.dtype == b.dtype && a.partition_start == b.partition_start &&
+         a.partitions == b.partitions && a.base == b.base && a.count == b.count && a.dims.n == b.dims.n &&
+         std::equal(a.dims.begin(), a.dims.end(), b.dims.begin());
 }
 
 }  // namespace
@@ -213,6 +283,7 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
     throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
                    " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
   }
+  std::vector<Footprint> ring(kRawWindow + 1);
   for (int e = 0; e < kNumEngines; ++e) {
     const auto& src = kernel_.streams[e];
     auto& dst = streams_[e];
@@ -230,6 +301,9 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       LoadedInstruction& li = dst[i];
       li.in = &in;
       li.index = static_cast<int>(i);
+      li.opcode = in.opcode;
+      li.waits = !in.waits.empty();
+      li.signals = !in.signals.empty();
       // Costs and bindings are checked arithmetic; name the instruction when they overflow.
       auto located = [&](auto&& f) {
         try {
@@ -239,42 +313,44 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
         }
       };
       li.cost = located([&] { return spec.cost(kernel_, in, c); });
-      li.operands = located([&] { return PreBind(kernel_, in); });
-      if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
-        li.writes.push_back(RegionOf(kernel_, in.dst));
-        if (in.acc.present()) li.writes.push_back(RegionOf(kernel_, in.acc));
-      }
-      for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) {
-        if (ap->present()) li.reads.push_back(RegionOf(kernel_, *ap));
-      }
-      // An accumulating matmul reads its PSUM tile near-memory (S1: read-
-      // accumulate-write "controlled by TensorE only"), in TensorE pipeline
-      // order: consecutive accumulations issue at their II, no RAW wait. Other
-      // engines reading the tile synchronise through semaphores.
-      if (in.accumulate && in.opcode != Opcode::kMatmul) li.reads.push_back(RegionOf(kernel_, in.dst));
+      located([&] {
+        BindOperands(in, &li);
+        return 0;
+      });
       if (in.opcode == Opcode::kDmaCopy) {
-        located([&] { PlanDma(kernel_, c, &li); });
+        li.dma_plan = static_cast<int>(dma_plans_.size());
+        dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
         ++dma_count_;
-        dma_piece_count_ += static_cast<int64_t>(li.dma.size());
+        dma_piece_count_ += dma_plans_.back().count;
       }
       ++instructions_;
-      FindRawDeps(dst, i, &li);
+      const Footprint f = FootprintOf(kernel_, in);
+      li.raw_deps = FindRawDeps(ring, i, f);
+      ring[i % ring.size()] = f;
     }
   }
 }
 
-// An in-order engine never has more than a few instructions in flight (the
-// pipeline latency is a few IIs at most), so producers further back than a
-// bounded window have always committed.
-void LoadedKernel::FindRawDeps(const std::vector<LoadedInstruction>& stream, size_t i, LoadedInstruction* li) {
-  constexpr size_t kWindow = 16;
-  for (size_t j = i; j-- > 0 && i - j <= kWindow;) {
-    const LoadedInstruction& prev = stream[j];
-    bool overlaps = false;
-    for (const Region& w : prev.writes)
-      for (const Region& r : li->reads) overlaps = overlaps || w.Overlaps(r);
-    if (overlaps) li->raw_deps.push_back(static_cast<int>(j));
+// The instruction's on-chip operands, bound now (HBM ones are bound per
+// execution, when their addresses are known).
+void LoadedKernel::BindOperands(const Instruction& in, LoadedInstruction* li) {
+  li->operands = static_cast<uint32_t>(operand_table_.size());
+  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+    if (!ap->present() || kernel_.tensors[ap->tensor].space == MemSpace::kHbm) continue;
+    operand_table_.push_back({ap, Intern(Bind(kernel_, *ap, 0))});
+    ++li->num_operands;
   }
+}
+
+const BoundAccess* LoadedKernel::Intern(const BoundAccess& b) {
+  const uint64_t h = HashBound(b);
+  const auto [first, last] = bound_index_.equal_range(h);
+  for (auto it = first; it != last; ++it) {
+    if (SameBound(*it->second, b)) return it->second;
+  }
+  bound_.push_back(b);
+  bound_index_.emplace(h, &bound_.back());
+  return &bound_.back();
 }
 
 }  // namespace nsim

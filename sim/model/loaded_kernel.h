@@ -5,6 +5,8 @@
 // and writes resolved for same-engine hazard checks.
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/config/hw_config.h"
@@ -33,19 +35,39 @@ struct DmaPiece {
   int64_t descriptors = 0;
 };
 
+// How a dma_copy is spread over the DMA engines: `count` pieces on engines
+// first_engine, first_engine + 1, ... (modulo `engines`); every piece but the
+// last moves the same rows (`full`), the last one the rest (`last`).
+struct DmaPlan {
+  int first_engine = 0;
+  int engines = 1;
+  int count = 0;
+  DmaPiece full, last;  // their dma_engine is not used
+  bool touches_hbm = false;
+  int64_t bytes = 0;  // all pieces together
+  DmaPiece piece(int i) const {
+    DmaPiece p = i + 1 < count ? full : last;
+    p.dma_engine = (first_engine + i) % engines;
+    return p;
+  }
+};
+
+// The hot per-instruction record the engines walk (56 bytes): operands,
+// regions and text stay in the kernel and the loaded kernel's side tables.
 struct LoadedInstruction {
   const Instruction* in = nullptr;
-  int index = 0;
   InstrCost cost;
-  PreBound operands;
-  std::vector<Region> reads;
-  std::vector<Region> writes;
+  int index = 0;
+  int dma_plan = -1;          // dma_copy: index of its DmaPlan (LoadedKernel::dma_plan)
+  uint32_t operands = 0;      // first of its pre-bound on-chip operands (LoadedKernel::operands)
   // Earlier instructions of the same stream whose outputs this one reads
-  // (RAW, resolved at load time): it may not issue before they commit.
-  std::vector<int> raw_deps;
-  std::vector<DmaPiece> dma;  // dma_copy only
-  bool dma_touches_hbm = false;
-  int64_t dma_bytes = 0;
+  // (RAW, resolved at load time): bit d-1 set = instruction index - d (d <= 16,
+  // see FindRawDeps). It may not issue before they commit.
+  uint16_t raw_deps = 0;
+  uint8_t num_operands = 0;
+  Opcode opcode = Opcode::kWait;
+  bool waits = false;    // has semaphore waits
+  bool signals = false;  // has semaphore signals
 };
 
 class LoadedKernel {
@@ -57,6 +79,9 @@ class LoadedKernel {
   const std::string& config_name() const { return config_name_; }
   uint64_t config_hash() const { return config_hash_; }  // ConfigContentHash of the config it was loaded for
   const std::vector<LoadedInstruction>& stream(EngineId e) const { return streams_[static_cast<int>(e)]; }
+  // The pre-bound on-chip operands of `li` (for ExecContext::prebound).
+  PreBound operands(const LoadedInstruction& li) const { return {operand_table_.data() + li.operands, li.num_operands}; }
+  const DmaPlan& dma_plan(const LoadedInstruction& li) const { return dma_plans_[static_cast<size_t>(li.dma_plan)]; }
   int64_t instruction_count() const { return instructions_; }
   int64_t dma_count() const { return dma_count_; }              // dma_copy instructions
   int64_t dma_piece_count() const { return dma_piece_count_; }  // their pieces, all together
@@ -66,13 +91,20 @@ class LoadedKernel {
  private:
   void Layout(const HardwareConfig& c);
   void Prepare(const HardwareConfig& c);
-  static void FindRawDeps(const std::vector<LoadedInstruction>& stream, size_t i, LoadedInstruction* li);
+  void BindOperands(const Instruction& in, LoadedInstruction* li);
+  const BoundAccess* Intern(const BoundAccess& b);
 
   Kernel kernel_;
   uint64_t hash_ = 0;
   std::string config_name_;
   uint64_t config_hash_ = 0;
   std::array<std::vector<LoadedInstruction>, kNumEngines> streams_;
+  std::vector<PreBoundOperand> operand_table_;
+  // Distinct bound accesses (a long kernel binds the same tiles again and
+  // again), deque for stable addresses; indexed by a hash of their fields.
+  std::deque<BoundAccess> bound_;
+  std::unordered_multimap<uint64_t, const BoundAccess*> bound_index_;
+  std::vector<DmaPlan> dma_plans_;
   int64_t sbuf_used_ = 0, psum_used_ = 0;
   int64_t instructions_ = 0, dma_count_ = 0, dma_piece_count_ = 0;
 };

@@ -102,7 +102,7 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
     const int e = static_cast<int>(rec.engine);
     busy[e].Add(rec.start, rec.end);
     r->engines[e].instructions++;
-    r->engines[e].by_opcode[static_cast<int>(kernel.stream(rec.engine)[rec.index].in->opcode)]++;
+    r->engines[e].by_opcode[static_cast<int>(kernel.stream(rec.engine)[rec.index].opcode)]++;
   }
   for (int e = 0; e < kNumEngines; ++e) r->engines[e].busy = busy[e].Total();
 
@@ -116,7 +116,7 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
   for (int e = 0; e < kNumEngines; ++e) {
     std::map<int, int64_t> transfers;  // by queue of engine e
     for (const LoadedInstruction& li : kernel.stream(static_cast<EngineId>(e))) {
-      if (li.in->opcode != Opcode::kDmaCopy) continue;
+      if (li.opcode != Opcode::kDmaCopy) continue;
       transfers[li.in->queue]++;
       if (k.tensors[li.in->src0.tensor].space == MemSpace::kHbm)
         r->hbm_bytes_read += li.in->src0.NumElements() * DTypeSize(k.tensors[li.in->src0.tensor].dtype);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_map>
 #include <variant>
 
 #include "sim/base/error.h"
@@ -264,7 +265,41 @@ std::string FormatNumber(double v) {
   return buf;
 }
 
+namespace {
+
+// While FormatKernelPieces runs on this thread: the text of every access
+// pattern printed so far, by its content (a long kernel names the same tiles
+// again and again, and finding the shortest slice text is the costly part).
+thread_local std::unordered_map<std::string, std::string>* ap_memo = nullptr;
+
+std::string MemoKey(const AccessPattern& ap) {
+  std::string key;
+  key.reserve(sizeof(int) + 2 * sizeof(int64_t) + ap.dims.size() * sizeof(ApDim));
+  key.append(reinterpret_cast<const char*>(&ap.tensor), sizeof ap.tensor);
+  key.append(reinterpret_cast<const char*>(&ap.partition_start), sizeof ap.partition_start);
+  key.append(reinterpret_cast<const char*>(&ap.offset), sizeof ap.offset);
+  for (const ApDim& d : ap.dims) {
+    key.append(reinterpret_cast<const char*>(&d.stride), sizeof d.stride);
+    key.append(reinterpret_cast<const char*>(&d.size), sizeof d.size);
+  }
+  return key;
+}
+
+std::string FormatAccessPatternUncached(const Kernel& k, const AccessPattern& ap);
+
+}  // namespace
+
 std::string FormatAccessPattern(const Kernel& k, const AccessPattern& ap) {
+  if (ap_memo == nullptr) return FormatAccessPatternUncached(k, ap);
+  std::string key = MemoKey(ap);
+  const auto it = ap_memo->find(key);
+  if (it != ap_memo->end()) return it->second;
+  return ap_memo->emplace(std::move(key), FormatAccessPatternUncached(k, ap)).first->second;
+}
+
+namespace {
+
+std::string FormatAccessPatternUncached(const Kernel& k, const AccessPattern& ap) {
   if (!ap.present()) return "<none>";
   if (ap.tensor >= static_cast<int>(k.tensors.size())) return "<tensor#" + std::to_string(ap.tensor) + ">";
   const TensorDecl& t = k.tensors[ap.tensor];
@@ -280,6 +315,8 @@ std::string FormatAccessPattern(const Kernel& k, const AccessPattern& ap) {
   }
   return best.empty() ? FormatExplicitAp(t, ap) : best;
 }
+
+}  // namespace
 
 std::string FormatOperands(const Kernel& k, const Instruction& inst) {
   const AccessPattern* positional[] = {&inst.dst, &inst.src0, &inst.src1};
@@ -301,6 +338,13 @@ std::string FormatInstruction(const Kernel& k, const Instruction& inst) {
 }
 
 void FormatKernelPieces(const Kernel& k, const std::function<void(const std::string&)>& piece) {
+  // Memoise access pattern texts for this kernel (restored on exit, also on a throw).
+  std::unordered_map<std::string, std::string> memo;
+  struct Scope {
+    std::unordered_map<std::string, std::string>* saved;
+    ~Scope() { ap_memo = saved; }
+  } scope{ap_memo};
+  ap_memo = &memo;
   piece("kernel " + k.name + "\n");
   if (!k.tensors.empty()) piece("\n" + FormatTensors(k));
   std::string sems;

@@ -230,7 +230,7 @@ void DmaModule::Complete(Transfer& t, Picos done) {
     }
   }
   run.NoteEnd(done);
-  sems_.Signal(done + run.config->kernel.semaphore_latency_ps, t.li->in->signals);
+  sems_.Signal(done + run.config->kernel.semaphore_latency_ps, run.kernel->signals(*t.li), t.li->num_signals);
   if (--transfers_left_ == 0 && !run.ctx->record_dma_pieces) WriteTotals();
 }
 

@@ -58,7 +58,7 @@ void EngineModule::RunStream() {
   for (position_ = 0; position_ < static_cast<int>(stream.size()); ++position_) {
     const LoadedInstruction& li = stream[position_];
     const Picos ready = local;
-    if (li.waits) {
+    if (li.num_waits > 0) {
       if (local > Now()) sc_core::wait(Ps(local - Now()));
       if (!WaitForSemaphores(li)) return;
       local = std::max(local, Now());
@@ -71,7 +71,8 @@ void EngineModule::RunStream() {
 }
 
 bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
-  for (int sem; (sem = sems_.FirstUnsatisfied(li.in->waits)) >= 0;) {
+  const SemWait* waits = run_->kernel->waits(li);
+  for (int sem; (sem = sems_.FirstUnsatisfied(waits, li.num_waits)) >= 0;) {
     sc_core::wait(sems_.changed(sem));  // also notified when the run aborts
     if (run_->aborted) return false;
   }
@@ -115,7 +116,7 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
       Spec(li.opcode).execute(*run_->ctx, *li.in);
       run_->ctx->prebound = nullptr;
     }
-    if (li.signals) sems_.Signal(signal_at, li.in->signals);
+    sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals);
     commit_[li.index % kCommitRing] = end;
   }
   run_->result->instructions.push_back({id_, li.index, start - run_->t0, end - run_->t0, waited});

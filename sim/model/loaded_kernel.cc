@@ -119,14 +119,20 @@ DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const Instruction& in)
     CheckDmaPieceTime(c, p);
     return p;
   };
+  // Counts fit 16 bits: rows <= 128 partitions (or an HBM dim, split over
+  // at most `engines` pieces), and the config allows few DMA engines.
+  if (c.dma.engines > UINT16_MAX) throw SimError("config '" + c.name + "': too many DMA engines");
   DmaPlan plan;
-  plan.count = static_cast<int>((rows + chunk - 1) / chunk);
-  plan.first_engine = static_cast<int>(first_engine % c.dma.engines);
-  plan.engines = static_cast<int>(c.dma.engines);
-  plan.full = piece(chunk);
-  plan.last = piece(rows - (plan.count - 1) * chunk);
+  const int64_t count = (rows + chunk - 1) / chunk;  // <= engines
+  plan.count = static_cast<uint16_t>(count);
+  plan.first_engine = static_cast<uint16_t>(first_engine % c.dma.engines);
+  plan.engines = static_cast<uint16_t>(c.dma.engines);
+  const DmaPiece full = piece(chunk), last = piece(rows - (count - 1) * chunk);
+  plan.full_bytes = full.bytes;
+  plan.full_descriptors = full.descriptors;
+  plan.last_bytes = last.bytes;
+  plan.last_descriptors = last.descriptors;
   plan.touches_hbm = !dst_onchip || !src_onchip;
-  plan.bytes = plan.full.bytes * (plan.count - 1) + plan.last.bytes;
   return plan;
 }
 
@@ -225,6 +231,7 @@ LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
   CheckSemaphoreRange(kernel_);
   Layout(config);
   Prepare(config);
+  FindRaceCandidates();
   hash_ = KernelHash(kernel_);
 }
 
@@ -283,6 +290,7 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
     throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
                    " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
   }
+  Reserve();
   std::vector<Footprint> ring(kRawWindow + 1);
   for (int e = 0; e < kNumEngines; ++e) {
     const auto& src = kernel_.streams[e];
@@ -302,8 +310,16 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       li.in = &in;
       li.index = static_cast<int>(i);
       li.opcode = in.opcode;
-      li.waits = !in.waits.empty();
-      li.signals = !in.signals.empty();
+      // Semaphores: at most 255 each (checked), copied next to their neighbours'.
+      if (in.waits.size() > UINT16_MAX || in.signals.size() > UINT16_MAX) {
+        isa::Fail(kernel_, in, "more than 65535 wait= or signal= on one instruction");
+      }
+      li.waits = static_cast<uint32_t>(wait_table_.size());
+      li.num_waits = static_cast<uint16_t>(in.waits.size());
+      wait_table_.insert(wait_table_.end(), in.waits.begin(), in.waits.end());
+      li.signals = static_cast<uint32_t>(signal_table_.size());
+      li.num_signals = static_cast<uint16_t>(in.signals.size());
+      signal_table_.insert(signal_table_.end(), in.signals.begin(), in.signals.end());
       // Costs and bindings are checked arithmetic; name the instruction when they overflow.
       auto located = [&](auto&& f) {
         try {
@@ -329,6 +345,63 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       ring[i % ring.size()] = f;
     }
   }
+}
+
+// Which tensors two agents touch and one writes, and so which instructions
+// the race detector must look at (race_detector.h).
+void LoadedKernel::FindRaceCandidates() {
+  tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
+  auto touch = [&](const AccessPattern& ap, int engine, bool write) {
+    if (!ap.present()) return;
+    TensorAgents& a = tensor_agents_[ap.tensor];
+    if (engine >= 0) a.engines |= 1u << engine;
+    else a.transfers = std::min(a.transfers + 1, 2);
+    a.written = a.written || write;
+  };
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const Instruction& in : kernel_.streams[e]) {
+      if (in.opcode == Opcode::kDmaCopy) {  // each transfer is an agent of its own
+        touch(in.src0, -1, false);
+        touch(in.dst, -1, true);
+        continue;
+      }
+      for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) touch(*ap, e, false);
+      touch(in.dst, e, true);
+      touch(in.acc, e, true);
+    }
+  }
+  for (auto& stream : streams_) {
+    for (LoadedInstruction& li : stream) {
+      const Instruction& in = *li.in;
+      for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+        if (!ap->present()) continue;
+        // HBM tensors race by address, known only per execution.
+        li.may_race = li.may_race || kernel_.tensors[ap->tensor].space == MemSpace::kHbm ||
+                      tensor_agents_[ap->tensor].MayRace();
+      }
+    }
+  }
+}
+
+// The side tables grow to exactly their final size once (no doubling slack
+// in a million-instruction kernel).
+void LoadedKernel::Reserve() {
+  size_t operands = 0, dmas = 0, waits = 0, signals = 0;
+  for (const auto& stream : kernel_.streams) {
+    for (const Instruction& in : stream) {
+      for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+        operands += ap->present() && ap->tensor < static_cast<int>(kernel_.tensors.size()) &&
+                    kernel_.tensors[ap->tensor].space != MemSpace::kHbm;
+      }
+      dmas += in.opcode == Opcode::kDmaCopy;
+      waits += in.waits.size();
+      signals += in.signals.size();
+    }
+  }
+  operand_table_.reserve(operands);
+  dma_plans_.reserve(dmas);
+  wait_table_.reserve(waits);
+  signal_table_.reserve(signals);
 }
 
 // The instruction's on-chip operands, bound now (HBM ones are bound per

@@ -37,23 +37,24 @@ struct DmaPiece {
 
 // How a dma_copy is spread over the DMA engines: `count` pieces on engines
 // first_engine, first_engine + 1, ... (modulo `engines`); every piece but the
-// last moves the same rows (`full`), the last one the rest (`last`).
+// last moves the same rows (full_*), the last one the rest (last_*).
 struct DmaPlan {
-  int first_engine = 0;
-  int engines = 1;
-  int count = 0;
-  DmaPiece full, last;  // their dma_engine is not used
+  int64_t full_bytes = 0, full_descriptors = 0;
+  int64_t last_bytes = 0, last_descriptors = 0;
+  uint16_t first_engine = 0;
+  uint16_t engines = 1;
+  uint16_t count = 0;
   bool touches_hbm = false;
-  int64_t bytes = 0;  // all pieces together
   DmaPiece piece(int i) const {
-    DmaPiece p = i + 1 < count ? full : last;
-    p.dma_engine = (first_engine + i) % engines;
-    return p;
+    const bool last = i + 1 == count;
+    return {(first_engine + i) % engines, last ? last_bytes : full_bytes, last ? last_descriptors : full_descriptors};
   }
+  int64_t bytes() const { return full_bytes * (count - 1) + last_bytes; }
 };
 
-// The hot per-instruction record the engines walk (56 bytes): operands,
-// regions and text stay in the kernel and the loaded kernel's side tables.
+// The hot per-instruction record the engines walk (64 bytes): operands,
+// semaphores and DMA plans sit in the loaded kernel's side tables, in
+// instruction order; regions and text stay in the kernel.
 struct LoadedInstruction {
   const Instruction* in = nullptr;
   InstrCost cost;
@@ -66,8 +67,20 @@ struct LoadedInstruction {
   uint16_t raw_deps = 0;
   uint8_t num_operands = 0;
   Opcode opcode = Opcode::kWait;
-  bool waits = false;    // has semaphore waits
-  bool signals = false;  // has semaphore signals
+  uint32_t waits = 0, signals = 0;  // first of its semaphore waits / signals (LoadedKernel::waits)
+  uint16_t num_waits = 0, num_signals = 0;
+  // Whether the race detector must look at it: it touches HBM or an on-chip
+  // tensor that two agents touch and one writes (LoadedKernel::tensor_agents).
+  bool may_race = false;
+};
+
+// Who touches a tensor, over the whole kernel (for the race detector): each
+// engine's instructions are one agent, each DMA transfer is one of its own.
+struct TensorAgents {
+  unsigned engines = 0;   // bit per engine
+  int transfers = 0;      // dma_copies touching it, counted up to 2
+  bool written = false;
+  bool MayRace() const { return written && __builtin_popcount(engines) + transfers >= 2; }
 };
 
 class LoadedKernel {
@@ -82,6 +95,9 @@ class LoadedKernel {
   // The pre-bound on-chip operands of `li` (for ExecContext::prebound).
   PreBound operands(const LoadedInstruction& li) const { return {operand_table_.data() + li.operands, li.num_operands}; }
   const DmaPlan& dma_plan(const LoadedInstruction& li) const { return dma_plans_[static_cast<size_t>(li.dma_plan)]; }
+  const std::vector<TensorAgents>& tensor_agents() const { return tensor_agents_; }  // per tensor
+  const SemWait* waits(const LoadedInstruction& li) const { return wait_table_.data() + li.waits; }
+  const SemSignal* signals(const LoadedInstruction& li) const { return signal_table_.data() + li.signals; }
   int64_t instruction_count() const { return instructions_; }
   int64_t dma_count() const { return dma_count_; }              // dma_copy instructions
   int64_t dma_piece_count() const { return dma_piece_count_; }  // their pieces, all together
@@ -91,6 +107,8 @@ class LoadedKernel {
  private:
   void Layout(const HardwareConfig& c);
   void Prepare(const HardwareConfig& c);
+  void Reserve();
+  void FindRaceCandidates();
   void BindOperands(const Instruction& in, LoadedInstruction* li);
   const BoundAccess* Intern(const BoundAccess& b);
 
@@ -105,6 +123,9 @@ class LoadedKernel {
   std::deque<BoundAccess> bound_;
   std::unordered_multimap<uint64_t, const BoundAccess*> bound_index_;
   std::vector<DmaPlan> dma_plans_;
+  std::vector<TensorAgents> tensor_agents_;
+  std::vector<SemWait> wait_table_;
+  std::vector<SemSignal> signal_table_;
   int64_t sbuf_used_ = 0, psum_used_ = 0;
   int64_t instructions_ = 0, dma_count_ = 0, dma_piece_count_ = 0;
 };

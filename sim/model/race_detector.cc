@@ -180,41 +180,21 @@ class RaceCandidates {
     group_.resize(n);
     for (size_t t = 0; t < n; ++t) group_[t] = static_cast<int>(t);
     GroupHbm(k, hbm_address);
-    std::vector<Stats> stats(n);
-    for (int e = 0; e < kNumEngines; ++e) {
-      for (const LoadedInstruction& li : lk.stream(static_cast<EngineId>(e))) {
-        const Instruction& in = *li.in;
-        if (in.opcode == Opcode::kDmaCopy) {  // each transfer is an agent of its own
-          Touch(stats, in.src0, -1, false);
-          Touch(stats, in.dst, -1, true);
-          continue;
-        }
-        for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) Touch(stats, *ap, e, false);
-        Touch(stats, in.dst, e, true);
-        Touch(stats, in.acc, e, true);
-      }
+    // Who touches each group: the loader counted it per tensor.
+    std::vector<TensorAgents> agents(n);
+    for (size_t t = 0; t < n; ++t) {
+      const TensorAgents& a = lk.tensor_agents()[t];
+      TensorAgents& g = agents[group_[t]];
+      g.engines |= a.engines;
+      g.transfers = std::min(g.transfers + a.transfers, 2);
+      g.written = g.written || a.written;
     }
     candidate_.resize(n);
-    for (size_t g = 0; g < n; ++g) {
-      const int agents = __builtin_popcount(stats[g].engines) + static_cast<int>(stats[g].transfers);
-      candidate_[g] = stats[g].written && agents >= 2;
-    }
+    for (size_t g = 0; g < n; ++g) candidate_[g] = agents[g].MayRace();
   }
   bool Candidate(const AccessPattern& ap) const { return ap.present() && candidate_[group_[ap.tensor]]; }
 
  private:
-  struct Stats {
-    unsigned engines = 0;   // bit per engine touching the group
-    int64_t transfers = 0;  // DMA transfers touching it (counted up to 2)
-    bool written = false;
-  };
-  void Touch(std::vector<Stats>& stats, const AccessPattern& ap, int engine, bool write) const {
-    if (!ap.present()) return;
-    Stats& s = stats[group_[ap.tensor]];
-    if (engine >= 0) s.engines |= 1u << engine;
-    else s.transfers = std::min<int64_t>(s.transfers + 1, 2);
-    s.written = s.written || write;
-  }
   // Connected runs of HBM tensors by overlapping [address, address + bytes).
   void GroupHbm(const Kernel& k, const std::vector<uint64_t>& hbm_address) {
     std::vector<std::pair<uint64_t, int>> hbm;
@@ -306,6 +286,7 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
   int next_agent = kNumEngines;
   for (const InstructionRecord* rec : order) {
     const LoadedInstruction& li = lk.stream(rec->engine)[rec->index];
+    if (!li.may_race) continue;  // touches nothing two agents touch
     const Instruction& in = *li.in;
     auto add = [&](Agent agent, const AccessPattern& ap, bool write, Picos t1) {
       if (candidates.Candidate(ap)) sweep.Add(agent, li, ap, write, rec->start, t1);

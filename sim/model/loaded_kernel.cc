@@ -338,6 +338,11 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
         dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
         ++dma_count_;
         dma_piece_count_ += dma_plans_.back().count;
+        dma_queue_transfers_[{static_cast<EngineId>(e), in.queue}]++;
+        const TensorDecl& from = kernel_.tensors[in.src0.tensor];
+        const TensorDecl& to = kernel_.tensors[in.dst.tensor];
+        if (from.space == MemSpace::kHbm) hbm_bytes_read_ += in.src0.NumElements() * DTypeSize(from.dtype);
+        if (to.space == MemSpace::kHbm) hbm_bytes_written_ += in.dst.NumElements() * DTypeSize(to.dtype);
       }
       ++instructions_;
       const Footprint f = FootprintOf(kernel_, in);

@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -96,6 +98,11 @@ class LoadedKernel {
   PreBound operands(const LoadedInstruction& li) const { return {operand_table_.data() + li.operands, li.num_operands}; }
   const DmaPlan& dma_plan(const LoadedInstruction& li) const { return dma_plans_[static_cast<size_t>(li.dma_plan)]; }
   const std::vector<TensorAgents>& tensor_agents() const { return tensor_agents_; }  // per tensor
+  // dma_copy instructions per (issuing engine, queue), and the HBM bytes all
+  // of them read and write (each execution moves the same).
+  const std::map<std::pair<EngineId, int>, int64_t>& dma_queue_transfers() const { return dma_queue_transfers_; }
+  int64_t hbm_bytes_read() const { return hbm_bytes_read_; }
+  int64_t hbm_bytes_written() const { return hbm_bytes_written_; }
   const SemWait* waits(const LoadedInstruction& li) const { return wait_table_.data() + li.waits; }
   const SemSignal* signals(const LoadedInstruction& li) const { return signal_table_.data() + li.signals; }
   int64_t instruction_count() const { return instructions_; }
@@ -124,6 +131,8 @@ class LoadedKernel {
   std::unordered_multimap<uint64_t, const BoundAccess*> bound_index_;
   std::vector<DmaPlan> dma_plans_;
   std::vector<TensorAgents> tensor_agents_;
+  std::map<std::pair<EngineId, int>, int64_t> dma_queue_transfers_;
+  int64_t hbm_bytes_read_ = 0, hbm_bytes_written_ = 0;
   std::vector<SemWait> wait_table_;
   std::vector<SemSignal> signal_table_;
   int64_t sbuf_used_ = 0, psum_used_ = 0;

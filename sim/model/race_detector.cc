@@ -193,6 +193,8 @@ class RaceCandidates {
     for (size_t g = 0; g < n; ++g) candidate_[g] = agents[g].MayRace();
   }
   bool Candidate(const AccessPattern& ap) const { return ap.present() && candidate_[group_[ap.tensor]]; }
+  int Group(const AccessPattern& ap) const { return group_[ap.tensor]; }
+  size_t groups() const { return group_.size(); }
 
  private:
   // Connected runs of HBM tensors by overlapping [address, address + bytes).
@@ -216,17 +218,21 @@ class RaceCandidates {
 };
 
 // Sweeps the accesses of an execution in order of their start, keeping the
-// ones still in flight, and collects the races among them.
+// ones still in flight per memory group (accesses to different groups never
+// share a byte), and collects the races among them.
 class RaceSweep {
  public:
-  RaceSweep(const Kernel& k, const std::vector<uint64_t>& hbm_address) : k_(k), hbm_address_(hbm_address) {}
-  void Add(Agent agent, const LoadedInstruction& li, const AccessPattern& ap, bool write, Picos t0, Picos t1) {
+  RaceSweep(const Kernel& k, const std::vector<uint64_t>& hbm_address, size_t groups)
+      : k_(k), hbm_address_(hbm_address), active_(groups) {}
+  void Add(int group, Agent agent, const LoadedInstruction& li, const AccessPattern& ap, bool write, Picos t0,
+           Picos t1) {
     const Region r = RegionOf(k_, ap);
     Access a{agent, write, &li, &ap, r, 0, 0, t0, t1};
     std::tie(a.lo, a.hi) = Bytes(k_, r, hbm_address_);
-    active_.erase(std::remove_if(active_.begin(), active_.end(), [&](const Access& b) { return b.t1 <= a.t0; }),
-                  active_.end());
-    for (const Access& b : active_) {
+    std::vector<Access>& active = active_[group];
+    active.erase(std::remove_if(active.begin(), active.end(), [&](const Access& b) { return b.t1 <= a.t0; }),
+                 active.end());
+    for (const Access& b : active) {
       if (!MayConflict(a, b) || reported_.count({a.li, b.li})) continue;
       const Shared shared = SharedBytes(k_, a, b, hbm_address_);
       if (shared.bytes == 0) continue;
@@ -234,14 +240,14 @@ class RaceSweep {
       reported_.insert({a.li, b.li});
       reported_.insert({b.li, a.li});
     }
-    active_.push_back(a);
+    active.push_back(a);
   }
   std::vector<Race> Take() { return std::move(races_); }
 
  private:
   const Kernel& k_;
   const std::vector<uint64_t>& hbm_address_;
-  std::vector<Access> active_;
+  std::vector<std::vector<Access>> active_;  // in flight, per group
   std::set<std::pair<const LoadedInstruction*, const LoadedInstruction*>> reported_;  // one race per pair
   std::vector<Race> races_;
 };
@@ -282,14 +288,14 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
   for (const InstructionRecord& rec : result.instructions) order.push_back(&rec);
   auto by_start = [](const InstructionRecord* a, const InstructionRecord* b) { return a->start < b->start; };
   if (!std::is_sorted(order.begin(), order.end(), by_start)) std::stable_sort(order.begin(), order.end(), by_start);
-  RaceSweep sweep(lk.kernel(), hbm_address);
+  RaceSweep sweep(lk.kernel(), hbm_address, candidates.groups());
   int next_agent = kNumEngines;
   for (const InstructionRecord* rec : order) {
     const LoadedInstruction& li = lk.stream(rec->engine)[rec->index];
     if (!li.may_race) continue;  // touches nothing two agents touch
     const Instruction& in = *li.in;
     auto add = [&](Agent agent, const AccessPattern& ap, bool write, Picos t1) {
-      if (candidates.Candidate(ap)) sweep.Add(agent, li, ap, write, rec->start, t1);
+      if (candidates.Candidate(ap)) sweep.Add(candidates.Group(ap), agent, li, ap, write, rec->start, t1);
     };
     if (in.opcode == Opcode::kDmaCopy) {
       // The trigger touches no data; the transfer does, from the trigger's

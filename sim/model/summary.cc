@@ -112,19 +112,11 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
   } else if (r->dma_engines.empty()) {
     r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
   }
-  const Kernel& k = kernel.kernel();
-  for (int e = 0; e < kNumEngines; ++e) {
-    std::map<int, int64_t> transfers;  // by queue of engine e
-    for (const LoadedInstruction& li : kernel.stream(static_cast<EngineId>(e))) {
-      if (li.opcode != Opcode::kDmaCopy) continue;
-      transfers[li.in->queue]++;
-      if (k.tensors[li.in->src0.tensor].space == MemSpace::kHbm)
-        r->hbm_bytes_read += li.in->src0.NumElements() * DTypeSize(k.tensors[li.in->src0.tensor].dtype);
-      if (k.tensors[li.in->dst.tensor].space == MemSpace::kHbm)
-        r->hbm_bytes_written += li.in->dst.NumElements() * DTypeSize(k.tensors[li.in->dst.tensor].dtype);
-    }
-    for (const auto& [queue, n] : transfers) r->dma_queues[DmaQueueName(static_cast<EngineId>(e), queue)].transfers += n;
+  for (const auto& [queue, n] : kernel.dma_queue_transfers()) {
+    r->dma_queues[DmaQueueName(queue.first, queue.second)].transfers += n;
   }
+  r->hbm_bytes_read += kernel.hbm_bytes_read();
+  r->hbm_bytes_written += kernel.hbm_bytes_written();
 }
 
 }  // namespace nsim

@@ -11,21 +11,31 @@
 namespace nsim {
 namespace {
 
+// The total length of the union of [start, end) intervals fed in order of
+// their start, without storing them.
+class SortedUnion {
+ public:
+  void Add(Picos s, Picos e) {
+    if (s > cur_end_) {
+      if (cur_end_ > cur_start_) total_ += cur_end_ - cur_start_;
+      cur_start_ = s;
+      cur_end_ = e;
+    } else {
+      cur_end_ = std::max(cur_end_, e);
+    }
+  }
+  Picos Total() const { return total_ + (cur_end_ > cur_start_ ? cur_end_ - cur_start_ : 0); }
+
+ private:
+  Picos total_ = 0, cur_start_ = 0, cur_end_ = -1;
+};
+
 // Total length of the union of [start, end) intervals.
 Picos UnionLength(std::vector<std::pair<Picos, Picos>> iv) {
   if (!std::is_sorted(iv.begin(), iv.end())) std::sort(iv.begin(), iv.end());
-  Picos total = 0, cur_start = 0, cur_end = -1;
-  for (const auto& [s, e] : iv) {
-    if (s > cur_end) {
-      if (cur_end > cur_start) total += cur_end - cur_start;
-      cur_start = s;
-      cur_end = e;
-    } else {
-      cur_end = std::max(cur_end, e);
-    }
-  }
-  if (cur_end > cur_start) total += cur_end - cur_start;
-  return total;
+  SortedUnion u;
+  for (const auto& [s, e] : iv) u.Add(s, e);
+  return u.Total();
 }
 
 void MergeByStart(std::vector<InstructionRecord>* records) {
@@ -43,25 +53,6 @@ void MergeByStart(std::vector<InstructionRecord>* records) {
     out = per[best][next[best]++];
   }
 }
-
-// The union length of intervals fed in order of their start (as UnionLength
-// computes it after sorting), without storing them.
-class SortedUnion {
- public:
-  void Add(Picos s, Picos e) {
-    if (s > cur_end_) {
-      if (cur_end_ > cur_start_) total_ += cur_end_ - cur_start_;
-      cur_start_ = s;
-      cur_end_ = e;
-    } else {
-      cur_end_ = std::max(cur_end_, e);
-    }
-  }
-  Picos Total() const { return total_ + (cur_end_ > cur_start_ ? cur_end_ - cur_start_ : 0); }
-
- private:
-  Picos total_ = 0, cur_start_ = 0, cur_end_ = -1;
-};
 
 // The per-DMA-engine and per-queue summaries from the piece records.
 void SummarizeDmaPieces(const HardwareConfig& config, ExecutionResult* r) {

@@ -14,6 +14,9 @@
 
 namespace nsim {
 
+// The engines walk one of these per instruction: keep it within a cache line.
+static_assert(sizeof(LoadedInstruction) <= 64, "the hot per-instruction record outgrew a cache line");
+
 bool Region::Overlaps(const Region& o) const {
   if (tensor < 0 || o.tensor < 0 || space != o.space) return false;
   if (space == MemSpace::kHbm && tensor != o.tensor) return false;

@@ -26,17 +26,21 @@ struct InstrCost {
 };
 
 // On-chip operands of one instruction bound once at load time (binding is
-// on the per-instruction path; HBM operands are bound per execution).
+// on the per-instruction path; HBM operands are bound per execution). A view
+// of the loaded kernel's operand table (model/loaded_kernel.h), whose bound
+// accesses are shared by every instruction binding the same one.
+struct PreBoundOperand {
+  const AccessPattern* ap = nullptr;
+  const BoundAccess* bound = nullptr;
+};
 struct PreBound {
-  const AccessPattern* ap[6] = {};
-  BoundAccess bound[6];
+  const PreBoundOperand* operands = nullptr;
   int n = 0;
   const BoundAccess* Find(const AccessPattern* p) const {
-    for (int i = 0; i < n; ++i) if (ap[i] == p) return &bound[i];
+    for (int i = 0; i < n; ++i) if (operands[i].ap == p) return operands[i].bound;
     return nullptr;
   }
 };
-PreBound PreBind(const Kernel& k, const Instruction& in);
 
 // Scratch vectors whose resize leaves new elements uninitialised: every
 // instruction writes its buffers before reading them, and a zero-fill on
@@ -76,6 +80,8 @@ struct ExecContext {
   // but compute nothing, so kernels of real size (a 4096x8192x8192 matmul)
   // can be timed. Timing never depends on values.
   bool compute_values = true;
+  // False: the execution keeps no per-DMA-piece record (model/execution_result.h).
+  bool record_dma_pieces = true;
 
   BoundAccess Bind(const AccessPattern& ap) const { return *Resolve(ap); }
   // The pre-bound access when there is one, else one bound now into a

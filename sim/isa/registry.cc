@@ -63,17 +63,6 @@ bool AllOpcodesRegistered() {
   return true;
 }
 
-PreBound PreBind(const Kernel& k, const Instruction& in) {
-  PreBound pb;
-  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-    if (!ap->present() || k.tensors[ap->tensor].space == MemSpace::kHbm) continue;
-    pb.ap[pb.n] = ap;
-    pb.bound[pb.n] = Bind(k, *ap, 0);
-    ++pb.n;
-  }
-  return pb;
-}
-
 ScratchFloats& ExecContext::Read(const AccessPattern& ap, int slot) {
   const BoundAccess* a = Resolve(ap);
   buf[slot].resize(static_cast<size_t>(a->count));

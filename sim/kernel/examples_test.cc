@@ -33,6 +33,8 @@ TEST(Examples, AllParseAndRoundTrip) {
     const Kernel back = ParseKernel(FormatKernel(k), f + " (printed)");
     EXPECT_TRUE(KernelsEqual(k, back));
     EXPECT_EQ(KernelHash(k), KernelHash(back));
+    // KernelHash streams the text piece by piece: the hash of the whole text.
+    EXPECT_EQ(KernelHash(k), Fnv1a64(FormatKernel(k)));
   }
 }
 

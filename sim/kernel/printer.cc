@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_map>
 #include <variant>
 
 #include "sim/base/error.h"
@@ -232,16 +233,23 @@ std::string FormatTensors(const Kernel& k) {
 
 // The stream an instruction sits in decides the engine that runs it, so the
 // prefix comes from the stream rather than from Instruction::engine.
-std::string FormatStreams(const Kernel& k) {
-  std::vector<std::string> groups;
+// Calls line(text) for each instruction line and line("\n") between engine groups.
+void ForEachStreamLine(const Kernel& k, const std::function<void(const std::string&)>& line) {
+  bool first = true;
   for (int e = 0; e < kNumEngines; ++e) {
+    if (k.streams[e].empty()) continue;
+    if (!first) line("\n");
+    first = false;
     const std::string prefix =
         PadRight(std::string(EngineName(static_cast<EngineId>(e))) + ":", kEnginePrefixWidth);
-    std::string group;
-    for (const Instruction& inst : k.streams[e]) group += prefix + FormatBody(k, inst) + "\n";
-    if (!group.empty()) groups.push_back(group);
+    for (const Instruction& inst : k.streams[e]) line(prefix + FormatBody(k, inst) + "\n");
   }
-  return Join(groups, "\n");
+}
+
+std::string FormatStreams(const Kernel& k) {
+  std::string out;
+  ForEachStreamLine(k, [&out](const std::string& line) { out += line; });
+  return out;
 }
 
 }  // namespace
@@ -257,7 +265,41 @@ std::string FormatNumber(double v) {
   return buf;
 }
 
+namespace {
+
+// While FormatKernelPieces runs on this thread: the text of every access
+// pattern printed so far, by its content (a long kernel names the same tiles
+// again and again, and finding the shortest slice text is the costly part).
+thread_local std::unordered_map<std::string, std::string>* ap_memo = nullptr;
+
+std::string MemoKey(const AccessPattern& ap) {
+  std::string key;
+  key.reserve(sizeof(int) + 2 * sizeof(int64_t) + ap.dims.size() * sizeof(ApDim));
+  key.append(reinterpret_cast<const char*>(&ap.tensor), sizeof ap.tensor);
+  key.append(reinterpret_cast<const char*>(&ap.partition_start), sizeof ap.partition_start);
+  key.append(reinterpret_cast<const char*>(&ap.offset), sizeof ap.offset);
+  for (const ApDim& d : ap.dims) {
+    key.append(reinterpret_cast<const char*>(&d.stride), sizeof d.stride);
+    key.append(reinterpret_cast<const char*>(&d.size), sizeof d.size);
+  }
+  return key;
+}
+
+std::string FormatAccessPatternUncached(const Kernel& k, const AccessPattern& ap);
+
+}  // namespace
+
 std::string FormatAccessPattern(const Kernel& k, const AccessPattern& ap) {
+  if (ap_memo == nullptr) return FormatAccessPatternUncached(k, ap);
+  std::string key = MemoKey(ap);
+  const auto it = ap_memo->find(key);
+  if (it != ap_memo->end()) return it->second;
+  return ap_memo->emplace(std::move(key), FormatAccessPatternUncached(k, ap)).first->second;
+}
+
+namespace {
+
+std::string FormatAccessPatternUncached(const Kernel& k, const AccessPattern& ap) {
   if (!ap.present()) return "<none>";
   if (ap.tensor >= static_cast<int>(k.tensors.size())) return "<tensor#" + std::to_string(ap.tensor) + ">";
   const TensorDecl& t = k.tensors[ap.tensor];
@@ -273,6 +315,8 @@ std::string FormatAccessPattern(const Kernel& k, const AccessPattern& ap) {
   }
   return best.empty() ? FormatExplicitAp(t, ap) : best;
 }
+
+}  // namespace
 
 std::string FormatOperands(const Kernel& k, const Instruction& inst) {
   const AccessPattern* positional[] = {&inst.dst, &inst.src0, &inst.src1};
@@ -293,15 +337,31 @@ std::string FormatInstruction(const Kernel& k, const Instruction& inst) {
   return std::string(EngineName(inst.engine)) + ": " + FormatBody(k, inst);
 }
 
-std::string FormatKernel(const Kernel& k) {
-  std::vector<std::string> sections = {"kernel " + k.name + "\n"};
-  if (!k.tensors.empty()) sections.push_back(FormatTensors(k));
+void FormatKernelPieces(const Kernel& k, const std::function<void(const std::string&)>& piece) {
+  // Memoise access pattern texts for this kernel (restored on exit, also on a throw).
+  std::unordered_map<std::string, std::string> memo;
+  struct Scope {
+    std::unordered_map<std::string, std::string>* saved;
+    ~Scope() { ap_memo = saved; }
+  } scope{ap_memo};
+  ap_memo = &memo;
+  piece("kernel " + k.name + "\n");
+  if (!k.tensors.empty()) piece("\n" + FormatTensors(k));
   std::string sems;
   for (const std::string& s : k.semaphores) sems += "semaphore " + s + "\n";
-  if (!sems.empty()) sections.push_back(sems);
-  const std::string streams = FormatStreams(k);
-  if (!streams.empty()) sections.push_back(streams);
-  return Join(sections, "\n");
+  if (!sems.empty()) piece("\n" + sems);
+  bool first = true;
+  ForEachStreamLine(k, [&](const std::string& line) {
+    if (first) piece("\n");  // the streams section follows a blank line
+    first = false;
+    piece(line);
+  });
+}
+
+std::string FormatKernel(const Kernel& k) {
+  std::string out;
+  FormatKernelPieces(k, [&out](const std::string& piece) { out += piece; });
+  return out;
 }
 
 }  // namespace nsim

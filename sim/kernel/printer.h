@@ -2,6 +2,7 @@
 // Writes kernels in the text format of docs/kernel-format.md. FormatKernel's
 // output is canonical: ParseKernel reads it back to an equal kernel, and
 // equal kernels print identically (which is what KernelHash relies on).
+#include <functional>
 #include <string>
 
 #include "sim/kernel/kernel.h"
@@ -11,6 +12,9 @@ namespace nsim {
 // The whole kernel: `kernel` line, tensors, semaphores, then the streams
 // grouped by engine in EngineId order, names and columns aligned.
 std::string FormatKernel(const Kernel& k);
+// The same text in pieces, in order (their concatenation is FormatKernel):
+// for hashing a long kernel without holding its whole text.
+void FormatKernelPieces(const Kernel& k, const std::function<void(const std::string&)>& piece);
 
 // The shortest text that reads back to `ap`: the bare tensor name when the
 // access is the whole tensor, else a slice `t[...]` when one reproduces it,

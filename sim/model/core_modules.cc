@@ -15,6 +15,7 @@ CoreModules::CoreModules(const std::string& name)
 
 void CoreModules::Start(RunState* run) {
   sems_.Reset(run->kernel->kernel().semaphores.size());
+  run->result->instructions.reserve(static_cast<size_t>(run->kernel->instruction_count()));
   dma_.Reset(run);
   for (auto& e : engines_) e->Start(run);
 }

@@ -36,13 +36,14 @@ ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::
   const std::vector<uint64_t> addresses =
       BindHbm(k, bindings, *hbm_, hbm_->capacity(), &scratch, /*init_scratch=*/!timing_only_);
   if (timing_only_) {
-    ExecutionResult result = ExecuteTimingOnly(config_, kernel, addresses, progress_);
+    ExecutionResult result = ExecuteTimingOnly(config_, kernel, addresses, progress_, record_dma_pieces_);
     CheckRaces(kernel, addresses, allow_races_, &result);
     result.scratch_addresses = std::move(scratch);
     return result;
   }
   onchip_->ClearTensorsOf(k);
   ExecContext ctx{k, *onchip_, *hbm_, addresses, {}};
+  ctx.record_dma_pieces = record_dma_pieces_;
   ExecutionResult result = SimHost::Get().Run(config_, kernel, ctx, progress_);
   CheckRaces(kernel, addresses, allow_races_, &result);
   result.scratch_addresses = std::move(scratch);

@@ -62,6 +62,12 @@ class Device {
   void set_timing_only(bool on) { timing_only_ = on; }
   bool timing_only() const { return timing_only_; }
 
+  // Whether executions keep a record per DMA piece (ExecutionResult::dma; on
+  // by default: `--records`, traces and the profiler need them). Off, a long
+  // DMA stream costs no memory per piece; every summary stays the same.
+  void set_record_dma_pieces(bool on) { record_dma_pieces_ = on; }
+  bool record_dma_pieces() const { return record_dma_pieces_; }
+
   // Called while an execution simulates, every kProgressSlicePs of simulated
   // time (model/run_progress.h); results are the same with or without it.
   void set_progress(ProgressFn progress) { progress_ = std::move(progress); }
@@ -73,6 +79,7 @@ class Device {
   std::unique_ptr<class OnChipMemory> onchip_;
   bool allow_races_ = false;
   bool timing_only_ = false;
+  bool record_dma_pieces_ = true;
   ProgressFn progress_;
 };
 

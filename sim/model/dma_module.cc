@@ -1,10 +1,13 @@
 #include "sim/model/dma_module.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
 
 #include "sim/base/error.h"
 #include "sim/isa/common.h"
+#include "sim/model/dma_queue_name.h"
 #include "sim/model/lazy_fifo.h"
 
 namespace nsim {
@@ -16,8 +19,12 @@ class DmaModule::Engine : public sc_core::sc_module {
       : sc_core::sc_module(name), index_(index), owner_(owner) {
     SC_THREAD(Main);
   }
+  // When the piece it serves began (-1: idle).
+  Picos serving_since() const { return serving_since_; }
   void Reset(int queues) {
     for (auto& q : queues_) q.clear();
+    serving_since_ = -1;
+    nonempty_.fill(0);
     round_robin_ = 0;
     queues_in_use_ = queues * kNumEngines;
   }
@@ -25,6 +32,7 @@ class DmaModule::Engine : public sc_core::sc_module {
   // engine then switches in once per piece (notify keeps the earliest time).
   void Push(int queue, const Piece& p) {  // queue: QueueKey
     queues_[queue].push_back(p);
+    nonempty_[queue / 64] |= uint64_t{1} << (queue % 64);
     arrival_.notify(Ps(std::max<Picos>(0, p.ready - Now())));
   }
 
@@ -40,25 +48,42 @@ class DmaModule::Engine : public sc_core::sc_module {
       }
       const Piece p = queues_[q].front();
       queues_[q].pop_front();
+      if (queues_[q].empty()) nonempty_[q / 64] &= ~(uint64_t{1} << (q % 64));
       Serve(p, q);
     }
   }
-  // Round-robin among the queues whose head is ready (S8, v2/v3).
+  // Round-robin among the queues whose head is ready (S8, v2/v3): the first
+  // non-empty queue at or after `round_robin_` (wrapping) whose head is
+  // ready. Only non-empty queues are visited (a bit each in `nonempty_`).
   int PickReady() {
     const int n = queues_in_use_;
-    for (int i = 0; i < n; ++i) {
-      const int q = (round_robin_ + i) % n;
-      if (!queues_[q].empty() && queues_[q].front().ready <= Now()) {
-        round_robin_ = (q + 1) % n;
-        return q;
+    const Picos now = Now();
+    int found = NextNonEmpty(round_robin_, n, now);
+    if (found < 0 && round_robin_ > 0) found = NextNonEmpty(0, round_robin_, now);
+    if (found >= 0) round_robin_ = (found + 1) % n;
+    return found;
+  }
+  // The first queue in [from, to) that is non-empty with a head ready by `now`, or -1.
+  int NextNonEmpty(int from, int to, Picos now) const {
+    for (int w = from / 64; w * 64 < to; ++w) {
+      uint64_t bits = nonempty_[w];
+      if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
+      while (bits != 0) {
+        const int q = w * 64 + __builtin_ctzll(bits);
+        if (q >= to) return -1;
+        if (queues_[q].front().ready <= now) return q;
+        bits &= bits - 1;
       }
     }
     return -1;
   }
   Picos EarliestReady() const {
     Picos t = -1;
-    for (const auto& q : queues_) {
-      if (!q.empty() && (t < 0 || q.front().ready < t)) t = q.front().ready;
+    for (int w = 0; w < kWords; ++w) {
+      for (uint64_t bits = nonempty_[w]; bits != 0; bits &= bits - 1) {
+        const Picos ready = queues_[w * 64 + __builtin_ctzll(bits)].front().ready;
+        if (t < 0 || ready < t) t = ready;
+      }
     }
     return t;
   }
@@ -68,17 +93,23 @@ class DmaModule::Engine : public sc_core::sc_module {
     const DmaParams& d = run.config->dma;
     const Picos start = Now();
     if (!TimeFits(run, p)) return;
-    sc_core::wait(Ps(d.piece_setup_ps + d.descriptor_ps * p.piece->descriptors));
-    const double bytes = static_cast<double>(p.piece->bytes);
-    if (p.transfer->li->dma_touches_hbm) {
+    serving_since_ = start;
+    sc_core::wait(Ps(d.piece_setup_ps + d.descriptor_ps * p.piece.descriptors));
+    const double bytes = static_cast<double>(p.piece.bytes);
+    if (p.transfer->plan->touches_hbm) {
       run.StackOf(*p.transfer->li->in).Transfer(run.core, bytes);
     } else {
       sc_core::wait(Ps(static_cast<Picos>(std::ceil(bytes / d.bytes_per_ns * 1000.0))));
     }
+    serving_since_ = -1;
     const Instruction& in = *p.transfer->li->in;
-    run.result->dma.push_back({index_, in.queue, in.engine, p.transfer->li->index, p.piece->bytes,
-                               p.piece->descriptors, start - run.t0, Now() - run.t0,
-                               p.transfer->li->dma_touches_hbm});
+    if (run.ctx->record_dma_pieces) {
+      run.result->dma.push_back({index_, in.queue, in.engine, p.transfer->li->index, p.piece.bytes,
+                                 p.piece.descriptors, start - run.t0, Now() - run.t0,
+                                 p.transfer->plan->touches_hbm});
+    } else {
+      owner_.NotePiece(index_, *p.transfer, p.piece, start - run.t0, Now() - run.t0);
+    }
     run.NoteEnd(Now());
     owner_.PieceDone(*p.transfer);
   }
@@ -88,8 +119,8 @@ class DmaModule::Engine : public sc_core::sc_module {
   static bool TimeFits(RunState& run, const Piece& p) {
     const DmaParams& d = run.config->dma;
     try {
-      const Picos busy = d.piece_setup_ps + d.descriptor_ps * p.piece->descriptors +  // checked at load
-                         CheckedRound(static_cast<double>(p.piece->bytes) / d.bytes_per_ns * 1000.0, "");
+      const Picos busy = d.piece_setup_ps + d.descriptor_ps * p.piece.descriptors +  // checked at load
+                         CheckedRound(static_cast<double>(p.piece.bytes) / d.bytes_per_ns * 1000.0, "");
       AddTime(AddTime(Now(), busy), AddTime(busy, run.config->kernel.semaphore_latency_ps));
       return true;
     } catch (const SimError& e) {
@@ -104,9 +135,12 @@ class DmaModule::Engine : public sc_core::sc_module {
 
   int index_;
   DmaModule& owner_;
+  static constexpr int kWords = (kMaxQueues * kNumEngines + 63) / 64;
   LazyFifo<Piece> queues_[kMaxQueues * kNumEngines];  // no allocation until used
+  std::array<uint64_t, kWords> nonempty_{};  // bit q: queues_[q] is not empty
   int round_robin_ = 0;
   int queues_in_use_ = 0;
+  Picos serving_since_ = -1;
   sc_core::sc_event arrival_;
 };
 
@@ -122,9 +156,21 @@ DmaModule::~DmaModule() = default;
 void DmaModule::Reset(RunState* run) {
   run_ = run;
   transfers_.clear();
+  free_transfers_.clear();
   const int64_t queues = run->config->dma.queues_per_engine;
   queue_state_.assign(static_cast<size_t>(queues * kNumEngines), QueueState{});
   for (auto& e : engines_) e->Reset(static_cast<int>(queues));
+  const LoadedKernel& k = *run->kernel;
+  transfers_left_ = k.dma_count();
+  ExecutionResult& r = *run->result;
+  r.dma_pieces_recorded = run->ctx->record_dma_pieces;
+  r.dma_copy_ends.reserve(static_cast<size_t>(k.dma_count()));
+  if (r.dma_pieces_recorded) {
+    r.dma.reserve(static_cast<size_t>(k.dma_piece_count()));
+  } else {
+    engine_totals_.assign(static_cast<size_t>(run->config->dma.engines), DmaEngineSummary{});
+    queue_totals_.assign(static_cast<size_t>(queues * kNumEngines), QueueTotals{});
+  }
 }
 
 int DmaModule::QueueKey(const Instruction& in, int64_t queues_per_engine) {
@@ -138,11 +184,21 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
   const Picos setup_start = std::max(trigger_end, q.setup_free);
   q.setup_free = AddTime(setup_start, d.queue_setup_ps);
   run.Busy();  // until Complete
-  transfers_.push_back({&li, static_cast<int>(li.dma.size()), key});
-  Transfer& t = transfers_.back();
-  q.outstanding.push_back(&t);
+  Transfer* t;
+  if (free_transfers_.empty()) {
+    t = &transfers_.emplace_back();
+  } else {
+    t = free_transfers_.back();
+    free_transfers_.pop_back();
+  }
+  const DmaPlan& plan = run.kernel->dma_plan(li);
+  *t = {&li, &plan, plan.count, key};
+  q.outstanding.push_back(t);
   const Picos ready = AddTime(setup_start, d.start_latency_ps);  // the engine names the instruction
-  for (const DmaPiece& p : li.dma) engines_[p.dma_engine]->Push(key, {&t, &p, ready});
+  for (int i = 0; i < plan.count; ++i) {
+    const DmaPiece p = plan.piece(i);
+    engines_[p.dma_engine]->Push(key, {t, p, ready});
+  }
 }
 
 // Pieces may end out of order across engines; the queue completes its
@@ -150,12 +206,14 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
 void DmaModule::PieceDone(Transfer& t) {
   if (--t.remaining > 0) return;
   t.finished = Now();
+  run_->result->dma_copy_ends.push_back({t.li->in->engine, t.li->index, t.finished - run_->t0});
   QueueState& q = queue_state_[t.queue];
   while (!q.outstanding.empty() && q.outstanding.front()->finished >= 0) {
     Transfer& head = *q.outstanding.front();
     q.outstanding.pop_front();
     q.last_done = std::max(head.finished, q.last_done) + run_->config->dma.queue_completion_ps;
     Complete(head, q.last_done);
+    free_transfers_.push_back(&head);  // nothing refers to it any more
     if (run_->aborted) return;
   }
 }
@@ -164,7 +222,8 @@ void DmaModule::Complete(Transfer& t, Picos done) {
   RunState& run = *run_;
   if (run.ctx->compute_values) {
     try {
-      run.ctx->prebound = &t.li->operands;
+      const PreBound operands = run.kernel->operands(*t.li);
+      run.ctx->prebound = &operands;
       Spec(Opcode::kDmaCopy).execute(*run.ctx, *t.li->in);
       run.ctx->prebound = nullptr;
     } catch (...) {
@@ -174,8 +233,53 @@ void DmaModule::Complete(Transfer& t, Picos done) {
     }
   }
   run.NoteEnd(done);
-  sems_.Signal(done + run.config->kernel.semaphore_latency_ps, t.li->in->signals);
+  sems_.Signal(done + run.config->kernel.semaphore_latency_ps, run.kernel->signals(*t.li), t.li->num_signals);
+  if (--transfers_left_ == 0 && !run.ctx->record_dma_pieces) WriteTotals();
   run.Quiet();
+}
+
+// Pieces on one DMA engine never overlap (it serves one at a time), so its
+// busy time is their sum; a queue's pieces overlap across engines, so its
+// busy time is the union (folded as it goes to keep memory bounded).
+void DmaModule::NotePiece(int dma_engine, const Transfer& t, const DmaPiece& p, Picos start, Picos end) {
+  DmaEngineSummary& e = engine_totals_[dma_engine];
+  e.bytes += p.bytes;
+  e.transfers++;
+  e.descriptors += p.descriptors;
+  e.busy += end - start;
+  QueueTotals& q = queue_totals_[t.queue];
+  q.used = true;
+  q.bytes += p.bytes;
+  q.busy.Add(start, end);
+  constexpr size_t kFoldEvery = 256;
+  if (q.busy.pending() >= kFoldEvery) q.busy.Fold(EarliestInService() - run_->t0);
+}
+
+// No piece that has not ended yet started before this: pieces in service
+// started at their engine's `serving_since`, the others start now or later.
+Picos DmaModule::EarliestInService() const {
+  Picos t = Now();
+  for (const auto& e : engines_) {
+    if (e->serving_since() >= 0) t = std::min(t, e->serving_since());
+  }
+  return t;
+}
+
+// The last transfer of the run completed: hand the summaries to the result
+// (Summarize derives them from the piece records when those are kept).
+void DmaModule::WriteTotals() {
+  ExecutionResult& r = *run_->result;
+  r.dma_engines = engine_totals_;
+  const int64_t per_engine = run_->config->dma.queues_per_engine;
+  for (size_t key = 0; key < queue_totals_.size(); ++key) {
+    QueueTotals& q = queue_totals_[key];
+    if (!q.used) continue;
+    const std::string name =
+        DmaQueueName(static_cast<EngineId>(static_cast<int64_t>(key) / per_engine), static_cast<int>(key % per_engine));
+    DmaQueueSummary& s = r.dma_queues[name];
+    s.bytes += q.bytes;
+    s.busy = q.busy.Total();
+  }
 }
 
 }  // namespace nsim

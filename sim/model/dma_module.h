@@ -20,6 +20,7 @@
 #include <systemc>
 
 #include "sim/model/hbm_arbiter.h"
+#include "sim/model/interval_union.h"
 #include "sim/model/run_state.h"
 #include "sim/model/semaphore_board.h"
 
@@ -40,6 +41,7 @@ class DmaModule : public sc_core::sc_module {
  private:
   struct Transfer {
     const LoadedInstruction* li;
+    const DmaPlan* plan;
     int remaining;
     int queue;          // owner-engine-qualified queue (QueueKey)
     Picos finished = -1;  // when its last piece ended
@@ -53,18 +55,32 @@ class DmaModule : public sc_core::sc_module {
   };
   struct Piece {
     Transfer* transfer;
-    const DmaPiece* piece;
+    DmaPiece piece;
     Picos ready;
+  };
+  // What the summaries need of the pieces, accumulated as they end when the
+  // execution keeps no per-piece records (ExecContext::record_dma_pieces).
+  struct QueueTotals {
+    bool used = false;
+    int64_t bytes = 0;
+    IntervalUnion busy;
   };
   class Engine;
   void PieceDone(Transfer& t);
   void Complete(Transfer& t, Picos done);
+  void NotePiece(int dma_engine, const Transfer& t, const DmaPiece& p, Picos start, Picos end);
+  void WriteTotals();
+  Picos EarliestInService() const;
   static int QueueKey(const Instruction& in, int64_t queues_per_engine);
 
   SemaphoreBoard& sems_;
   std::vector<std::unique_ptr<Engine>> engines_;
-  std::deque<Transfer> transfers_;
+  std::deque<Transfer> transfers_;   // storage; completed ones are reused
+  std::vector<Transfer*> free_transfers_;
   std::vector<QueueState> queue_state_;
+  std::vector<DmaEngineSummary> engine_totals_;  // when pieces are not recorded
+  std::vector<QueueTotals> queue_totals_;        // by QueueKey, likewise
+  int64_t transfers_left_ = 0;                   // dma_copies of the run not yet complete
   RunState* run_ = nullptr;
 };
 

@@ -30,7 +30,7 @@ void EngineModule::Start(RunState* run) {
   done_ = run->kernel->stream(id_).empty();
   position_ = 0;
   table_set_ = -1;  // every execution starts with no activation table loaded
-  commit_.assign(run->kernel->stream(id_).size(), 0);
+  commit_.fill(0);
   if (!done_) {
     run->Busy();
     start_event_.notify(sc_core::SC_ZERO_TIME);
@@ -62,7 +62,7 @@ void EngineModule::RunStream() {
   for (position_ = 0; position_ < static_cast<int>(stream.size()); ++position_) {
     const LoadedInstruction& li = stream[position_];
     const Picos ready = local;
-    if (!li.in->waits.empty()) {
+    if (li.num_waits > 0) {
       if (local > Now()) sc_core::wait(Ps(local - Now()));
       if (!WaitForSemaphores(li)) return;
       local = std::max(local, Now());
@@ -75,7 +75,8 @@ void EngineModule::RunStream() {
 }
 
 bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
-  for (int sem; (sem = sems_.FirstUnsatisfied(li.in->waits)) >= 0;) {
+  const SemWait* waits = run_->kernel->waits(li);
+  for (int sem; (sem = sems_.FirstUnsatisfied(waits, li.num_waits)) >= 0;) {
     sc_core::wait(sems_.changed(sem));  // also notified when the run aborts
     if (run_->aborted) return false;
   }
@@ -87,7 +88,10 @@ Picos EngineModule::HazardFree(const LoadedInstruction& li) const {
   // instruction has all of its output committed"; the commit reaches the
   // reader `raw_turnaround` later.
   Picos t = 0;
-  for (int dep : li.raw_deps) t = std::max(t, commit_[dep] + run_->config->kernel.raw_turnaround_ps);
+  for (unsigned deps = li.raw_deps; deps != 0; deps &= deps - 1) {
+    const int dep = li.index - 1 - __builtin_ctz(deps);
+    t = std::max(t, commit_[dep % kCommitRing] + run_->config->kernel.raw_turnaround_ps);
+  }
   return t;
 }
 
@@ -106,17 +110,18 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
   const Picos end = TimeAfter(k, *li.in, begin, li.cost.latency);
   next_issue_ = TimeAfter(k, *li.in, begin, li.cost.ii);
   const Picos signal_at = TimeAfter(k, *li.in, end, run_->config->kernel.semaphore_latency_ps);
-  if (li.in->opcode == Opcode::kDmaCopy) {
+  if (li.opcode == Opcode::kDmaCopy) {
     TimeAfter(k, *li.in, end, run_->config->dma.start_latency_ps);  // when the transfer can start
     dma_.Submit(*run_, li, end);  // the transfer signals its semaphores when it completes
   } else {
     if (run_->ctx->compute_values) {
-      run_->ctx->prebound = &li.operands;
-      Spec(li.in->opcode).execute(*run_->ctx, *li.in);
+      const PreBound operands = run_->kernel->operands(li);
+      run_->ctx->prebound = &operands;
+      Spec(li.opcode).execute(*run_->ctx, *li.in);
       run_->ctx->prebound = nullptr;
     }
-    sems_.Signal(signal_at, li.in->signals);
-    commit_[li.index] = end;
+    sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals);
+    commit_[li.index % kCommitRing] = end;
   }
   run_->result->instructions.push_back({id_, li.index, start - run_->t0, end - run_->t0, waited});
   run_->NoteEnd(end);

@@ -4,6 +4,7 @@
 // semaphore waits hold, the previous instruction's initiation interval has
 // passed and no in-flight instruction of this engine still writes what it
 // reads (the RAW rule of S6); its outputs commit `latency` after issue.
+#include <array>
 #include <vector>
 
 #include <systemc>
@@ -41,7 +42,10 @@ class EngineModule : public sc_core::sc_module {
   int position_ = 0;
   Picos next_issue_ = 0;
   int table_set_ = -1;
-  std::vector<Picos> commit_;  // commit time of each issued instruction of this run
+  // Commit time of the last issued instructions of this run, by index modulo
+  // its size (RAW dependencies reach back at most 16 instructions).
+  static constexpr int kCommitRing = 32;
+  std::array<Picos, kCommitRing> commit_{};
 };
 
 }  // namespace nsim

@@ -37,6 +37,14 @@ struct DmaRecord {
   bool touches_hbm;
 };
 
+// One dma_copy's transfer as a whole (always recorded, one per dma_copy):
+// the race detector needs when its last piece ended.
+struct DmaTransferRecord {
+  EngineId trigger_engine;
+  int index;  // position in the trigger engine's stream
+  Picos end;  // its last piece ended
+};
+
 // The metrics (engines, dma_engines, dma_queues, hbm_bytes_*, ...) are
 // Summarize's view of the records below (model/execution_metrics.h).
 struct ExecutionResult : ExecutionMetrics {
@@ -44,8 +52,15 @@ struct ExecutionResult : ExecutionMetrics {
   Picos device_time = 0;  // launch + first issue .. last completion + teardown
   Picos launch = 0;
   Picos teardown = 0;
-  std::vector<InstructionRecord> instructions;  // in completion order
+  std::vector<InstructionRecord> instructions;  // in start order after Summarize
+  // One record per DMA piece, only when the execution was asked to keep them
+  // (ExecContext::record_dma_pieces; Device::set_record_dma_pieces, on by
+  // default: records, traces and profiler capture need them). Without them a
+  // long DMA stream costs no memory per piece; the summaries below are
+  // accumulated while it runs and are identical either way.
+  bool dma_pieces_recorded = true;
   std::vector<DmaRecord> dma;
+  std::vector<DmaTransferRecord> dma_copy_ends;  // one per dma_copy, in completion order
   // Device addresses of HBM tensors the caller did not bind (scratch), valid
   // until the next execution on the same device.
   std::map<std::string, uint64_t> scratch_addresses;

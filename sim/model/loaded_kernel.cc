@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "sim/base/checked.h"
 #include "sim/base/error.h"
@@ -12,6 +13,9 @@
 #include "sim/kernel/hash.h"
 
 namespace nsim {
+
+// The engines walk one of these per instruction: keep it within a cache line.
+static_assert(sizeof(LoadedInstruction) <= 64, "the hot per-instruction record outgrew a cache line");
 
 bool Region::Overlaps(const Region& o) const {
   if (tensor < 0 || o.tensor < 0 || space != o.space) return false;
@@ -88,8 +92,7 @@ void CheckSemaphoreRange(const Kernel& k) {
 
 // S8: a dma_copy is spread over up to `engines` DMA engines, each moving
 // `partitions_per_engine` partitions of the on-chip side.
-void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
-  const Instruction& in = *li->in;
+DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const Instruction& in) {
   const TensorDecl& dt = k.tensors[in.dst.tensor];
   const TensorDecl& st = k.tensors[in.src0.tensor];
   const bool dst_onchip = dt.space != MemSpace::kHbm, src_onchip = st.space != MemSpace::kHbm;
@@ -110,18 +113,95 @@ void PlanDma(const Kernel& k, const HardwareConfig& c, LoadedInstruction* li) {
     // This piece's share, rounded up; 128-bit because descriptors x elements can pass 2^63.
     return static_cast<int64_t>((static_cast<__int128>(all) * piece_elems + total - 1) / total);
   };
-  li->dma_touches_hbm = !dst_onchip || !src_onchip;
-  for (int64_t e = 0, row = 0; row < rows; ++e, row += chunk) {
-    const int64_t piece_rows = std::min(chunk, rows - row);
+  // A piece of `piece_rows` rows (its cost depends on nothing else).
+  auto piece = [&](int64_t piece_rows) {
     const int64_t elems = total / rows * piece_rows;
     DmaPiece p;
-    p.dma_engine = static_cast<int>((first_engine + e) % c.dma.engines);
     p.bytes = elems * esize;
     p.descriptors = std::max(side_desc(in.dst, dt, elems), side_desc(in.src0, st, elems));
     CheckDmaPieceTime(c, p);
-    li->dma.push_back(p);
-    li->dma_bytes += p.bytes;
+    return p;
+  };
+  // Counts fit 16 bits: rows <= 128 partitions (or an HBM dim, split over
+  // at most `engines` pieces), and the config allows few DMA engines.
+  if (c.dma.engines > UINT16_MAX) throw SimError("config '" + c.name + "': too many DMA engines");
+  DmaPlan plan;
+  const int64_t count = (rows + chunk - 1) / chunk;  // <= engines
+  plan.count = static_cast<uint16_t>(count);
+  plan.first_engine = static_cast<uint16_t>(first_engine % c.dma.engines);
+  plan.engines = static_cast<uint16_t>(c.dma.engines);
+  const DmaPiece full = piece(chunk), last = piece(rows - (count - 1) * chunk);
+  plan.full_bytes = full.bytes;
+  plan.full_descriptors = full.descriptors;
+  plan.last_bytes = last.bytes;
+  plan.last_descriptors = last.descriptors;
+  plan.touches_hbm = !dst_onchip || !src_onchip;
+  return plan;
+}
+
+// What one instruction reads and writes, for the RAW check at load.
+struct Footprint {
+  Region writes[2];
+  Region reads[5];
+  int num_writes = 0, num_reads = 0;
+};
+
+Footprint FootprintOf(const Kernel& k, const Instruction& in) {
+  Footprint f;
+  if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
+    f.writes[f.num_writes++] = RegionOf(k, in.dst);
+    if (in.acc.present()) f.writes[f.num_writes++] = RegionOf(k, in.acc);
   }
+  for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) {
+    if (ap->present()) f.reads[f.num_reads++] = RegionOf(k, *ap);
+  }
+  // An accumulating matmul reads its PSUM tile near-memory (S1: read-
+  // accumulate-write "controlled by TensorE only"), in TensorE pipeline
+  // order: consecutive accumulations issue at their II, no RAW wait. Other
+  // engines reading the tile synchronise through semaphores.
+  if (in.accumulate && in.opcode != Opcode::kMatmul) f.reads[f.num_reads++] = RegionOf(k, in.dst);
+  return f;
+}
+
+// An in-order engine never has more than a few instructions in flight (the
+// pipeline latency is a few IIs at most), so producers further back than a
+// bounded window have always committed.
+constexpr size_t kRawWindow = 16;
+
+// The RAW dependencies of instruction i on the kRawWindow before it, whose
+// footprints are in `ring` (slot j % ring.size()).
+uint16_t FindRawDeps(const std::vector<Footprint>& ring, size_t i, const Footprint& self) {
+  uint16_t deps = 0;
+  for (size_t d = 1; d <= kRawWindow && d <= i; ++d) {
+    const Footprint& prev = ring[(i - d) % ring.size()];
+    bool overlaps = false;
+    for (int w = 0; w < prev.num_writes; ++w)
+      for (int r = 0; r < self.num_reads; ++r) overlaps = overlaps || prev.writes[w].Overlaps(self.reads[r]);
+    if (overlaps) deps |= static_cast<uint16_t>(1u << (d - 1));
+  }
+  return deps;
+}
+
+uint64_t HashBound(const BoundAccess& b) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  mix(static_cast<uint64_t>(b.space));
+  mix(static_cast<uint64_t>(b.dtype));
+  mix(static_cast<uint64_t>(b.partition_start));
+  mix(static_cast<uint64_t>(b.partitions));
+  mix(b.base);
+  mix(static_cast<uint64_t>(b.count));
+  for (const ApDim& d : b.dims) {
+    mix(static_cast<uint64_t>(d.stride));
+    mix(static_cast<uint64_t>(d.size));
+  }
+  return h;
+}
+
+bool SameBound(const BoundAccess& a, const BoundAccess& b) {
+  return a.space == b.space && a.dtype == b.dtype && a.partition_start == b.partition_start &&
+         a.partitions == b.partitions && a.base == b.base && a.count == b.count && a.dims.n == b.dims.n &&
+         std::equal(a.dims.begin(), a.dims.end(), b.dims.begin());
 }
 
 }  // namespace
@@ -148,12 +228,13 @@ Region RegionOf(const Kernel& k, const AccessPattern& ap) {
   return r;
 }
 
-LoadedKernel::LoadedKernel(const Kernel& kernel, const HardwareConfig& config)
-    : kernel_(kernel), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
+LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
+    : kernel_(std::move(kernel)), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
   CheckKernel(kernel_);
   CheckSemaphoreRange(kernel_);
   Layout(config);
   Prepare(config);
+  FindRaceCandidates();
   hash_ = KernelHash(kernel_);
 }
 
@@ -212,6 +293,8 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
     throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
                    " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
   }
+  Reserve();
+  std::vector<Footprint> ring(kRawWindow + 1);
   for (int e = 0; e < kNumEngines; ++e) {
     const auto& src = kernel_.streams[e];
     auto& dst = streams_[e];
@@ -229,6 +312,17 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       LoadedInstruction& li = dst[i];
       li.in = &in;
       li.index = static_cast<int>(i);
+      li.opcode = in.opcode;
+      // Semaphores: at most 255 each (checked), copied next to their neighbours'.
+      if (in.waits.size() > UINT16_MAX || in.signals.size() > UINT16_MAX) {
+        isa::Fail(kernel_, in, "more than 65535 wait= or signal= on one instruction");
+      }
+      li.waits = static_cast<uint32_t>(wait_table_.size());
+      li.num_waits = static_cast<uint16_t>(in.waits.size());
+      wait_table_.insert(wait_table_.end(), in.waits.begin(), in.waits.end());
+      li.signals = static_cast<uint32_t>(signal_table_.size());
+      li.num_signals = static_cast<uint16_t>(in.signals.size());
+      signal_table_.insert(signal_table_.end(), in.signals.begin(), in.signals.end());
       // Costs and bindings are checked arithmetic; name the instruction when they overflow.
       auto located = [&](auto&& f) {
         try {
@@ -238,37 +332,106 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
         }
       };
       li.cost = located([&] { return spec.cost(kernel_, in, c); });
-      li.operands = located([&] { return PreBind(kernel_, in); });
-      if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
-        li.writes.push_back(RegionOf(kernel_, in.dst));
-        if (in.acc.present()) li.writes.push_back(RegionOf(kernel_, in.acc));
+      located([&] {
+        BindOperands(in, &li);
+        return 0;
+      });
+      if (in.opcode == Opcode::kDmaCopy) {
+        li.dma_plan = static_cast<int>(dma_plans_.size());
+        dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
+        ++dma_count_;
+        dma_piece_count_ += dma_plans_.back().count;
+        dma_queue_transfers_[{static_cast<EngineId>(e), in.queue}] += dma_plans_.back().count;
+        const TensorDecl& from = kernel_.tensors[in.src0.tensor];
+        const TensorDecl& to = kernel_.tensors[in.dst.tensor];
+        if (from.space == MemSpace::kHbm) hbm_bytes_read_ += in.src0.NumElements() * DTypeSize(from.dtype);
+        if (to.space == MemSpace::kHbm) hbm_bytes_written_ += in.dst.NumElements() * DTypeSize(to.dtype);
       }
-      for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) {
-        if (ap->present()) li.reads.push_back(RegionOf(kernel_, *ap));
-      }
-      // An accumulating matmul reads its PSUM tile near-memory (S1: read-
-      // accumulate-write "controlled by TensorE only"), in TensorE pipeline
-      // order: consecutive accumulations issue at their II, no RAW wait. Other
-      // engines reading the tile synchronise through semaphores.
-      if (in.accumulate && in.opcode != Opcode::kMatmul) li.reads.push_back(RegionOf(kernel_, in.dst));
-      if (in.opcode == Opcode::kDmaCopy) located([&] { PlanDma(kernel_, c, &li); });
-      FindRawDeps(dst, i, &li);
+      ++instructions_;
+      const Footprint f = FootprintOf(kernel_, in);
+      li.raw_deps = FindRawDeps(ring, i, f);
+      ring[i % ring.size()] = f;
     }
   }
 }
 
-// An in-order engine never has more than a few instructions in flight (the
-// pipeline latency is a few IIs at most), so producers further back than a
-// bounded window have always committed.
-void LoadedKernel::FindRawDeps(const std::vector<LoadedInstruction>& stream, size_t i, LoadedInstruction* li) {
-  constexpr size_t kWindow = 16;
-  for (size_t j = i; j-- > 0 && i - j <= kWindow;) {
-    const LoadedInstruction& prev = stream[j];
-    bool overlaps = false;
-    for (const Region& w : prev.writes)
-      for (const Region& r : li->reads) overlaps = overlaps || w.Overlaps(r);
-    if (overlaps) li->raw_deps.push_back(static_cast<int>(j));
+// Which tensors two agents touch and one writes, and so which instructions
+// the race detector must look at (race_detector.h).
+void LoadedKernel::FindRaceCandidates() {
+  tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
+  auto touch = [&](const AccessPattern& ap, int engine, bool write) {
+    if (!ap.present()) return;
+    TensorAgents& a = tensor_agents_[ap.tensor];
+    if (engine >= 0) a.engines |= 1u << engine;
+    else a.transfers = std::min(a.transfers + 1, 2);
+    a.written = a.written || write;
+  };
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const Instruction& in : kernel_.streams[e]) {
+      if (in.opcode == Opcode::kDmaCopy) {  // each transfer is an agent of its own
+        touch(in.src0, -1, false);
+        touch(in.dst, -1, true);
+        continue;
+      }
+      for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) touch(*ap, e, false);
+      touch(in.dst, e, true);
+      touch(in.acc, e, true);
+    }
   }
+  for (auto& stream : streams_) {
+    for (LoadedInstruction& li : stream) {
+      const Instruction& in = *li.in;
+      for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+        if (!ap->present()) continue;
+        // HBM tensors race by address, known only per execution.
+        li.may_race = li.may_race || kernel_.tensors[ap->tensor].space == MemSpace::kHbm ||
+                      tensor_agents_[ap->tensor].MayRace();
+      }
+    }
+  }
+}
+
+// The side tables grow to exactly their final size once (no doubling slack
+// in a million-instruction kernel).
+void LoadedKernel::Reserve() {
+  size_t operands = 0, dmas = 0, waits = 0, signals = 0;
+  for (const auto& stream : kernel_.streams) {
+    for (const Instruction& in : stream) {
+      for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+        operands += ap->present() && ap->tensor < static_cast<int>(kernel_.tensors.size()) &&
+                    kernel_.tensors[ap->tensor].space != MemSpace::kHbm;
+      }
+      dmas += in.opcode == Opcode::kDmaCopy;
+      waits += in.waits.size();
+      signals += in.signals.size();
+    }
+  }
+  operand_table_.reserve(operands);
+  dma_plans_.reserve(dmas);
+  wait_table_.reserve(waits);
+  signal_table_.reserve(signals);
+}
+
+// The instruction's on-chip operands, bound now (HBM ones are bound per
+// execution, when their addresses are known).
+void LoadedKernel::BindOperands(const Instruction& in, LoadedInstruction* li) {
+  li->operands = static_cast<uint32_t>(operand_table_.size());
+  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+    if (!ap->present() || kernel_.tensors[ap->tensor].space == MemSpace::kHbm) continue;
+    operand_table_.push_back({ap, Intern(Bind(kernel_, *ap, 0))});
+    ++li->num_operands;
+  }
+}
+
+const BoundAccess* LoadedKernel::Intern(const BoundAccess& b) {
+  const uint64_t h = HashBound(b);
+  const auto [first, last] = bound_index_.equal_range(h);
+  for (auto it = first; it != last; ++it) {
+    if (SameBound(*it->second, b)) return it->second;
+  }
+  bound_.push_back(b);
+  bound_index_.emplace(h, &bound_.back());
+  return &bound_.back();
 }
 
 }  // namespace nsim

@@ -5,6 +5,10 @@
 // and writes resolved for same-engine hazard checks.
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <utility>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/config/hw_config.h"
@@ -33,43 +37,106 @@ struct DmaPiece {
   int64_t descriptors = 0;
 };
 
+// How a dma_copy is spread over the DMA engines: `count` pieces on engines
+// first_engine, first_engine + 1, ... (modulo `engines`); every piece but the
+// last moves the same rows (full_*), the last one the rest (last_*).
+struct DmaPlan {
+  int64_t full_bytes = 0, full_descriptors = 0;
+  int64_t last_bytes = 0, last_descriptors = 0;
+  uint16_t first_engine = 0;
+  uint16_t engines = 1;
+  uint16_t count = 0;
+  bool touches_hbm = false;
+  DmaPiece piece(int i) const {
+    const bool last = i + 1 == count;
+    return {(first_engine + i) % engines, last ? last_bytes : full_bytes, last ? last_descriptors : full_descriptors};
+  }
+  int64_t bytes() const { return full_bytes * (count - 1) + last_bytes; }
+};
+
+// The hot per-instruction record the engines walk (64 bytes): operands,
+// semaphores and DMA plans sit in the loaded kernel's side tables, in
+// instruction order; regions and text stay in the kernel.
 struct LoadedInstruction {
   const Instruction* in = nullptr;
-  int index = 0;
   InstrCost cost;
-  PreBound operands;
-  std::vector<Region> reads;
-  std::vector<Region> writes;
+  int index = 0;
+  int dma_plan = -1;          // dma_copy: index of its DmaPlan (LoadedKernel::dma_plan)
+  uint32_t operands = 0;      // first of its pre-bound on-chip operands (LoadedKernel::operands)
   // Earlier instructions of the same stream whose outputs this one reads
-  // (RAW, resolved at load time): it may not issue before they commit.
-  std::vector<int> raw_deps;
-  std::vector<DmaPiece> dma;  // dma_copy only
-  bool dma_touches_hbm = false;
-  int64_t dma_bytes = 0;
+  // (RAW, resolved at load time): bit d-1 set = instruction index - d (d <= 16,
+  // see FindRawDeps). It may not issue before they commit.
+  uint16_t raw_deps = 0;
+  uint8_t num_operands = 0;
+  Opcode opcode = Opcode::kWait;
+  uint32_t waits = 0, signals = 0;  // first of its semaphore waits / signals (LoadedKernel::waits)
+  uint16_t num_waits = 0, num_signals = 0;
+  // Whether the race detector must look at it: it touches HBM or an on-chip
+  // tensor that two agents touch and one writes (LoadedKernel::tensor_agents).
+  bool may_race = false;
+};
+
+// Who touches a tensor, over the whole kernel (for the race detector): each
+// engine's instructions are one agent, each DMA transfer is one of its own.
+struct TensorAgents {
+  unsigned engines = 0;   // bit per engine
+  int transfers = 0;      // dma_copies touching it, counted up to 2
+  bool written = false;
+  bool MayRace() const { return written && __builtin_popcount(engines) + transfers >= 2; }
 };
 
 class LoadedKernel {
  public:
-  LoadedKernel(const Kernel& kernel, const HardwareConfig& config);
+  // Takes the kernel by value: callers that hand it over (std::move) pay no copy.
+  LoadedKernel(Kernel kernel, const HardwareConfig& config);
   const Kernel& kernel() const { return kernel_; }
   uint64_t hash() const { return hash_; }
   const std::string& config_name() const { return config_name_; }
   uint64_t config_hash() const { return config_hash_; }  // ConfigContentHash of the config it was loaded for
   const std::vector<LoadedInstruction>& stream(EngineId e) const { return streams_[static_cast<int>(e)]; }
+  // The pre-bound on-chip operands of `li` (for ExecContext::prebound).
+  PreBound operands(const LoadedInstruction& li) const { return {operand_table_.data() + li.operands, li.num_operands}; }
+  const DmaPlan& dma_plan(const LoadedInstruction& li) const { return dma_plans_[static_cast<size_t>(li.dma_plan)]; }
+  const std::vector<TensorAgents>& tensor_agents() const { return tensor_agents_; }  // per tensor
+  // DMA pieces per (issuing engine, queue), and the HBM bytes all dma_copy
+  // instructions read and write (each execution moves the same).
+  const std::map<std::pair<EngineId, int>, int64_t>& dma_queue_transfers() const { return dma_queue_transfers_; }
+  int64_t hbm_bytes_read() const { return hbm_bytes_read_; }
+  int64_t hbm_bytes_written() const { return hbm_bytes_written_; }
+  const SemWait* waits(const LoadedInstruction& li) const { return wait_table_.data() + li.waits; }
+  const SemSignal* signals(const LoadedInstruction& li) const { return signal_table_.data() + li.signals; }
+  int64_t instruction_count() const { return instructions_; }
+  int64_t dma_count() const { return dma_count_; }              // dma_copy instructions
+  int64_t dma_piece_count() const { return dma_piece_count_; }  // their pieces, all together
   int64_t sbuf_bytes_per_partition() const { return sbuf_used_; }
   int64_t psum_bytes_per_partition() const { return psum_used_; }
 
  private:
   void Layout(const HardwareConfig& c);
   void Prepare(const HardwareConfig& c);
-  static void FindRawDeps(const std::vector<LoadedInstruction>& stream, size_t i, LoadedInstruction* li);
+  void Reserve();
+  void FindRaceCandidates();
+  void BindOperands(const Instruction& in, LoadedInstruction* li);
+  const BoundAccess* Intern(const BoundAccess& b);
 
   Kernel kernel_;
   uint64_t hash_ = 0;
   std::string config_name_;
   uint64_t config_hash_ = 0;
   std::array<std::vector<LoadedInstruction>, kNumEngines> streams_;
+  std::vector<PreBoundOperand> operand_table_;
+  // Distinct bound accesses (a long kernel binds the same tiles again and
+  // again), deque for stable addresses; indexed by a hash of their fields.
+  std::deque<BoundAccess> bound_;
+  std::unordered_multimap<uint64_t, const BoundAccess*> bound_index_;
+  std::vector<DmaPlan> dma_plans_;
+  std::vector<TensorAgents> tensor_agents_;
+  std::map<std::pair<EngineId, int>, int64_t> dma_queue_transfers_;
+  int64_t hbm_bytes_read_ = 0, hbm_bytes_written_ = 0;
+  std::vector<SemWait> wait_table_;
+  std::vector<SemSignal> signal_table_;
   int64_t sbuf_used_ = 0, psum_used_ = 0;
+  int64_t instructions_ = 0, dma_count_ = 0, dma_piece_count_ = 0;
 };
 
 }  // namespace nsim

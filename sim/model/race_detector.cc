@@ -167,74 +167,153 @@ Race Describe(const Kernel& k, const Access& a, const Access& b, const Shared& s
   return r;
 }
 
-// Every access of the execution, from the loaded regions and the records' times.
-std::vector<Access> Accesses(const LoadedKernel& lk, const std::vector<uint64_t>& hbm_address,
-                             const ExecutionResult& result) {
-  const Kernel& k = lk.kernel();
-  std::vector<Access> out;
-  auto add = [&](Agent agent, const LoadedInstruction& li, const AccessPattern* ap, bool write, Picos t0,
-                 Picos t1) {
-    if (!ap->present()) return;
-    const Region r = RegionOf(k, *ap);
-    Access a{agent, write, &li, ap, r, 0, 0, t0, t1};
-    std::tie(a.lo, a.hi) = Bytes(k, r, hbm_address);
-    out.push_back(a);
-  };
-  // A transfer is in flight from its trigger's issue to its last piece's end:
-  // once triggered, its destination may change at any moment.
-  std::map<std::pair<int, int>, std::pair<Picos, Picos>> transfers;  // (engine, index) -> span
-  for (const InstructionRecord& rec : result.instructions) {
-    const LoadedInstruction& li = lk.stream(rec.engine)[rec.index];
-    if (li.in->opcode == Opcode::kDmaCopy) {  // the trigger touches no data; the transfer does
-      transfers[{static_cast<int>(rec.engine), rec.index}] = {rec.start, rec.end};
-      continue;
+// Which memory can be raced on at all. Accesses to different on-chip tensors
+// never share bytes (the loader lays tensors out apart), so each on-chip
+// tensor is its own group; HBM tensors whose bound byte ranges overlap form
+// one group. A group can hold a race only when some agent writes it and at
+// least two agents touch it; the others are skipped.
+class RaceCandidates {
+ public:
+  RaceCandidates(const LoadedKernel& lk, const std::vector<uint64_t>& hbm_address) {
+    const Kernel& k = lk.kernel();
+    const size_t n = k.tensors.size();
+    group_.resize(n);
+    for (size_t t = 0; t < n; ++t) group_[t] = static_cast<int>(t);
+    GroupHbm(k, hbm_address);
+    // Who touches each group: the loader counted it per tensor.
+    std::vector<TensorAgents> agents(n);
+    for (size_t t = 0; t < n; ++t) {
+      const TensorAgents& a = lk.tensor_agents()[t];
+      TensorAgents& g = agents[group_[t]];
+      g.engines |= a.engines;
+      g.transfers = std::min(g.transfers + a.transfers, 2);
+      g.written = g.written || a.written;
     }
-    const Agent engine{static_cast<int>(rec.engine), false};
-    const Instruction& in = *li.in;
-    for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) {
-      add(engine, li, ap, false, rec.start, rec.end);
+    candidate_.resize(n);
+    for (size_t g = 0; g < n; ++g) candidate_[g] = agents[g].MayRace();
+  }
+  bool Candidate(const AccessPattern& ap) const { return ap.present() && candidate_[group_[ap.tensor]]; }
+  int Group(const AccessPattern& ap) const { return group_[ap.tensor]; }
+  size_t groups() const { return group_.size(); }
+
+ private:
+  // Connected runs of HBM tensors by overlapping [address, address + bytes).
+  void GroupHbm(const Kernel& k, const std::vector<uint64_t>& hbm_address) {
+    std::vector<std::pair<uint64_t, int>> hbm;
+    for (size_t t = 0; t < k.tensors.size(); ++t) {
+      if (k.tensors[t].space == MemSpace::kHbm) hbm.push_back({hbm_address[t], static_cast<int>(t)});
     }
-    if (in.accumulate) add(engine, li, &in.dst, false, rec.start, rec.end);
-    add(engine, li, &in.dst, true, rec.start, rec.end);
-    add(engine, li, &in.acc, true, rec.start, rec.end);
+    std::sort(hbm.begin(), hbm.end());
+    uint64_t reach = 0;
+    int group = -1;
+    for (const auto& [addr, t] : hbm) {
+      const uint64_t bytes = static_cast<uint64_t>(k.tensors[t].NumElements() * DTypeSize(k.tensors[t].dtype));
+      if (group < 0 || addr >= reach) group = t;  // starts a new run
+      group_[t] = group;
+      reach = std::max(reach, addr + bytes);
+    }
   }
-  for (const DmaRecord& d : result.dma) {
-    auto& span = transfers[{static_cast<int>(d.trigger_engine), d.index}];
-    span.second = std::max(span.second, d.end);
+  std::vector<int> group_;  // per tensor
+  std::vector<char> candidate_;  // per group
+};
+
+// Sweeps the accesses of an execution in order of their start, keeping the
+// ones still in flight per memory group (accesses to different groups never
+// share a byte), and collects the races among them.
+class RaceSweep {
+ public:
+  RaceSweep(const Kernel& k, const std::vector<uint64_t>& hbm_address, size_t groups)
+      : k_(k), hbm_address_(hbm_address), active_(groups) {}
+  void Add(int group, Agent agent, const LoadedInstruction& li, const AccessPattern& ap, bool write, Picos t0,
+           Picos t1) {
+    const Region r = RegionOf(k_, ap);
+    Access a{agent, write, &li, &ap, r, 0, 0, t0, t1};
+    std::tie(a.lo, a.hi) = Bytes(k_, r, hbm_address_);
+    std::vector<Access>& active = active_[group];
+    active.erase(std::remove_if(active.begin(), active.end(), [&](const Access& b) { return b.t1 <= a.t0; }),
+                 active.end());
+    for (const Access& b : active) {
+      if (!MayConflict(a, b) || reported_.count({a.li, b.li})) continue;
+      const Shared shared = SharedBytes(k_, a, b, hbm_address_);
+      if (shared.bytes == 0) continue;
+      races_.push_back(Describe(k_, a, b, shared, hbm_address_));
+      reported_.insert({a.li, b.li});
+      reported_.insert({b.li, a.li});
+    }
+    active.push_back(a);
   }
-  int next_agent = kNumEngines;
-  for (const auto& [key, span] : transfers) {
-    const LoadedInstruction& li = lk.stream(static_cast<EngineId>(key.first))[key.second];
-    const Agent transfer{next_agent++, true};
-    add(transfer, li, &li.in->src0, false, span.first, span.second);
-    add(transfer, li, &li.in->dst, true, span.first, span.second);
+  std::vector<Race> Take() { return std::move(races_); }
+
+ private:
+  const Kernel& k_;
+  const std::vector<uint64_t>& hbm_address_;
+  std::vector<std::vector<Access>> active_;  // in flight, per group
+  std::set<std::pair<const LoadedInstruction*, const LoadedInstruction*>> reported_;  // one race per pair
+  std::vector<Race> races_;
+};
+
+// When each transfer's last piece ended, by (trigger engine, index).
+class TransferEnds {
+ public:
+  explicit TransferEnds(const ExecutionResult& result) : ends_(result.dma_copy_ends) {
+    std::sort(ends_.begin(), ends_.end(), [](const DmaTransferRecord& a, const DmaTransferRecord& b) {
+      return a.trigger_engine != b.trigger_engine ? a.trigger_engine < b.trigger_engine : a.index < b.index;
+    });
   }
-  return out;
-}
+  // The end of (engine, index)'s transfer, or `otherwise` if it has none.
+  Picos Of(EngineId engine, int index, Picos otherwise) const {
+    const auto it = std::lower_bound(ends_.begin(), ends_.end(), std::make_pair(engine, index),
+                                     [](const DmaTransferRecord& a, const std::pair<EngineId, int>& key) {
+                                       return a.trigger_engine != key.first ? a.trigger_engine < key.first
+                                                                            : a.index < key.second;
+                                     });
+    if (it == ends_.end() || it->trigger_engine != engine || it->index != index) return otherwise;
+    return std::max(otherwise, it->end);
+  }
+
+ private:
+  std::vector<DmaTransferRecord> ends_;
+};
 
 }  // namespace
 
 std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>& hbm_address,
                             const ExecutionResult& result) {
-  std::vector<Access> acc = Accesses(lk, hbm_address, result);
-  std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.t0 < b.t0; });
-  // Sweep in start order, keeping the accesses still in flight.
-  std::vector<Race> races;
-  std::set<std::pair<const LoadedInstruction*, const LoadedInstruction*>> reported;  // one race per pair
-  std::vector<const Access*> active;
-  for (const Access& a : acc) {
-    active.erase(std::remove_if(active.begin(), active.end(), [&](const Access* b) { return b->t1 <= a.t0; }),
-                 active.end());
-    for (const Access* b : active) {
-      if (!MayConflict(a, *b) || reported.count({a.li, b->li})) continue;
-      const Shared shared = SharedBytes(lk.kernel(), a, *b, hbm_address);
-      if (shared.bytes == 0) continue;
-      races.push_back(Describe(lk.kernel(), a, *b, shared, hbm_address));
-      reported.insert({a.li, b->li});
-      reported.insert({b->li, a.li});
+  const RaceCandidates candidates(lk, hbm_address);
+  const TransferEnds transfer_ends(result);
+  // Accesses are visited in order of their start: records in start order
+  // (Summarize merges them so), each record's accesses together.
+  std::vector<const InstructionRecord*> order;
+  order.reserve(result.instructions.size());
+  for (const InstructionRecord& rec : result.instructions) order.push_back(&rec);
+  auto by_start = [](const InstructionRecord* a, const InstructionRecord* b) { return a->start < b->start; };
+  if (!std::is_sorted(order.begin(), order.end(), by_start)) std::stable_sort(order.begin(), order.end(), by_start);
+  RaceSweep sweep(lk.kernel(), hbm_address, candidates.groups());
+  int next_agent = kNumEngines;
+  for (const InstructionRecord* rec : order) {
+    const LoadedInstruction& li = lk.stream(rec->engine)[rec->index];
+    if (!li.may_race) continue;  // touches nothing two agents touch
+    const Instruction& in = *li.in;
+    auto add = [&](Agent agent, const AccessPattern& ap, bool write, Picos t1) {
+      if (candidates.Candidate(ap)) sweep.Add(candidates.Group(ap), agent, li, ap, write, rec->start, t1);
+    };
+    if (in.opcode == Opcode::kDmaCopy) {
+      // The trigger touches no data; the transfer does, from the trigger's
+      // issue to its last piece's end: once triggered, its destination may
+      // change at any moment.
+      const Agent transfer{next_agent++, true};
+      const Picos end = transfer_ends.Of(rec->engine, rec->index, rec->end);
+      add(transfer, in.src0, false, end);
+      add(transfer, in.dst, true, end);
+      continue;
     }
-    active.push_back(&a);
+    const Agent engine{static_cast<int>(rec->engine), false};
+    for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) add(engine, *ap, false, rec->end);
+    if (in.accumulate) add(engine, in.dst, false, rec->end);
+    add(engine, in.dst, true, rec->end);
+    add(engine, in.acc, true, rec->end);
   }
+  std::vector<Race> races = sweep.Take();
   std::stable_sort(races.begin(), races.end(), [](const Race& a, const Race& b) { return a.start < b.start; });
   return races;
 }

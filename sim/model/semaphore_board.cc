@@ -17,9 +17,9 @@ void SemaphoreBoard::Reset(size_t count) {
   wake_.cancel();
 }
 
-int SemaphoreBoard::FirstUnsatisfied(const std::vector<SemWait>& waits) const {
-  for (const SemWait& w : waits) {
-    if (values_[w.sem] < w.value) return w.sem;
+int SemaphoreBoard::FirstUnsatisfied(const SemWait* waits, size_t n) const {
+  for (size_t i = 0; i < n; ++i) {
+    if (values_[waits[i].sem] < waits[i].value) return waits[i].sem;
   }
   return -1;
 }
@@ -28,9 +28,9 @@ void SemaphoreBoard::WakeAll() {
   for (size_t i = 0; i < values_.size(); ++i) events_[i].notify(sc_core::SC_ZERO_TIME);
 }
 
-void SemaphoreBoard::Signal(Picos at, const std::vector<SemSignal>& signals) {
-  if (signals.empty()) return;
-  for (const SemSignal& s : signals) pending_.push({at, seq_++, s.sem, s.delta});
+void SemaphoreBoard::Signal(Picos at, const SemSignal* signals, size_t n) {
+  if (n == 0) return;
+  for (size_t i = 0; i < n; ++i) pending_.push({at, seq_++, signals[i].sem, signals[i].delta});
   wake_.notify(Ps(pending_.top().at - Now()));  // keeps the earliest pending notification
 }
 

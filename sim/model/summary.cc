@@ -53,7 +53,7 @@ std::vector<Intervals> SummarizeEngines(const LoadedKernel& kernel, ExecutionRes
   std::vector<Intervals> per_engine(kNumEngines);
   for (const InstructionRecord& rec : r->instructions) {
     const int e = static_cast<int>(rec.engine);
-    const Instruction& in = *kernel.stream(rec.engine)[rec.index].in;
+    const Instruction& in = kernel.kernel().streams[e][rec.index];
     per_engine[e].push_back({rec.start, rec.end});
     EngineSummary& s = r->engines[e];
     s.instructions++;
@@ -110,12 +110,37 @@ HbmBytes DmaPieceHbmBytes(const Kernel& k, const DmaRecord& piece) {
   return out;
 }
 
+namespace {
+
+// Without piece records the DMA model accumulated the per-DMA-engine and
+// per-queue bytes and busy time as the pieces ended (DmaModule::WriteTotals);
+// the piece counts and HBM bytes are the loaded kernel's, known at load.
+void SummarizeDmaTotals(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
+  if (r->dma_engines.empty()) r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
+  for (const DmaEngineSummary& e : r->dma_engines) {
+    r->dma_bytes += e.bytes;
+    r->dma_transfers += e.transfers;
+  }
+  for (const auto& [queue, pieces] : kernel.dma_queue_transfers()) {
+    r->dma_queues[DmaQueueName(queue.first, queue.second)].transfers = pieces;
+  }
+  r->hbm_bytes_read = kernel.hbm_bytes_read();
+  r->hbm_bytes_written = kernel.hbm_bytes_written();
+}
+
+}  // namespace
+
 void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
   // Engines run ahead of SystemC time, so records arrive interleaved across
   // engines but in start order within each: merge the per-engine runs by
   // (start, engine) in linear time; the order is deterministic.
   MergeByStart(&r->instructions);
-  Intervals active = SummarizeDma(config, kernel.kernel(), r);
+  Intervals active;
+  if (r->dma_pieces_recorded) {
+    active = SummarizeDma(config, kernel.kernel(), r);
+  } else {
+    SummarizeDmaTotals(config, kernel, r);  // active time then counts the engines only (documented)
+  }
   for (Intervals& engine : SummarizeEngines(kernel, r)) active.insert(active.end(), engine.begin(), engine.end());
   r->active_time = Length(Merge(std::move(active)));
 }

@@ -13,8 +13,10 @@ namespace nsim {
 
 // `kernel` must have been loaded for `config` (Device::Load or LoadedKernel).
 // `hbm_address` (per tensor, as Device::Execute binds them; empty: all 0)
-// only labels the run: no timing depends on an address.
+// only labels the run: no timing depends on an address. `record_dma_pieces`:
+// as Device::set_record_dma_pieces.
 ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKernel& kernel,
-                                  const std::vector<uint64_t>& hbm_address = {}, const ProgressFn& progress = {});
+                                  const std::vector<uint64_t>& hbm_address = {}, const ProgressFn& progress = {},
+                                  bool record_dma_pieces = true);
 
 }  // namespace nsim

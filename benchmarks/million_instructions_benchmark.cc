@@ -1,0 +1,193 @@
+// A million-instruction DMA-heavy kernel (issue 12): a long vector-add stream
+// (two loads, one VectorE add, one store per tile, four tile buffers in
+// flight), loaded and executed once per row, values on and off. Run with
+//   bazel run -c opt //benchmarks:million_instructions
+// Each row runs in a forked child process so that its peak resident memory is
+// its own. Counters: wall_s / cpu_s (load + execute), load_cpu_s, instr/s
+// (per CPU second), maxrss_MB (peak RSS of the child), kernel_B/instr (the
+// Kernel as built, before loading), sim_B/instr (peak RSS above the built
+// kernel: what loading and simulating cost), bytes/instr (peak RSS above the
+// child's start). Records are off (as `nsim run` without --records).
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <utility>
+
+#include "sim/config/loader.h"
+#include "sim/kernel/builder.h"
+#include "sim/model/device.h"
+#include "sim/model/loaded_kernel.h"
+
+namespace nsim {
+namespace {
+
+constexpr int kBuffers = 4;  // tiles in flight
+
+// `steps` rounds of: a[s] <- x tile, b[s] <- y tile (two DMA queues of the
+// Sync engine), sum[s] = a[s] + b[s] on VectorE, out tile <- sum[s] (the
+// GpSimd engine's DMA queue); s = step % kBuffers. HBM tiles repeat every 16
+// steps so that device memory stays small.
+Kernel VectorAddStream(int64_t steps, int64_t parts, int64_t free) {
+  constexpr int64_t kHbmTiles = 16;
+  Kernel k;
+  k.name = "vector_add_stream";
+  const int x = AddTensor(k, "x", MemSpace::kHbm, DType::kBF16, {kHbmTiles * parts, free}, {TensorInit::kRandn, 0, 1});
+  const int y = AddTensor(k, "y", MemSpace::kHbm, DType::kBF16, {kHbmTiles * parts, free}, {TensorInit::kRandn, 0, 2});
+  const int out = AddTensor(k, "out", MemSpace::kHbm, DType::kBF16, {kHbmTiles * parts, free});
+  int a[kBuffers], b[kBuffers], sum[kBuffers];
+  for (int s = 0; s < kBuffers; ++s) {
+    a[s] = AddTensor(k, "a" + std::to_string(s), MemSpace::kSbuf, DType::kBF16, {parts, free});
+    b[s] = AddTensor(k, "b" + std::to_string(s), MemSpace::kSbuf, DType::kBF16, {parts, free});
+    sum[s] = AddTensor(k, "sum" + std::to_string(s), MemSpace::kSbuf, DType::kBF16, {parts, free});
+  }
+  const int loaded = AddSemaphore(k, "loaded"), added = AddSemaphore(k, "added"), stored = AddSemaphore(k, "stored");
+  const auto all = SliceSpec::All();
+  for (int64_t i = 0; i < steps; ++i) {
+    const int s = static_cast<int>(i % kBuffers);
+    const int64_t row = i % kHbmTiles * parts;
+    const auto rows = SliceSpec::Range(row, row + parts);
+    // Buffer s is free once the store of step i - kBuffers has read sum[s]
+    // (and so the add of that step has read a[s] and b[s]).
+    const int64_t reuse = std::max<int64_t>(0, i - kBuffers + 1);
+    Instruction& la = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    la.dst = Full(k, a[s]);
+    la.src0 = Slice(k, x, {rows, all});
+    la.waits = {{stored, reuse}};
+    la.signals = {{loaded, 1}};
+    Instruction& lb = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    lb.queue = 1;
+    lb.dst = Full(k, b[s]);
+    lb.src0 = Slice(k, y, {rows, all});
+    lb.waits = {{stored, reuse}};
+    lb.signals = {{loaded, 1}};
+    Instruction& add = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+    add.alu0 = AluOp::kAdd;
+    add.dst = Full(k, sum[s]);
+    add.src0 = Full(k, a[s]);
+    add.src1 = Full(k, b[s]);
+    add.waits = {{loaded, 2 * (i + 1)}, {stored, reuse}};
+    add.signals = {{added, 1}};
+    Instruction& st = Emit(k, EngineId::kGpSimd, Opcode::kDmaCopy);
+    st.dst = Slice(k, out, {rows, all});
+    st.src0 = Full(k, sum[s]);
+    st.waits = {{added, i + 1}};
+    st.signals = {{stored, 1}};
+  }
+  return k;
+}
+
+double CpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+double WallSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+// Resident bytes now (/proc/self/statm) and at the peak (getrusage).
+int64_t RssBytes() {
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE);
+}
+int64_t PeakRssBytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<int64_t>(u.ru_maxrss) * 1024;
+}
+
+struct Figures {
+  bool ok = false;
+  double wall = 0, cpu = 0, load_cpu = 0;
+  int64_t instructions = 0, rss_start = 0, rss_kernel = 0, rss_peak = 0;
+  double device_us = 0;
+};
+
+Figures Measure(int64_t instructions, int64_t parts, int64_t free, bool values) {
+  Figures f;
+  f.rss_start = RssBytes();
+  Kernel k = VectorAddStream(instructions / 4, parts, free);
+  f.instructions = static_cast<int64_t>(k.NumInstructions());
+  f.rss_kernel = RssBytes();
+  Device device(LoadHardwareConfig("trn2"));
+  device.set_timing_only(!values);
+  device.set_record_dma_pieces(false);
+  const double wall0 = WallSeconds(), cpu0 = CpuSeconds();
+  // The loaded kernel takes the kernel over (no copy).
+  const auto loaded = std::make_shared<const LoadedKernel>(std::move(k), device.config());
+  f.load_cpu = CpuSeconds() - cpu0;
+  const ExecutionResult r = device.Execute(*loaded);
+  f.wall = WallSeconds() - wall0;
+  f.cpu = CpuSeconds() - cpu0;
+  f.rss_peak = PeakRssBytes();
+  f.device_us = PicosToMicros(r.device_time);
+  f.ok = true;
+  return f;
+}
+
+// Runs Measure in a child process (fresh peak RSS, fresh SystemC kernel).
+Figures MeasureInChild(int64_t instructions, int64_t parts, int64_t free, bool values) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    Figures f;
+    try {
+      f = Measure(instructions, parts, free, values);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "million_instructions: %s\n", e.what());
+    }
+    const ssize_t n = write(fds[1], &f, sizeof f);
+    _exit(n == static_cast<ssize_t>(sizeof f) ? 0 : 1);  // skip SystemC's teardown
+  }
+  close(fds[1]);
+  Figures f;
+  if (pid < 0 || read(fds[0], &f, sizeof f) != static_cast<ssize_t>(sizeof f)) f = {};
+  close(fds[0]);
+  if (pid > 0) waitpid(pid, nullptr, 0);
+  return f;
+}
+
+void BM_VectorAddStream(benchmark::State& state) {
+  const int64_t instructions = state.range(0), parts = state.range(1), free = state.range(2);
+  const bool values = state.range(3) != 0;
+  Figures f;
+  for (auto _ : state) {
+    f = MeasureInChild(instructions, parts, free, values);
+    if (!f.ok) {
+      state.SkipWithError("the child run failed (see stderr)");
+      return;
+    }
+    state.SetIterationTime(f.wall);
+  }
+  const double n = static_cast<double>(f.instructions);
+  state.counters["wall_s"] = f.wall;
+  state.counters["cpu_s"] = f.cpu;
+  state.counters["load_cpu_s"] = f.load_cpu;
+  state.counters["instr/s"] = n / f.cpu;
+  state.counters["maxrss_MB"] = static_cast<double>(f.rss_peak) / 1e6;
+  state.counters["kernel_B/instr"] = static_cast<double>(f.rss_kernel - f.rss_start) / n;
+  state.counters["sim_B/instr"] = static_cast<double>(f.rss_peak - f.rss_kernel) / n;
+  state.counters["bytes/instr"] = static_cast<double>(f.rss_peak - f.rss_start) / n;
+  state.counters["device_us"] = f.device_us;
+}
+BENCHMARK(BM_VectorAddStream)
+    ->ArgsProduct({{100000, 1000000}, {8, 128}, {64}, {1, 0}})
+    ->ArgNames({"instructions", "partitions", "free", "values"})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
+
+}  // namespace
+}  // namespace nsim

@@ -56,8 +56,9 @@ struct ExecutionResult : ExecutionMetrics {
   // One record per DMA piece, only when the execution was asked to keep them
   // (ExecContext::record_dma_pieces; Device::set_record_dma_pieces, on by
   // default: records, traces and profiler capture need them). Without them a
-  // long DMA stream costs no memory per piece; the summaries below are
-  // accumulated while it runs and are identical either way.
+  // long DMA stream costs no memory per piece; the DMA metrics are
+  // accumulated while it runs and are identical either way, except
+  // active_time, which then counts the engines' activity only.
   bool dma_pieces_recorded = true;
   std::vector<DmaRecord> dma;
   std::vector<DmaTransferRecord> dma_copy_ends;  // one per dma_copy, in completion order

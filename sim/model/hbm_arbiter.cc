@@ -26,13 +26,7 @@ void HbmArbiter::Configure(double stack_bytes_per_ns, double core_share_bytes_pe
   engine_bw_ = engine_bytes_per_ns;
 }
 
-void HbmArbiter::Transfer(int core, double bytes) {
-  Flow f{core, bytes, 0, nullptr, {}};
-  Advance();
-  flows_.push_back(&f);
-  Reschedule();
-  sc_core::wait(f.done);
-}
+void HbmArbiter::Transfer(int core, double bytes) { TransferCapped(core, bytes, nullptr); }
 
 void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
   Flow f{core, bytes, 0, cap, {}};

@@ -20,7 +20,7 @@ Chip::Chip(HardwareConfig config) : config_(std::move(config)) {
   for (int i = 0; i < c.cores; ++i) onchip_.push_back(std::make_unique<OnChipMemory>(config_.memory));
 }
 
-Chip::~Chip() { scheduler_.reset(); }
+Chip::~Chip() = default;  // scheduler_, declared last, goes first
 
 ChipScheduler& Chip::scheduler() {
   if (!scheduler_) scheduler_ = std::make_unique<ChipScheduler>(*this);

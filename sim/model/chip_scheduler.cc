@@ -33,7 +33,6 @@ struct ChipScheduler::Item {
   // A kernel in flight, for deadlock detection at starvation.
   std::vector<RunState>* states = nullptr;
   const KernelLaunch* launch = nullptr;
-  bool quiet = false;
   sc_core::sc_event wake;  // quiet or aborted
   std::string deadlock;
   bool aborting = false;  // found deadlocked at a starvation

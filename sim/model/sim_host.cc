@@ -157,10 +157,6 @@ ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& k
   return std::move(RunGrid(config, {run}, progress)[0]);
 }
 
-}  // namespace nsim
-
-namespace nsim {
-
 namespace {
 
 // First index of `n` consecutive free entries, or -1.

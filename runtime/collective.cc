@@ -5,7 +5,6 @@
 
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
-#include "sim/base/error.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/all_reduce.h"
 
@@ -90,13 +89,7 @@ ExecutionHandle Runtime::AllReduce(const std::vector<CollectiveBuffer>& buffers,
         r.result = r.programs.front();
         r.completed = true;
       }
-      if (!it.error) return;
-      try {
-        std::rethrow_exception(it.error);
-      } catch (const SimError& e) {
-        it.error = std::make_exception_ptr(SimError(what + e.what()));
-      } catch (...) {
-      }
+      NeuronCoreDevice::PrefixError(it, what);
     });
     for (int p = 0; p < n; ++p) {
       const ExecutionHandle h = devices[p]->Track(records[p], item);

@@ -156,15 +156,7 @@ ExecutionHandle NeuronCoreDevice::ExecuteAsync(const std::vector<KernelRef>& pro
   ItemRef item = scheduler().SubmitKernel(streams_[stream], record->submit_end, std::move(launch), [r, what](ScheduledItem& it) {
     r->device_start = it.start;
     r->device_end = it.end;
-    if (it.error) {  // name the kernel in the model's message
-      try {
-        std::rethrow_exception(it.error);
-      } catch (const SimError& e) {
-        it.error = std::make_exception_ptr(SimError(what + e.what()));
-      } catch (...) {
-      }
-      return;
-    }
+    if (it.error) return PrefixError(it, what);  // name the kernel in the model's message
     for (ExecutionResult& result : it.results) {
       r->programs.push_back(std::make_shared<const ExecutionResult>(std::move(result)));
     }
@@ -214,6 +206,16 @@ ExecutionHandle NeuronCoreDevice::CopyToCore(NeuronCoreDevice& dst, uint64_t dst
   ItemRef item =
       scheduler().SubmitCopy(streams_[stream], record->submit_end, dst_addr, src_addr, bytes, CopyDone(record.get()));
   return Track(std::move(record), item);
+}
+
+void NeuronCoreDevice::PrefixError(ScheduledItem& it, const std::string& what) {
+  if (!it.error) return;
+  try {
+    std::rethrow_exception(it.error);
+  } catch (const SimError& e) {
+    it.error = std::make_exception_ptr(SimError(what + e.what()));
+  } catch (...) {
+  }
 }
 
 std::function<void(ScheduledItem&)> NeuronCoreDevice::CopyDone(ExecutionRecord* r) {

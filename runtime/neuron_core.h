@@ -181,6 +181,8 @@ class NeuronCoreDevice {
                                              uint64_t correlation_id);
   Picos CaptureCost(const std::vector<ExecutionResult>& results, bool captured) const;
   static std::function<void(ScheduledItem&)> CopyDone(ExecutionRecord* record);
+  // Puts `what` before the message of the item's model error (a SimError), if it has one.
+  static void PrefixError(ScheduledItem& it, const std::string& what);
   ChipScheduler& scheduler() { return chip_->scheduler(); }
   // Tracks a submitted item; its record is published now, filled on completion.
   ExecutionHandle Track(std::shared_ptr<ExecutionRecord> record, const ItemRef& item);

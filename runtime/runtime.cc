@@ -76,7 +76,12 @@ std::pair<std::shared_ptr<Chip>, std::vector<int>> Runtime::TakeCores(const Hard
                        " physical cores of a '" + config.name + "' chip (chip.cores)");
   }
   const uint64_t hash = ConfigContentHash(config);
-  for (ChipUse& use : chips_) {
+  // The first free group of a chip of this config; a new chip when none is free.
+  for (size_t i = 0;; ++i) {
+    if (i == chips_.size()) {
+      chips_.push_back({std::make_shared<Chip>(config), hash, std::vector<bool>(static_cast<size_t>(cores), false)});
+    }
+    ChipUse& use = chips_[i];
     if (use.config_hash != hash) continue;
     for (int first = 0; first + lnc <= cores; first += lnc) {
       std::vector<int> group;
@@ -86,14 +91,6 @@ std::pair<std::shared_ptr<Chip>, std::vector<int>> Runtime::TakeCores(const Hard
       return {use.chip, group};
     }
   }
-  ChipUse use{std::make_shared<Chip>(config), hash, std::vector<bool>(static_cast<size_t>(cores), false)};
-  std::vector<int> group;
-  for (int c = 0; c < lnc; ++c) {
-    use.used[c] = true;
-    group.push_back(c);
-  }
-  chips_.push_back(use);
-  return {use.chip, group};
 }
 
 NeuronCoreDevice& Runtime::Create(int index, HardwareConfig config) {

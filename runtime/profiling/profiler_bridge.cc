@@ -91,10 +91,6 @@ void ReportToProfiler(const ExecutionRecord& r) {
     e.hbm_read_bytes += p->hbm_bytes_read;
     e.hbm_write_bytes += p->hbm_bytes_written;
   }
-  if (r.programs.empty()) {
-    e.hbm_read_bytes = r.result->hbm_bytes_read;
-    e.hbm_write_bytes = r.result->hbm_bytes_written;
-  }
   if (r.captured && prof::DeviceCaptureWanted(r.core)) {
     if (r.programs.size() > 1) {
       CaptureCores(r, &e);

@@ -185,6 +185,33 @@ TEST(LncSplit, WhatDoesNotSplitSaysWhy) {
   EXPECT_EQ(split->programs[1].outputs()[0].desc.offset, 1);
 }
 
+TEST(LncSplit, BatchedMatmulSplitsItsBatchAndKeepsAPlainWeightWhole) {
+  // [4, 8, 32] @ [32, 16]: program 1 takes batches 2..3 of x, all of w.
+  Graph g;
+  const ValueId x = g.Input("x", C(kBF, {4, 8, 32}));
+  const ValueId w = g.Input("w", C(kBF, {32, 16}));
+  g.Output(g.Matmul(x, w, kBF), "h", C(kBF, {4, 8, 16}));
+  const auto split = SplitRows(g, 2);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->axis, 0);
+  const Graph& p1 = split->programs[1];
+  EXPECT_EQ(p1.node(x).desc.sizes, (std::vector<int64_t>{2, 8, 32}));
+  EXPECT_EQ(p1.node(x).desc.offset, 2 * 8 * 32);
+  EXPECT_EQ(p1.node(w).desc.sizes, (std::vector<int64_t>{32, 16}));
+  EXPECT_EQ(p1.node(w).desc.offset, 0);
+  EXPECT_EQ(p1.outputs()[0].desc.offset, 2 * 8 * 16);
+
+  // [4, 8, 32] @ [4, 32, 16]: a batched weight is split with x.
+  Graph b;
+  const ValueId bx = b.Input("x", C(kBF, {4, 8, 32}));
+  const ValueId bw = b.Input("w", C(kBF, {4, 32, 16}));
+  b.Output(b.Matmul(bx, bw, kBF), "h", C(kBF, {4, 8, 16}));
+  const auto s = SplitRows(b, 2);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->programs[1].node(bw).desc.sizes, (std::vector<int64_t>{2, 32, 16}));
+  EXPECT_EQ(s->programs[1].node(bw).desc.offset, 2 * 32 * 16);
+}
+
 TEST(LncSplit, ShareOfIsBalanced) {
   EXPECT_EQ(ShareOf(5, 0, 2).count, 2);
   EXPECT_EQ(ShareOf(5, 1, 2).first, 2);

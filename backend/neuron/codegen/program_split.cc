@@ -92,22 +92,12 @@ class AxisPlan {
       if (a == kWhole) return Ask(n.inputs[0], kWhole) && Ask(n.inputs[1], kWhole);
       if (a == rank - 1) return Fail("a matmul split along N");
       const ValueId x = n.inputs[0], w = n.inputs[1];
-      const int xr = static_cast<int>(g_.node(x).sizes.size()), wr = static_cast<int>(g_.node(w).sizes.size());
+      const int xr = static_cast<int>(g_.node(x).sizes.size());
       if (a == rank - 2) return Ask(x, xr - 2) && Ask(w, kWhole);  // rows of M
-      // A batch dim: both operands have it unless the weight is a plain [K, N].
-      const std::vector<int64_t> batch(n.sizes.begin(), n.sizes.end() - 2);
-      const std::vector<int64_t> xb(g_.node(x).sizes.begin(), g_.node(x).sizes.end() - 2);
-      if (!AskBatch(x, batch, xb, a)) return false;
-      if (wr <= 2) return Ask(w, kWhole);
-      const std::vector<int64_t> wb(g_.node(w).sizes.begin(), g_.node(w).sizes.end() - 2);
-      return AskBatch(w, batch, wb, a);
+      // A batch dim, broadcast as an elementwise operand's (a plain [K, N] weight is whole).
+      return AskBroadcast(x, n.sizes, a) && AskBroadcast(w, n.sizes, a);
     }
     return Fail(std::string("no split rule for '") + OpKindName(n.kind) + "'");
-  }
-
-  bool AskBatch(ValueId x, const std::vector<int64_t>& batch, const std::vector<int64_t>& xb, int a) {
-    const int ax = AlignedAxis(batch, a, xb);
-    return Ask(x, ax < 0 || xb[ax] == 1 ? kWhole : ax);
   }
 
   const Graph& g_;

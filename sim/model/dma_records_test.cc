@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "sim/config/loader.h"
 #include "sim/kernel/builder.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/device.h"
+#include "sim/model/interval_union.h"
 #include "sim/model/loaded_kernel.h"
 
 namespace nsim {
@@ -44,6 +46,7 @@ void ExpectSameSummaries(const std::string& config_name, const Kernel& k, bool t
     EXPECT_EQ(a.engines[e].busy, b.engines[e].busy) << where;
     EXPECT_EQ(a.engines[e].instructions, b.engines[e].instructions) << where;
     EXPECT_EQ(a.engines[e].by_opcode, b.engines[e].by_opcode) << where;
+    EXPECT_EQ(a.engines[e].flops, b.engines[e].flops) << where;
   }
   ASSERT_EQ(a.dma_engines.size(), b.dma_engines.size()) << where;
   for (size_t e = 0; e < a.dma_engines.size(); ++e) {
@@ -63,7 +66,12 @@ void ExpectSameSummaries(const std::string& config_name, const Kernel& k, bool t
   EXPECT_EQ(a.hbm_bytes_written, b.hbm_bytes_written) << where;
   EXPECT_EQ(a.dma_bytes, b.dma_bytes) << where;
   EXPECT_EQ(a.dma_transfers, b.dma_transfers) << where;
-  // Without piece records the active time counts the engines only.
+  EXPECT_EQ(a.dma_transfers, loaded->dma_piece_count()) << where;
+  // Without piece records the active time counts the engines only: the
+  // union of the instruction records.
+  Intervals engine_activity;
+  for (const InstructionRecord& rec : a.instructions) engine_activity.emplace_back(rec.start, rec.end);
+  EXPECT_EQ(b.active_time, IntervalsLength(MergeIntervals(std::move(engine_activity)))) << where;
   EXPECT_LE(b.active_time, a.active_time) << where;
   EXPECT_EQ(a.warnings, b.warnings) << where;
 }

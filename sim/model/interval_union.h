@@ -11,21 +11,37 @@
 
 namespace nsim {
 
+using Intervals = std::vector<std::pair<Picos, Picos>>;
+
+// Sorted, disjoint union of [start, end) intervals (empty ones dropped).
+inline Intervals MergeIntervals(Intervals iv) {
+  if (!std::is_sorted(iv.begin(), iv.end())) std::sort(iv.begin(), iv.end());
+  Intervals out;
+  for (const auto& [s, e] : iv) {
+    if (e <= s) continue;
+    if (!out.empty() && s <= out.back().second) {
+      out.back().second = std::max(out.back().second, e);
+    } else {
+      out.emplace_back(s, e);
+    }
+  }
+  return out;
+}
+
+// Total length of merged (disjoint) intervals.
+inline Picos IntervalsLength(const Intervals& merged) {
+  Picos total = 0;
+  for (const auto& [s, e] : merged) total += e - s;
+  return total;
+}
+
 class IntervalUnion {
  public:
   void Add(Picos start, Picos end) { pending_.emplace_back(start, end); }
   size_t pending() const { return pending_.size(); }
   // Every interval added from now on starts at or after `bound`.
   void Fold(Picos bound) {
-    std::sort(pending_.begin(), pending_.end());
-    std::vector<std::pair<Picos, Picos>> kept;  // disjoint, not yet final
-    for (const auto& [s, e] : pending_) {
-      if (!kept.empty() && s <= kept.back().second) {
-        kept.back().second = std::max(kept.back().second, e);
-      } else {
-        kept.emplace_back(s, e);
-      }
-    }
+    const Intervals kept = MergeIntervals(std::move(pending_));  // disjoint, not yet final
     pending_.clear();
     for (const auto& [s, e] : kept) {
       if (e <= bound) total_ += e - s;  // nothing later can overlap it
@@ -39,7 +55,7 @@ class IntervalUnion {
 
  private:
   static constexpr Picos kMaxPicos = INT64_MAX;
-  std::vector<std::pair<Picos, Picos>> pending_;
+  Intervals pending_;
   Picos total_ = 0;
 };
 

@@ -20,10 +20,8 @@ class SemaphoreBoard : public sc_core::sc_module {
 
   void Reset(size_t count);
   // The first wait in `waits` that does not hold yet, or -1.
-  int FirstUnsatisfied(const std::vector<SemWait>& waits) const { return FirstUnsatisfied(waits.data(), waits.size()); }
   int FirstUnsatisfied(const SemWait* waits, size_t n) const;
   // Applies every signal's delta at absolute time `at` (>= now).
-  void Signal(Picos at, const std::vector<SemSignal>& signals) { Signal(at, signals.data(), signals.size()); }
   void Signal(Picos at, const SemSignal* signals, size_t n);
   int64_t value(int sem) const { return values_[sem]; }
   // Notified when semaphore `sem` changes (and when the run aborts), so an

@@ -8,32 +8,10 @@
 
 #include "sim/isa/opcode_spec.h"
 #include "sim/model/dma_queue_name.h"
+#include "sim/model/interval_union.h"
 
 namespace nsim {
 namespace {
-
-using Intervals = std::vector<std::pair<Picos, Picos>>;
-
-// Sorted, disjoint union of [start, end) intervals (empty ones dropped).
-Intervals Merge(Intervals iv) {
-  if (!std::is_sorted(iv.begin(), iv.end())) std::sort(iv.begin(), iv.end());
-  Intervals out;
-  for (const auto& [s, e] : iv) {
-    if (e <= s) continue;
-    if (!out.empty() && s <= out.back().second) {
-      out.back().second = std::max(out.back().second, e);
-    } else {
-      out.push_back({s, e});
-    }
-  }
-  return out;
-}
-
-Picos Length(const Intervals& merged) {
-  Picos total = 0;
-  for (const auto& [s, e] : merged) total += e - s;
-  return total;
-}
 
 void MergeByStart(std::vector<InstructionRecord>* records) {
   std::vector<InstructionRecord> per[kNumEngines];
@@ -61,8 +39,8 @@ std::vector<Intervals> SummarizeEngines(const LoadedKernel& kernel, ExecutionRes
     s.flops += Spec(in.opcode).flops(kernel.kernel(), in);
   }
   for (int e = 0; e < kNumEngines; ++e) {
-    per_engine[e] = Merge(std::move(per_engine[e]));
-    r->engines[e].busy = Length(per_engine[e]);
+    per_engine[e] = MergeIntervals(std::move(per_engine[e]));
+    r->engines[e].busy = IntervalsLength(per_engine[e]);
   }
   return per_engine;
 }
@@ -92,9 +70,11 @@ Intervals SummarizeDma(const HardwareConfig& config, const Kernel& kernel, Execu
     r->hbm_bytes_written += hbm.write;
     all.push_back({d.start, d.end});
   }
-  for (int e = 0; e < config.dma.engines; ++e) r->dma_engines[e].busy = Length(Merge(std::move(engine_iv[e])));
-  for (auto& [q, iv] : queue_iv) r->dma_queues[q].busy = Length(Merge(std::move(iv)));
-  return Merge(std::move(all));
+  for (int e = 0; e < config.dma.engines; ++e) {
+    r->dma_engines[e].busy = IntervalsLength(MergeIntervals(std::move(engine_iv[e])));
+  }
+  for (auto& [q, iv] : queue_iv) r->dma_queues[q].busy = IntervalsLength(MergeIntervals(std::move(iv)));
+  return MergeIntervals(std::move(all));
 }
 
 }  // namespace
@@ -142,7 +122,7 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
     SummarizeDmaTotals(config, kernel, r);  // active time then counts the engines only (documented)
   }
   for (Intervals& engine : SummarizeEngines(kernel, r)) active.insert(active.end(), engine.begin(), engine.end());
-  r->active_time = Length(Merge(std::move(active)));
+  r->active_time = IntervalsLength(MergeIntervals(std::move(active)));
 }
 
 }  // namespace nsim

@@ -82,6 +82,19 @@ bool StridePenalty(const Kernel& k, const AccessPattern& ap, int64_t threshold_b
   return ap.present() && InnerStrideBytes(k, ap) > threshold_bytes;
 }
 
+bool AnyStridePenalty(const Kernel& k, int64_t threshold_bytes, std::initializer_list<const AccessPattern*> aps) {
+  for (const AccessPattern* ap : aps) {
+    if (StridePenalty(k, *ap, threshold_bytes)) return true;
+  }
+  return false;
+}
+
+bool IsArithmetic(AluOp op) { return op != AluOp::kNone && op != AluOp::kBypass; }
+
+double VectorAluFactor(AluOp op, const VectorEngineParams& v) {
+  return (op == AluOp::kDivide || op == AluOp::kPow) ? v.reciprocal_factor : 1.0;
+}
+
 InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_latency_cycles) {
   const double ii = std::max<double>(static_cast<double>(e.min_ii_cycles), std::ceil(work_cycles));
   InstrCost c;

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the instruction families: operand checks that produce
 // errors naming the instruction, and the quantities cost formulas use.
+#include <initializer_list>
 #include <string>
 
 #include "sim/isa/opcode_spec.h"
@@ -28,6 +29,13 @@ void RequireColumn(const Kernel& k, const Instruction& in, const Scalar& s, cons
 int64_t InnerStrideBytes(const Kernel& k, const AccessPattern& ap);  // innermost free stride
 bool Contiguous(const Kernel& k, const AccessPattern& ap);           // innermost stride 1
 bool StridePenalty(const Kernel& k, const AccessPattern& ap, int64_t threshold_bytes);
+bool AnyStridePenalty(const Kernel& k, int64_t threshold_bytes, std::initializer_list<const AccessPattern*> aps);
+
+// An ALU op that computes (not kNone or kBypass).
+bool IsArithmetic(AluOp op);
+// VectorE cycles per element of `op` relative to add: divide and pow run at
+// the config's reciprocal factor.
+double VectorAluFactor(AluOp op, const VectorEngineParams& v);
 
 // Cost from engine cycles: II = max(min_ii, work); latency = II + pipeline latency + extra.
 InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_latency_cycles = 0);

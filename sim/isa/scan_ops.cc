@@ -15,8 +15,6 @@ namespace nsim {
 namespace isa {
 namespace {
 
-bool IsArithmetic(AluOp op) { return op != AluOp::kNone && op != AluOp::kBypass; }
-
 void ValidateScan(const Kernel& k, const Instruction& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "data0");
@@ -28,10 +26,6 @@ void ValidateScan(const Kernel& k, const Instruction& in, const HardwareConfig&)
   RequireColumn(k, in, in.scalar0, "initial", in.src0);
 }
 
-double ScanAluFactor(AluOp op, const VectorEngineParams& v) {
-  return (op == AluOp::kDivide || op == AluOp::kPow) ? v.reciprocal_factor : 1.0;
-}
-
 // S11 (nki.isa docs v2.2x, "Estimated instruction cost" of tensor_tensor_scan):
 // max(MIN_II, 2N) VectorE cycles, N = free elements per partition. The 2 is
 // the config's two-input factor (vector.two_input_factor, the same S11 2N of
@@ -39,14 +33,9 @@ double ScanAluFactor(AluOp op, const VectorEngineParams& v) {
 // scan, so none applies. divide/pow cost as elsewhere on VectorE.
 InstrCost CostScan(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
   const VectorEngineParams& v = c.vector;
-  const double factor = std::max(ScanAluFactor(in.alu0, v), ScanAluFactor(in.alu1, v));
+  const double factor = std::max(VectorAluFactor(in.alu0, v), VectorAluFactor(in.alu1, v));
   double work = static_cast<double>(in.src0.FreeElements()) * v.two_input_factor * factor;
-  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1}) {
-    if (StridePenalty(k, *ap, v.stride_penalty_bytes)) {
-      work *= 2;
-      break;
-    }
-  }
+  if (AnyStridePenalty(k, v.stride_penalty_bytes, {&in.dst, &in.src0, &in.src1})) work *= 2;
   return EngineCost(v, work);
 }
 

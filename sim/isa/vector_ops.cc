@@ -18,13 +18,6 @@ bool AllSixteenBit(const Kernel& k, std::initializer_list<const AccessPattern*> 
   return true;
 }
 
-bool AnyStridePenalty(const Kernel& k, int64_t threshold, std::initializer_list<const AccessPattern*> aps) {
-  for (const AccessPattern* ap : aps) {
-    if (StridePenalty(k, *ap, threshold)) return true;
-  }
-  return false;
-}
-
 // S2: tensor_copy / tensor_scalar (and memset) run 4x faster with SBUF-only,
 // 16-bit, contiguous operands; 2x when non-contiguous or one side in PSUM.
 double CopyPerfMode(const Kernel& k, const Instruction& in, const VectorEngineParams& v) {
@@ -56,10 +49,6 @@ InstrCost UnaryCost(const Kernel& k, const Instruction& in, const HardwareConfig
   }
 }
 
-double AluFactor(AluOp op, const VectorEngineParams& v) {
-  return (op == AluOp::kDivide || op == AluOp::kPow) ? v.reciprocal_factor : 1.0;
-}
-
 // ---- tensor_tensor ----
 void ValidateTensorTensor(const Kernel& k, const Instruction& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
@@ -67,7 +56,7 @@ void ValidateTensorTensor(const Kernel& k, const Instruction& in, const Hardware
   RequireOnChip(k, in, in.src1, "src1");
   RequireSameShape(k, in, in.dst, "dst", in.src0, "src0");
   RequireSameShape(k, in, in.dst, "dst", in.src1, "src1");
-  if (in.alu0 == AluOp::kNone || in.alu0 == AluOp::kBypass) Fail(k, in, "needs op=add|subtract|multiply|max|min|divide|pow");
+  if (!IsArithmetic(in.alu0)) Fail(k, in, "needs op=add|subtract|multiply|max|min|divide|pow");
 }
 
 InstrCost CostTensorTensor(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
@@ -81,7 +70,7 @@ InstrCost CostTensorTensor(const Kernel& k, const Instruction& in, const Hardwar
   const bool fast = (psum0 != psum1) ||
                     (both_sbuf && sixteen && simple_op && Contiguous(k, in.src0) && Contiguous(k, in.src1));
   double per_elem = fast ? 1.0 : v.two_input_factor;
-  per_elem *= AluFactor(in.alu0, v);
+  per_elem *= VectorAluFactor(in.alu0, v);
   const double perf = (both_sbuf && sixteen) ? v.perf_mode_tensor_tensor : 1.0;
   double work = static_cast<double>(in.src0.FreeElements()) * per_elem / perf;
   if (AnyStridePenalty(k, v.stride_penalty_bytes, {&in.dst, &in.src0, &in.src1})) work *= 2;
@@ -115,7 +104,7 @@ void ValidateTensorScalar(const Kernel& k, const Instruction& in, const Hardware
 
 InstrCost CostTensorScalar(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
   // S11: performing one operator costs the same as performing two.
-  const double factor = std::max(AluFactor(in.alu0, c.vector), AluFactor(in.alu1, c.vector));
+  const double factor = std::max(VectorAluFactor(in.alu0, c.vector), VectorAluFactor(in.alu1, c.vector));
   return UnaryCost(k, in, c, factor);
 }
 

@@ -67,8 +67,6 @@ std::string KernelLabel(const DeviceExecution& exec) {
   return exec.kernel_name.empty() ? "neff_" + std::to_string(exec.kernel_hash) : exec.kernel_name;
 }
 
-int64_t EngineNumber(const std::string& lane) { return EngineLaneRank(lane); }
-
 class TraceBuilder {
  public:
   TraceBuilder(const Recording& rec, const TraceOptions& opts) : rec_(rec), opts_(opts) {}
@@ -221,7 +219,7 @@ class TraceBuilder {
       JsonArgs args;
       for (const auto& [k, v] : s.args) args.Value(k, v);
       if (s.flops > 0) args.Int("flops", s.flops);
-      AddSlice(Lane({pid, kEngineRank, EngineNumber(s.lane), s.lane}), s.opcode,
+      AddSlice(Lane({pid, kEngineRank, EngineLaneRank(s.lane), s.lane}), s.opcode,
                "neuron_instruction", x.start + s.start, x.start + s.end, args.Done());
     }
     for (const DmaSlice& d : x.dma) {

@@ -5,7 +5,6 @@
 #include <limits>
 #include <unordered_map>
 
-
 namespace nsim {
 namespace prof {
 namespace {

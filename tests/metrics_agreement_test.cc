@@ -126,11 +126,13 @@ TEST(MetricsAgreement, RuntimeRecordProfilerSummaryAndNsimRunReportTheSameNumber
   EXPECT_EQ(total["hbm_read_bytes"].get<int64_t>(), rec.hbm_bytes_read);
   EXPECT_EQ(total["hbm_write_bytes"].get<int64_t>(), rec.hbm_bytes_written);
   EXPECT_DOUBLE_EQ(total["total_active_time_ns"].get<double>(), PicosToNanos(rec.active_time));
+  ASSERT_EQ(total["dma_queues"].size(), rec.dma_queues.size());  // no queue skipped by the loop below
   for (const nlohmann::json& q : total["dma_queues"]) {
     const DmaQueueSummary& m = rec.dma_queues.at(q["queue"].get<std::string>());
     EXPECT_EQ(q["transfers"].get<int64_t>(), m.transfers);
     EXPECT_EQ(q["bytes"].get<int64_t>(), m.bytes);
   }
+  ASSERT_EQ(total["engines"].size(), static_cast<size_t>(kNumEngines));
   for (int e = 0; e < kNumEngines; ++e) {
     EXPECT_DOUBLE_EQ(total["engines"][e]["active_time_ns"].get<double>(), PicosToNanos(rec.engines[e].busy));
   }

@@ -19,15 +19,14 @@ nlohmann::json CoreReport(const Kernel& kernel, const ExecutionResult& r) {
     const EngineId id = static_cast<EngineId>(e);
     util[EngineLaneName(id)] = Utilisation(r.engines[e].busy, r.device_time);
   }
-  const int64_t dma_bytes = r.dma_bytes;
   const double ns = PicosToNanos(r.device_time);
   return {{"kernel", kernel.name},
           {"kernel_hash", std::to_string(r.kernel_hash)},
           {"device_time_ns", ns},
           {"instructions", kernel.NumInstructions()},
           {"utilization", util},
-          {"dma_bytes", dma_bytes},
-          {"dma_bandwidth_over_device_time_gbps", ns > 0 ? static_cast<double>(dma_bytes) / ns : 0.0},
+          {"dma_bytes", r.dma_bytes},
+          {"dma_bandwidth_over_device_time_gbps", ns > 0 ? static_cast<double>(r.dma_bytes) / ns : 0.0},
           {"hbm_bytes_read", r.hbm_bytes_read},
           {"hbm_bytes_written", r.hbm_bytes_written}};
 }

@@ -148,8 +148,8 @@ int Main(int argc, char** argv) {
   return cli::Run(app, argc, argv, [&]() -> int {
     if (run->parsed()) {
       if (f.save_tensors && f.out_dir.empty()) throw cli::UsageError("--save-tensors needs --out DIR");
-      if (f.grid > 0 && (!f.out_dir.empty() || f.records || f.timing_only)) {
-        throw cli::UsageError("--grid does not combine with --out, --records or --timing-only yet");
+      if (f.grid > 0 && (!f.out_dir.empty() || f.records || f.timing_only || f.allow_races)) {
+        throw cli::UsageError("--grid does not combine with --out, --records, --timing-only or --allow-races yet");
       }
       if (f.save_tensors && f.timing_only) {
         throw cli::UsageError("--save-tensors and --timing-only conflict: a timing-only run computes no tensor values");

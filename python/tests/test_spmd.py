@@ -108,6 +108,12 @@ def test_grid_larger_than_the_chip_is_a_clear_error(rng):
         nki.simulate_kernel(vector_add_spmd[4], a, a, config="trn1")
 
 
+def test_timing_only_grid_is_unsupported(rng):
+    a = rng.standard_normal((512, 64)).astype(np.float32)
+    with pytest.raises(nki.Unsupported, match="timing_only is not supported for SPMD grids"):
+        nki.benchmark(vector_add_spmd[2], a, a, timing_only=True)
+
+
 def test_bad_grid_is_a_clear_error():
     with pytest.raises(nki.KernelError, match="positive integers"):
         vector_add_spmd[0]

@@ -12,7 +12,7 @@ from . import dtypes
 from .dependencies import add_semaphores
 from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
-from .errors import KernelError
+from .errors import KernelError, Unsupported
 from .program import Program
 from .spmd import grid_size, normalize_grid, text_difference
 from .views import HbmTensor
@@ -170,7 +170,7 @@ def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only
     try:
         if kernel.grid:
             if timing_only:
-                raise NotImplementedError("timing_only is not supported for SPMD grids (kernel[grid]) yet")
+                raise Unsupported("timing_only is not supported for SPMD grids (kernel[grid]) yet")
             raw = core.run_grid(traced.text, traced.program.name + ".nk", config, list(overrides), inputs, outputs,
                                 grid_size(kernel.grid))
             if profile_dir:

@@ -12,6 +12,7 @@ The kernel is traced once per program and the texts must agree: anything
 else depending on program_id (a Python `if`, a shape) is an error.
 """
 import math
+import operator
 
 from .errors import KernelError
 
@@ -46,33 +47,32 @@ class ProgramIndex(int):
         a, b = (other, self) if reverse else (self, other)
         return ProgramIndex(value, "(%s %s %s)" % (_expr(a), op, _expr(b)))
 
-    def __add__(self, o):
-        if isinstance(o, int) and not isinstance(o, (bool, ProgramIndex)) and o == 0:
+    def _arith(self, o, op, fn, unit=None, reverse=False):
+        """self `op` o (o `op` self if reverse); a plain `unit` operand (x + 0, x * 1) keeps self."""
+        if isinstance(o, bool) or not isinstance(o, int):
+            return NotImplemented
+        if unit is not None and not isinstance(o, ProgramIndex) and o == unit:
             return self
-        return self._combine(o, "+", int(self) + int(o)) if isinstance(o, int) else NotImplemented
+        a, b = (int(o), int(self)) if reverse else (int(self), int(o))
+        return self._combine(o, op, fn(a, b), reverse)
+
+    def __add__(self, o):
+        return self._arith(o, "+", operator.add, 0)
 
     def __radd__(self, o):
-        if isinstance(o, int) and not isinstance(o, bool) and o == 0:
-            return self
-        return self._combine(o, "+", int(o) + int(self), True) if isinstance(o, int) else NotImplemented
+        return self._arith(o, "+", operator.add, 0, True)
 
     def __sub__(self, o):
-        if isinstance(o, int) and not isinstance(o, (bool, ProgramIndex)) and o == 0:
-            return self
-        return self._combine(o, "-", int(self) - int(o)) if isinstance(o, int) else NotImplemented
+        return self._arith(o, "-", operator.sub, 0)
 
     def __rsub__(self, o):
-        return self._combine(o, "-", int(o) - int(self), True) if isinstance(o, int) else NotImplemented
+        return self._arith(o, "-", operator.sub, reverse=True)
 
     def __mul__(self, o):
-        if isinstance(o, int) and not isinstance(o, (bool, ProgramIndex)) and o == 1:
-            return self
-        return self._combine(o, "*", int(self) * int(o)) if isinstance(o, int) else NotImplemented
+        return self._arith(o, "*", operator.mul, 1)
 
     def __rmul__(self, o):
-        if isinstance(o, int) and not isinstance(o, bool) and o == 1:
-            return self
-        return self._combine(o, "*", int(o) * int(self), True) if isinstance(o, int) else NotImplemented
+        return self._arith(o, "*", operator.mul, 1, True)
 
     def _divide(self, other, op, reverse=False):
         if isinstance(other, bool) or not isinstance(other, int):

@@ -125,6 +125,18 @@ Kernel EveryOp() {
     in->broadcast = broadcast;
     c.Store(d);
   }
+  for (bool column : {false, true}) {  // initial: an immediate, then a [P, 1] column
+    const int d = c.Tile(column ? "scan_col" : "scan_imm", DType::kBF16);
+    in = &c.Next(EngineId::kVector, Opcode::kTensorTensorScan);
+    in->dst = Full(k, d), in->src0 = Full(k, y), in->src1 = Full(k, x);
+    in->alu0 = column ? AluOp::kMax : AluOp::kMul, in->alu1 = AluOp::kAdd;
+    if (column) {
+      in->scalar0.is_ap = true, in->scalar0.ap = Full(k, col);
+    } else {
+      in->scalar0.imm = 0.25;
+    }
+    c.Store(d);
+  }
   const int ms = c.Tile("ms", DType::kBF16), cp = c.Tile("cp", DType::kBF16);
   in = &c.Next(EngineId::kVector, Opcode::kMemset);
   in->dst = Full(k, ms), in->scalar0.imm = 1.0 / 3.0;

@@ -5,13 +5,17 @@
 // The counter `instr/s` is the figure to watch; `raw/s` is the rate of a bare
 // SystemC wait() loop measured in the same binary right after the row, and
 // `ratio` = instr/s over raw/s, both on this thread's CPU time (issue 12
-// aims: compute-only >= 0.5, mixed with tiny tiles >= 0.25).
+// aims: compute-only >= 0.5, mixed with tiny tiles >= 0.25). Rows with
+// values also report `fma_bound/s`: the instructions/s the row would reach
+// if computing its matmul products at the host's peak multiply-add rate
+// (measured in the same run, benchmarks/host_fma_rate.h) were all it did.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 
 #include "sim/config/loader.h"
 #include "sim/kernel/builder.h"
+#include "benchmarks/host_fma_rate.h"
 #include "benchmarks/raw_systemc_rate.h"
 #include "sim/model/device.h"
 
@@ -108,6 +112,17 @@ Kernel ComputeStream(int steps) {
   return k;
 }
 
+// The TensorE multiply-adds of one execution of `k`: K x M x N per matmul
+// (src0 stationary [K, M], src1 moving [K, N]).
+double MatmulMultiplyAdds(const Kernel& k) {
+  double fmas = 0;
+  for (const Instruction& in : k.streams[static_cast<int>(EngineId::kTensor)]) {
+    if (in.opcode != Opcode::kMatmul) continue;
+    fmas += static_cast<double>(in.src0.NumElements()) * static_cast<double>(in.src1.FreeElements());
+  }
+  return fmas;
+}
+
 void RunStream(benchmark::State& state, const Kernel& k, bool timing_only = false) {
   Device device(LoadHardwareConfig("trn2"));
   device.set_timing_only(timing_only);
@@ -130,6 +145,11 @@ void RunStream(benchmark::State& state, const Kernel& k, bool timing_only = fals
   state.counters["raw/s"] = raw;
   state.counters["ratio"] = rate / raw;
   state.counters["device_us"] = PicosToMicros(device_time);
+  const double fmas = MatmulMultiplyAdds(k);
+  if (!timing_only && fmas >= 1e8) {  // only where the products weigh: a fast row times nothing else
+    const double fma_rate = bench::HostFmaRate(static_cast<int64_t>(std::min(fmas, 4e9)));
+    state.counters["fma_bound/s"] = static_cast<double>(k.NumInstructions()) * fma_rate / fmas;
+  }
 }
 
 void BM_ComputeStream(benchmark::State& state) { RunStream(state, ComputeStream(5000)); }

@@ -9,6 +9,7 @@
 // (fused only where gemm.h allows).
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "sim/isa/gemm.h"
 
@@ -52,15 +53,19 @@ struct BlockedGemm {
   }
 
   // Outputs [m0, m0 + MR) x [n0, n0 + NV * W): the partition-order sums.
+  // Row k of the tile's A values starts at a + k * a_step (MR consecutive
+  // m), of its B values at b + k * b_step (NV * W consecutive n): the
+  // operands in place, or packed contiguously by Column.
   template <int MR, int NV>
-  static void Tile(const Args& g, int64_t m0, int64_t n0) {
+  static void Tile(const Args& g, const float* a, int64_t a_step, const float* b, int64_t b_step, int64_t m0,
+                   int64_t n0) {
     V c[MR][NV];
     for (int r = 0; r < MR; ++r)
       for (int j = 0; j < NV; ++j) c[r][j] = Ops::Splat(0.0f);
     for (int64_t k = 0; k < g.k_size; ++k) {
       V bv[NV];
-      for (int j = 0; j < NV; ++j) std::memcpy(&bv[j], g.b + k * g.n_size + n0 + j * W, sizeof(V));
-      const float* arow = g.a + k * g.m_size + m0;
+      for (int j = 0; j < NV; ++j) std::memcpy(&bv[j], b + k * b_step + j * W, sizeof(V));
+      const float* arow = a + k * a_step;
       for (int r = 0; r < MR; ++r) {
         const V av = Ops::Splat(arow[r]);
         for (int j = 0; j < NV; ++j) c[r][j] = Ops::MulAdd(av, bv[j], c[r][j]);
@@ -70,10 +75,49 @@ struct BlockedGemm {
       for (int j = 0; j < NV; ++j) Store(g, g.out + (m0 + r) * g.out_stride + n0 + j * W, c[r][j]);
   }
 
+  template <int MR, int NV>
+  static void Tile(const Args& g, int64_t m0, int64_t n0) {
+    Tile<MR, NV>(g, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
+  }
+
+  // A's whole-kRows panels, each K rows of kRows consecutive m: a tile then
+  // reads one contiguous stream instead of K lines m_size floats apart.
+  struct Packed {
+    std::vector<float> a;  // panel p at p * K * kRows
+    std::vector<float> b;  // the current column block: K rows of 2 * W
+  };
+  static Packed& Scratch() {
+    thread_local Packed p;
+    return p;
+  }
+  static void PackA(const Args& g, Packed& p) {
+    const int64_t panels = g.m_size / kRows;
+    p.a.resize(static_cast<size_t>(panels * g.k_size * kRows));
+    float* dst = p.a.data();
+    for (int64_t panel = 0; panel < panels; ++panel)
+      for (int64_t k = 0; k < g.k_size; ++k, dst += kRows)
+        std::memcpy(dst, g.a + k * g.m_size + panel * kRows, sizeof(float) * kRows);
+  }
+  static void PackedColumn(const Args& g, Packed& p, int64_t n0) {
+    constexpr int64_t kCols = 2 * W;
+    p.b.resize(static_cast<size_t>(g.k_size * kCols));
+    for (int64_t k = 0; k < g.k_size; ++k)
+      std::memcpy(p.b.data() + k * kCols, g.b + k * g.n_size + n0, sizeof(float) * kCols);
+    int64_t m0 = 0;
+    for (; m0 + kRows <= g.m_size; m0 += kRows)
+      Tile<kRows, 2>(g, p.a.data() + m0 * g.k_size, kRows, p.b.data(), kCols, m0, n0);
+    Rest<2>(g, m0, n0);
+  }
+
   template <int NV>
   static void Column(const Args& g, int64_t n0) {
     int64_t m0 = 0;
     for (; m0 + kRows <= g.m_size; m0 += kRows) Tile<kRows, NV>(g, m0, n0);
+    Rest<NV>(g, m0, n0);
+  }
+  // The last m_size % kRows rows, from the operands in place.
+  template <int NV>
+  static void Rest(const Args& g, int64_t m0, int64_t n0) {
     switch (g.m_size - m0) {
       case 5: return Tile<5, NV>(g, m0, n0);
       case 4: return Tile<4, NV>(g, m0, n0);
@@ -145,6 +189,11 @@ struct BlockedGemm {
 
   static void Run(const Args& g) {
     int64_t n0 = 0;
+    if (g.m_size >= kRows && g.n_size >= 4 * W && g.k_size >= 8) {  // packing pays for itself
+      Packed& p = Scratch();
+      PackA(g, p);
+      for (; n0 + 2 * W <= g.n_size; n0 += 2 * W) PackedColumn(g, p, n0);
+    }
     for (; n0 + 2 * W <= g.n_size; n0 += 2 * W) Column<2>(g, n0);
     if (n0 + W <= g.n_size) {
       Column<1>(g, n0);

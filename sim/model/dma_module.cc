@@ -31,35 +31,41 @@ class DmaModule::Engine : public sc_core::sc_module {
     queues_in_use_ = queues * kNumEngines;
   }
   // Wakes the engine when the piece becomes ready rather than now: an idle
-  // engine then switches in once per piece (notify keeps the earliest time).
+  // engine then switches in once per piece. notify keeps the earliest
+  // pending time, so a call that would not change it is skipped (SystemC
+  // would return at once: the same events either way). That needs the
+  // event's state followed exactly: it is while every notification is timed.
   void Push(int queue, const Piece& p, Picos now) {  // queue: QueueKey
     queues_[queue].push_back(p);
     nonempty_[queue / 64] |= uint64_t{1} << (queue % 64);
+    if (arrival_followed_ && arrival_at_ > now && arrival_at_ <= p.ready) return;
     arrival_.notify(ScPs(std::max<Picos>(0, p.ready - now)));
+    if (p.ready > now) arrival_at_ = p.ready;  // none was pending, or a later one was moved here
+    else arrival_followed_ = false;            // a delta notification (dma.start_latency 0)
   }
 
  private:
   void Main() {
     while (true) {
-      int q = PickReady();
+      const Picos now = Now();
+      int q = PickReady(now);
       if (q < 0) {
         const Picos next = EarliestReady();
         if (next < 0) sc_core::wait(arrival_);
-        else sc_core::wait(ScPs(next - Now()), arrival_);
+        else sc_core::wait(ScPs(next - now), arrival_);
         continue;
       }
       const Piece p = queues_[q].front();
       queues_[q].pop_front();
       if (queues_[q].empty()) nonempty_[q / 64] &= ~(uint64_t{1} << (q % 64));
-      Serve(p);
+      Serve(p, now);
     }
   }
   // Round-robin among the queues whose head is ready (S8, v2/v3): the first
   // non-empty queue at or after `round_robin_` (wrapping) whose head is
   // ready. Only non-empty queues are visited (a bit each in `nonempty_`).
-  int PickReady() {
+  int PickReady(Picos now) {
     const int n = queues_in_use_;
-    const Picos now = Now();
     int found = NextNonEmpty(round_robin_, n, now);
     if (found < 0 && round_robin_ > 0) found = NextNonEmpty(0, round_robin_, now);
     if (found >= 0) round_robin_ = (found + 1) % n;
@@ -89,10 +95,9 @@ class DmaModule::Engine : public sc_core::sc_module {
     }
     return t;
   }
-  void Serve(const Piece& p) {
+  void Serve(const Piece& p, Picos start) {  // start: now
     RunState& run = *owner_.run_;
     if (run.aborted) return;
-    const Picos start = Now();
     const PieceCost& cost = p.cost();
     if (!TimeFits(run, p, cost, start)) return;
     serving_since_ = start;
@@ -152,6 +157,9 @@ class DmaModule::Engine : public sc_core::sc_module {
   int queues_in_use_ = 0;
   Picos serving_since_ = -1;
   sc_core::sc_event arrival_;
+  // When `arrival_`'s pending notification fires (none pending once past).
+  Picos arrival_at_ = -1;
+  bool arrival_followed_ = true;
 };
 
 DmaModule::DmaModule(sc_core::sc_module_name name, SemaphoreBoard& sems)

@@ -288,7 +288,10 @@ void DmaModule::NotePiece(int dma_engine, const Transfer& t, const PieceCost& p,
   QueueTotals& q = queue_totals_[t.queue];
   q.used = true;
   q.bytes += p.bytes;
+  if (start >= q.last_start && end <= q.last_end) return;
   q.busy.Add(start, end);
+  q.last_start = start;
+  q.last_end = end;
   constexpr size_t kFoldEvery = 256;
   if (q.busy.pending() >= kFoldEvery) q.busy.Fold(EarliestInService() - run_->t0);
 }

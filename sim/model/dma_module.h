@@ -77,6 +77,9 @@ class DmaModule : public sc_core::sc_module {
     bool used = false;
     int64_t bytes = 0;
     IntervalUnion busy;
+    // The last interval added to `busy`: a piece inside it (the other pieces
+    // of a transfer, served side by side) adds nothing to the union.
+    Picos last_start = 0, last_end = 0;
   };
   class Engine;
   void PieceDone(Transfer& t);

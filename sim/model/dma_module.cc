@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "sim/isa/common.h"
 #include "sim/model/dma_queue_name.h"
 #include "sim/model/lazy_fifo.h"
+#include "sim/model/sc_time_ps.h"
 
 namespace nsim {
 
@@ -29,35 +31,41 @@ class DmaModule::Engine : public sc_core::sc_module {
     queues_in_use_ = queues * kNumEngines;
   }
   // Wakes the engine when the piece becomes ready rather than now: an idle
-  // engine then switches in once per piece (notify keeps the earliest time).
-  void Push(int queue, const Piece& p) {  // queue: QueueKey
+  // engine then switches in once per piece. notify keeps the earliest
+  // pending time, so a call that would not change it is skipped (SystemC
+  // would return at once: the same events either way). That needs the
+  // event's state followed exactly: it is while every notification is timed.
+  void Push(int queue, const Piece& p, Picos now) {  // queue: QueueKey
     queues_[queue].push_back(p);
     nonempty_[queue / 64] |= uint64_t{1} << (queue % 64);
-    arrival_.notify(Ps(std::max<Picos>(0, p.ready - Now())));
+    if (arrival_followed_ && arrival_at_ > now && arrival_at_ <= p.ready) return;
+    arrival_.notify(ScPs(std::max<Picos>(0, p.ready - now)));
+    if (p.ready > now) arrival_at_ = p.ready;  // none was pending, or a later one was moved here
+    else arrival_followed_ = false;            // a delta notification (dma.start_latency 0)
   }
 
  private:
   void Main() {
     while (true) {
-      int q = PickReady();
+      const Picos now = Now();
+      int q = PickReady(now);
       if (q < 0) {
         const Picos next = EarliestReady();
         if (next < 0) sc_core::wait(arrival_);
-        else sc_core::wait(Ps(next - Now()), arrival_);
+        else sc_core::wait(ScPs(next - now), arrival_);
         continue;
       }
       const Piece p = queues_[q].front();
       queues_[q].pop_front();
       if (queues_[q].empty()) nonempty_[q / 64] &= ~(uint64_t{1} << (q % 64));
-      Serve(p, q);
+      Serve(p, now);
     }
   }
   // Round-robin among the queues whose head is ready (S8, v2/v3): the first
   // non-empty queue at or after `round_robin_` (wrapping) whose head is
   // ready. Only non-empty queues are visited (a bit each in `nonempty_`).
-  int PickReady() {
+  int PickReady(Picos now) {
     const int n = queues_in_use_;
-    const Picos now = Now();
     int found = NextNonEmpty(round_robin_, n, now);
     if (found < 0 && round_robin_ > 0) found = NextNonEmpty(0, round_robin_, now);
     if (found >= 0) round_robin_ = (found + 1) % n;
@@ -87,40 +95,47 @@ class DmaModule::Engine : public sc_core::sc_module {
     }
     return t;
   }
-  void Serve(const Piece& p, int queue) {
+  void Serve(const Piece& p, Picos start) {  // start: now
     RunState& run = *owner_.run_;
     if (run.aborted) return;
-    const DmaParams& d = run.config->dma;
-    const Picos start = Now();
-    if (!TimeFits(run, p)) return;
+    const PieceCost& cost = p.cost();
+    if (!TimeFits(run, p, cost, start)) return;
     serving_since_ = start;
-    sc_core::wait(Ps(d.piece_setup_ps + d.descriptor_ps * p.piece.descriptors));
-    const double bytes = static_cast<double>(p.piece.bytes);
-    if (p.transfer->plan->touches_hbm) {
-      run.StackOf(*p.transfer->li->in).Transfer(run.core, bytes);
+    sc_core::wait(cost.setup_wait);
+    const Transfer& t = *p.transfer;
+    if (t.stack != nullptr) {
+      t.stack->Transfer(run.core, static_cast<double>(cost.bytes));
     } else {
-      sc_core::wait(Ps(static_cast<Picos>(std::ceil(bytes / d.bytes_per_ns * 1000.0))));
+      sc_core::wait(ScPs(cost.moving));
     }
     serving_since_ = -1;
-    const Instruction& in = *p.transfer->li->in;
+    const Picos end = Now();
+    const Instruction& in = *t.li->in;
     if (run.ctx->record_dma_pieces) {
-      run.result->dma.push_back({index_, in.queue, in.engine, p.transfer->li->index, p.piece.bytes,
-                                 p.piece.descriptors, start - run.t0, Now() - run.t0,
-                                 p.transfer->plan->touches_hbm});
+      run.result->dma.push_back({index_, in.queue, in.engine, t.li->index, cost.bytes, cost.descriptors,
+                                 start - run.t0, end - run.t0, t.stack != nullptr});
     } else {
-      owner_.NotePiece(index_, *p.transfer, p.piece, start - run.t0, Now() - run.t0);
+      owner_.NotePiece(index_, t, cost, start - run.t0, end - run.t0);
     }
-    run.NoteEnd(Now());
+    run.NoteEnd(end);
     owner_.PieceDone(*p.transfer);
   }
 
   // Whether the piece, at full engine bandwidth and with 2x headroom for HBM
   // sharing, ends before INT64_MAX ps. Fails the run, naming the dma_copy, otherwise.
-  static bool TimeFits(RunState& run, const Piece& p) {
+  static bool TimeFits(RunState& run, const Piece& p, const PieceCost& cost, Picos now) {
+    Picos end, margin, sum;
+    const bool fits = cost.busy >= 0 && !__builtin_add_overflow(now, cost.busy, &end) &&
+                      !__builtin_add_overflow(cost.busy, run.config->kernel.semaphore_latency_ps, &margin) &&
+                      !__builtin_add_overflow(end, margin, &sum);
+    return fits || FailTimeFits(run, p, cost);
+  }
+  // TimeFits's error, worded and raised as it always was.
+  static bool FailTimeFits(RunState& run, const Piece& p, const PieceCost& cost) {
     const DmaParams& d = run.config->dma;
     try {
-      const Picos busy = d.piece_setup_ps + d.descriptor_ps * p.piece.descriptors +  // checked at load
-                         CheckedRound(static_cast<double>(p.piece.bytes) / d.bytes_per_ns * 1000.0, "");
+      const Picos busy = d.piece_setup_ps + d.descriptor_ps * cost.descriptors +  // checked at load
+                         CheckedRound(static_cast<double>(cost.bytes) / d.bytes_per_ns * 1000.0, "");
       AddTime(AddTime(Now(), busy), AddTime(busy, run.config->kernel.semaphore_latency_ps));
       return true;
     } catch (const SimError& e) {
@@ -142,6 +157,9 @@ class DmaModule::Engine : public sc_core::sc_module {
   int queues_in_use_ = 0;
   Picos serving_since_ = -1;
   sc_core::sc_event arrival_;
+  // When `arrival_`'s pending notification fires (none pending once past).
+  Picos arrival_at_ = -1;
+  bool arrival_followed_ = true;
 };
 
 DmaModule::DmaModule(sc_core::sc_module_name name, SemaphoreBoard& sems)
@@ -192,13 +210,33 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
     free_transfers_.pop_back();
   }
   const DmaPlan& plan = run.kernel->dma_plan(li);
-  *t = {&li, &plan, plan.count, key};
+  HbmArbiter* stack = plan.touches_hbm ? &run.StackOf(*li.in) : nullptr;
+  *t = {&li, &plan, stack, plan.count, key, -1, {CostOf(d, plan.piece(0)), CostOf(d, plan.piece(plan.count - 1))}};
   q.outstanding.push_back(t);
   const Picos ready = AddTime(setup_start, d.start_latency_ps);  // the engine names the instruction
+  const Picos now = Now();
   for (int i = 0; i < plan.count; ++i) {
-    const DmaPiece p = plan.piece(i);
-    engines_[p.dma_engine]->Push(key, {t, p, ready});
+    const int engine = (plan.first_engine + i) % plan.engines;  // = plan.piece(i).dma_engine
+    engines_[engine]->Push(key, {t, ready, i + 1 == plan.count}, now);
   }
+}
+
+// The times the engine charges a piece (see Engine::Serve and TimeFits),
+// with the same arithmetic; `busy` is -1 when it is not representable, which
+// TimeFits then reports.
+DmaModule::PieceCost DmaModule::CostOf(const DmaParams& d, const DmaPiece& p) {
+  PieceCost c;
+  c.bytes = p.bytes;
+  c.descriptors = p.descriptors;
+  c.setup = d.piece_setup_ps + d.descriptor_ps * p.descriptors;  // checked at load
+  c.setup_wait = ScPs(c.setup);
+  const double ps = static_cast<double>(p.bytes) / d.bytes_per_ns * 1000.0;
+  if (!(std::fabs(ps) < 9223372036854775808.0) || __builtin_add_overflow(c.setup, std::llround(ps), &c.busy)) {
+    c.busy = -1;
+    return c;
+  }
+  c.moving = static_cast<Picos>(std::ceil(ps));
+  return c;
 }
 
 // Pieces may end out of order across engines; the queue completes its
@@ -241,7 +279,7 @@ void DmaModule::Complete(Transfer& t, Picos done) {
 // Pieces on one DMA engine never overlap (it serves one at a time), so its
 // busy time is their sum; a queue's pieces overlap across engines, so its
 // busy time is the union (folded as it goes to keep memory bounded).
-void DmaModule::NotePiece(int dma_engine, const Transfer& t, const DmaPiece& p, Picos start, Picos end) {
+void DmaModule::NotePiece(int dma_engine, const Transfer& t, const PieceCost& p, Picos start, Picos end) {
   DmaEngineSummary& e = engine_totals_[dma_engine];
   e.bytes += p.bytes;
   e.transfers++;
@@ -250,7 +288,10 @@ void DmaModule::NotePiece(int dma_engine, const Transfer& t, const DmaPiece& p, 
   QueueTotals& q = queue_totals_[t.queue];
   q.used = true;
   q.bytes += p.bytes;
+  if (start >= q.last_start && end <= q.last_end) return;
   q.busy.Add(start, end);
+  q.last_start = start;
+  q.last_end = end;
   constexpr size_t kFoldEvery = 256;
   if (q.busy.pending() >= kFoldEvery) q.busy.Fold(EarliestInService() - run_->t0);
 }

@@ -39,12 +39,24 @@ class DmaModule : public sc_core::sc_module {
   void Submit(RunState& run, const LoadedInstruction& li, Picos trigger_end);
 
  private:
+  // What one piece costs, worked out once per transfer (every piece of a
+  // DmaPlan but the last is the same): the engine serves it without
+  // recomputing its times.
+  struct PieceCost {
+    int64_t bytes = 0, descriptors = 0;
+    Picos setup = 0;   // piece_setup + descriptor x descriptors
+    sc_core::sc_time setup_wait;  // = setup (built once: an sc_time costs a library call)
+    Picos moving = 0;  // its bytes at the engine bandwidth, rounded up (a piece that does not touch HBM)
+    Picos busy = -1;   // setup + its bytes at the engine bandwidth, rounded (TimeFits); -1: not representable
+  };
   struct Transfer {
     const LoadedInstruction* li;
     const DmaPlan* plan;
+    HbmArbiter* stack;  // the stack it moves its bytes through; nullptr if it touches no HBM
     int remaining;
     int queue;          // owner-engine-qualified queue (QueueKey)
     Picos finished = -1;  // when its last piece ended
+    PieceCost cost[2];    // [0] every piece but the last, [1] the last
   };
   // The serial part of one queue: its descriptor-ring processing and its
   // in-order completions.
@@ -55,8 +67,9 @@ class DmaModule : public sc_core::sc_module {
   };
   struct Piece {
     Transfer* transfer;
-    DmaPiece piece;
     Picos ready;
+    bool last;  // the plan's last piece (Transfer::cost[1])
+    const PieceCost& cost() const { return transfer->cost[last ? 1 : 0]; }
   };
   // What the summaries need of the pieces, accumulated as they end when the
   // execution keeps no per-piece records (ExecContext::record_dma_pieces).
@@ -64,11 +77,15 @@ class DmaModule : public sc_core::sc_module {
     bool used = false;
     int64_t bytes = 0;
     IntervalUnion busy;
+    // The last interval added to `busy`: a piece inside it (the other pieces
+    // of a transfer, served side by side) adds nothing to the union.
+    Picos last_start = 0, last_end = 0;
   };
   class Engine;
   void PieceDone(Transfer& t);
   void Complete(Transfer& t, Picos done);
-  void NotePiece(int dma_engine, const Transfer& t, const DmaPiece& p, Picos start, Picos end);
+  void NotePiece(int dma_engine, const Transfer& t, const PieceCost& p, Picos start, Picos end);
+  static PieceCost CostOf(const DmaParams& d, const DmaPiece& p);
   void WriteTotals();
   Picos EarliestInService() const;
   static int QueueKey(const Instruction& in, int64_t queues_per_engine);

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <array>
 
 #include "sim/model/run_state.h"
+#include "sim/model/sc_time_ps.h"
 
 namespace nsim {
 namespace {
@@ -29,11 +29,36 @@ void HbmArbiter::Configure(double stack_bytes_per_ns, double core_share_bytes_pe
 void HbmArbiter::Transfer(int core, double bytes) { TransferCapped(core, bytes, nullptr); }
 
 void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
-  Flow f{core, bytes, 0, cap, {}};
+  Flow f{core, bytes, 0, cap, AcquireEvent()};
   Advance();
-  flows_.push_back(&f);
+  Add(&f);
   Reschedule();
-  sc_core::wait(f.done);
+  sc_core::wait(*f.done);
+  free_events_.push_back(f.done);  // OnTick has notified it and forgotten the flow
+}
+
+sc_core::sc_event* HbmArbiter::AcquireEvent() {
+  if (free_events_.empty()) return &events_.emplace_back();
+  sc_core::sc_event* e = free_events_.back();
+  free_events_.pop_back();
+  return e;
+}
+
+void HbmArbiter::Add(Flow* f) {
+  if (flows_.empty()) {
+    least_ = f->remaining;
+    least_known_ = true;
+  } else if (least_known_) {
+    least_ = std::min(least_, f->remaining);
+  }
+  flows_.push_back(f);
+  if (per_core_[f->core]++ == 0) ++cores_;
+  if (f->cap != nullptr) ++capped_;
+}
+
+void HbmArbiter::Remove(const Flow& f) {
+  if (--per_core_[f.core] == 0) --cores_;
+  if (f.cap != nullptr) --capped_;
 }
 
 void HbmArbiter::Recompute() {
@@ -41,23 +66,57 @@ void HbmArbiter::Recompute() {
   Reschedule();
 }
 
+// Zero elapsed time charges nothing (rate x 0 subtracts exactly 0), so it is
+// skipped. With one shared rate every flow subtracts the same amount, the
+// least remaining too, bit for bit.
 void HbmArbiter::Advance() {
   const Picos now = Now();
-  for (Flow* f : flows_) f->remaining -= f->rate * static_cast<double>(now - last_) / 1000.0;
+  if (now == last_) return;
+  const double elapsed = static_cast<double>(now - last_);
   last_ = now;
+  if (rates_shared_) {
+    const double moved = shared_rate_ * elapsed / 1000.0;
+    for (Flow* f : flows_) f->remaining -= moved;
+    least_ -= moved;
+    return;
+  }
+  for (Flow* f : flows_) f->remaining -= f->rate * elapsed / 1000.0;
+  least_known_ = false;
 }
 
 void HbmArbiter::ShareStack() {
-  std::array<int, kMaxCores> per_core{};
-  for (const Flow* f : flows_) ++per_core[f->core];
+  rates_shared_ = OneCoreUncapped() && ShareOneRate();
+  if (rates_shared_) return;
   double demand = 0;
   for (Flow* f : flows_) {
     const double cap = f->cap != nullptr ? *f->cap : engine_bw_;
-    f->rate = std::min(cap, core_bw_ / static_cast<double>(per_core[f->core]));
+    f->rate = std::min(cap, core_bw_ / static_cast<double>(per_core_[f->core]));
     demand += f->rate;
   }
   if (demand <= stack_bw_ * (1 + kFitTolerance)) return;
-  // Water-filling: the smallest caps are granted first, the rest share what is left.
+  WaterFill();
+}
+
+// Every flow's rate is min(engine, core share / flows); their sum, added up
+// flow by flow, must fit the stack. That sum is within n^2 ulps of n x rate
+// (< 1e-10 relative for n <= 1000), so a product clearly below the stack's
+// bandwidth decides it as the sum would, without adding.
+bool HbmArbiter::ShareOneRate() {
+  constexpr size_t kBoundedFlows = 1000;
+  const double n = static_cast<double>(flows_.size());
+  const double rate = std::min(engine_bw_, core_bw_ / n);
+  const double fits = stack_bw_ * (1 + kFitTolerance);
+  if (flows_.size() > kBoundedFlows || !(n * rate * (1 + 1e-9) <= fits)) {
+    double demand = 0;
+    for (size_t i = 0; i < flows_.size(); ++i) demand += rate;
+    if (!(demand <= fits)) return false;
+  }
+  shared_rate_ = rate;
+  return true;
+}
+
+// The smallest caps are granted first, the rest share what is left.
+void HbmArbiter::WaterFill() {
   std::vector<Flow*> order = flows_;
   std::stable_sort(order.begin(), order.end(), [](const Flow* a, const Flow* b) { return a->rate < b->rate; });
   double left = stack_bw_;
@@ -71,26 +130,53 @@ void HbmArbiter::Reschedule() {
   tick_.cancel();
   if (flows_.empty()) return;
   ShareStack();
+  const Picos dt = NextEnd();
+  if (dt >= 0) tick_.notify(ScPs(dt));
+}
+
+// A core's flow ends at the ps after its last byte; a capped flow at the
+// nearest ps (see TransferCapped; OnTick accepts its half-ps remainder).
+Picos HbmArbiter::NextEnd() {
+  if (rates_shared_) {
+    // ceil(max(0, x / rate) * 1000) never decreases with x: the least
+    // remaining gives the earliest end, as computing every flow's would.
+    if (shared_rate_ <= 0) return -1;  // starved
+    return static_cast<Picos>(std::ceil(std::max(0.0, Least() / shared_rate_) * 1000.0));
+  }
   Picos dt = -1;
   for (const Flow* f : flows_) {
     if (f->rate <= 0) continue;  // starved until another flow ends
     const double ps = std::max(0.0, f->remaining / f->rate) * 1000.0;
-    // A core's flow ends at the ps after its last byte; a capped flow at the
-    // nearest ps (see TransferCapped; OnTick accepts its half-ps remainder).
     const Picos t = static_cast<Picos>(f->cap != nullptr ? std::llround(ps) : std::ceil(ps));
     if (dt < 0 || t < dt) dt = t;
   }
-  if (dt >= 0) tick_.notify(Ps(dt));
+  return dt;
 }
 
+double HbmArbiter::Least() {
+  if (!least_known_) {
+    least_ = flows_.front()->remaining;
+    for (const Flow* f : flows_) least_ = std::min(least_, f->remaining);
+    least_known_ = true;
+  }
+  return least_;
+}
+
+// Finished flows are told in the order they started.
 void HbmArbiter::OnTick() {
   Advance();
-  auto finished = std::stable_partition(flows_.begin(), flows_.end(), [](const Flow* f) {
+  size_t kept = 0;
+  for (Flow* f : flows_) {
     const double left = f->cap != nullptr ? f->remaining - f->rate * 0.0005 : f->remaining;  // half a ps of bytes
-    return left > kDoneBytes;
-  });
-  for (auto it = finished; it != flows_.end(); ++it) (*it)->done.notify();
-  flows_.erase(finished, flows_.end());
+    if (left > kDoneBytes) {
+      flows_[kept++] = f;
+    } else {
+      f->done->notify();
+      Remove(*f);
+    }
+  }
+  flows_.resize(kept);
+  least_known_ = false;
   Reschedule();
 }
 

@@ -8,6 +8,8 @@
 //
 // With one core on the stack this is exactly the former per-core model:
 // rate = min(engine bandwidth, core share / active flows).
+#include <array>
+#include <deque>
 #include <vector>
 
 #include <systemc>
@@ -40,18 +42,42 @@ class HbmArbiter : public sc_core::sc_module {
   struct Flow {
     int core;
     double remaining;
-    double rate;  // bytes per ns, until the next reschedule
+    double rate;  // bytes per ns, until the next reschedule (unless `rates_shared_`)
     const double* cap;  // TransferCapped flows: their cap; nullptr for a DMA engine's piece
-    sc_core::sc_event done;
+    sc_core::sc_event* done;
   };
   void Advance();     // charges elapsed time to every flow at its current rate
   void Reschedule();  // new rates, next completion
   void ShareStack();  // max-min fair rates under the per-flow caps
+  bool ShareOneRate();  // ShareStack's common case; false if the caps do not all fit
+  void WaterFill();     // the stack is oversubscribed: smallest caps first
+  Picos NextEnd();      // ps from now to the first flow's end, -1 if none moves
+  double Least();       // the least remaining bytes of any flow
+  bool OneCoreUncapped() const { return capped_ == 0 && cores_ == 1; }
+  void Add(Flow* f);
+  void Remove(const Flow& f);
   void OnTick();
+  sc_core::sc_event* AcquireEvent();
 
   double stack_bw_ = 0, core_bw_ = 0, engine_bw_ = 0;  // bytes per ns
   Picos last_ = 0;
-  std::vector<Flow*> flows_;
+  std::vector<Flow*> flows_;  // in the order they started
+  // What ShareStack needs of `flows_`, kept as flows start and end.
+  std::array<int, kMaxCores> per_core_{};
+  int cores_ = 0;    // cores with a flow
+  int capped_ = 0;   // TransferCapped flows
+  // One core's uncapped flows that fit the stack all move at one rate (the
+  // common case): it is kept once instead of in every flow, and since every
+  // flow then loses the same bytes at each Advance, the flow with the least
+  // remaining stays the least, so the next end needs no pass over the flows.
+  bool rates_shared_ = false;  // every flow moves at `shared_rate_` (Flow::rate unused)
+  double shared_rate_ = 0;
+  bool least_known_ = false;   // `least_` is the least remaining of `flows_`
+  double least_ = 0;
+  // Done events are reused: constructing and registering one per piece cost
+  // more than the rest of the flow's bookkeeping.
+  std::deque<sc_core::sc_event> events_;
+  std::vector<sc_core::sc_event*> free_events_;
   sc_core::sc_event tick_;
 };
 

@@ -1,0 +1,21 @@
+#pragma once
+// ScPs(p): the sc_time that Ps(p) (run_state.h) builds, without its
+// floating-point conversion. sc_time(double, SC_PS) stores int64(p + 0.5)
+// computed in double; that is exactly p below 2^52 ps, so there the value
+// is set directly; above (and for negative p) the double path is kept, with
+// its rounding, so waits are the same picoseconds either way.
+#include <cstdint>
+
+#include <systemc>
+
+#include "sim/base/time.h"
+
+namespace nsim {
+
+inline sc_core::sc_time ScPs(Picos p) {
+  constexpr Picos kExactBelow = Picos{1} << 52;
+  if (p >= 0 && p < kExactBelow) return sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(p));
+  return sc_core::sc_time(static_cast<double>(p), sc_core::SC_PS);
+}
+
+}  // namespace nsim

@@ -25,7 +25,6 @@ struct Agent {
 struct Access {
   Agent agent;
   bool write = false;
-  bool located = false;  // region, lo and hi are set (Locate): only accesses that may conflict need them
   const LoadedInstruction* li = nullptr;
   const AccessPattern* ap = nullptr;
   Region region;     // as the loader computed it (tensor-relative for HBM)
@@ -42,21 +41,26 @@ std::pair<int64_t, int64_t> Bytes(const Kernel& k, const Region& r, const std::v
   return {base + r.lo * es, base + r.hi * es};
 }
 
-void Locate(const Kernel& k, const std::vector<uint64_t>& hbm_address, Access* a) {
-  if (a->located) return;
-  a->region = RegionOf(k, *a->ap);
-  std::tie(a->lo, a->hi) = Bytes(k, a->region, hbm_address);
-  a->located = true;
-}
+// An access as the sweep keeps it in flight: what the test in time needs.
+// Its region (a full Access) is looked up only when an access of another
+// agent overlaps it in time, one of the two writing.
+struct InFlight {
+  const LoadedInstruction* li = nullptr;
+  const AccessPattern* ap = nullptr;
+  Picos t0 = 0, t1 = 0;
+  Agent agent;
+  bool write = false;
+  int located = -1;  // its Access in RaceSweep::located_, once looked up
+};
 
 // Whether two accesses by different agents, one of them writing, are in
 // flight together: the cheap test, before their regions are looked at.
-bool MayOverlapInTime(const Access& a, const Access& b) {
+bool MayOverlapInTime(const InFlight& a, const InFlight& b) {
   if (a.agent.id == b.agent.id || (!a.write && !b.write)) return false;
   return a.t0 < b.t1 && b.t0 < a.t1;
 }
 
-// Whether the bounding boxes of two located accesses overlap in memory.
+// Whether the bounding boxes of two accesses overlap in memory.
 bool BoxesOverlap(const Access& a, const Access& b) {
   if (a.region.space != b.region.space) return false;
   if (a.region.space != MemSpace::kHbm && (a.region.p1 <= b.region.p0 || b.region.p1 <= a.region.p0)) return false;
@@ -239,40 +243,51 @@ class RaceSweep {
  public:
   RaceSweep(const Kernel& k, const std::vector<uint64_t>& hbm_address, size_t groups)
       : k_(k), hbm_address_(hbm_address), active_(groups) {}
-  void Add(int group, Agent agent, const LoadedInstruction& li, const AccessPattern& ap, bool write, Picos t0,
-           Picos t1) {
-    std::vector<Access>& active = active_[group];
-    if (!active.empty()) {
-      active.erase(std::remove_if(active.begin(), active.end(), [&](const Access& b) { return b.t1 <= t0; }),
-                   active.end());
+  // Inlined into the visit of every record: the call itself cost more than
+  // the work; what is rare (Compare) stays out of line.
+  __attribute__((always_inline)) void Add(int group, Agent agent, const LoadedInstruction& li,
+                                          const AccessPattern& ap, bool write, Picos t0, Picos t1) {
+    std::vector<InFlight>& active = active_[group];
+    size_t kept = 0;  // the ones still in flight at t0, in order
+    for (const InFlight& b : active) {
+      if (b.t1 > t0) active[kept++] = b;
     }
-    active.emplace_back();
-    Access& a = active.back();  // compared with the ones in flight before it
-    a.agent = agent;
-    a.write = write;
-    a.li = &li;
-    a.ap = &ap;
-    a.t0 = t0;
-    a.t1 = t1;
-    for (size_t i = 0; i + 1 < active.size(); ++i) {
-      Access& b = active[i];
-      if (!MayOverlapInTime(a, b)) continue;
-      Locate(k_, hbm_address_, &a);
-      Locate(k_, hbm_address_, &b);
-      if (!BoxesOverlap(a, b) || reported_.count({a.li, b.li})) continue;
-      const Shared shared = SharedBytes(k_, a, b, hbm_address_);
-      if (shared.bytes == 0) continue;
-      races_.push_back(Describe(k_, a, b, shared, hbm_address_));
-      reported_.insert({a.li, b.li});
-      reported_.insert({b.li, a.li});
+    active.resize(kept);
+    InFlight a{&li, &ap, t0, t1, agent, write, -1};
+    for (InFlight& b : active) {
+      if (MayOverlapInTime(a, b)) Compare(&a, &b);
     }
+    active.push_back(a);
   }
   std::vector<Race> Take() { return std::move(races_); }
 
  private:
+  // `a` (the new access) and `b` overlap in time: a race if their bytes
+  // overlap too, reported once per pair of instructions.
+  __attribute__((noinline)) void Compare(InFlight* a, InFlight* b) {
+    Locate(a);
+    Locate(b);
+    const Access& la = located_[a->located];
+    const Access& lb = located_[b->located];
+    if (!BoxesOverlap(la, lb) || reported_.count({la.li, lb.li})) return;
+    const Shared shared = SharedBytes(k_, la, lb, hbm_address_);
+    if (shared.bytes == 0) return;
+    races_.push_back(Describe(k_, la, lb, shared, hbm_address_));
+    reported_.insert({la.li, lb.li});
+    reported_.insert({lb.li, la.li});
+  }
+  void Locate(InFlight* f) {
+    if (f->located >= 0) return;
+    Access a{f->agent, f->write, f->li, f->ap, RegionOf(k_, *f->ap), 0, 0, f->t0, f->t1};
+    std::tie(a.lo, a.hi) = Bytes(k_, a.region, hbm_address_);
+    f->located = static_cast<int>(located_.size());
+    located_.push_back(a);
+  }
+
   const Kernel& k_;
   const std::vector<uint64_t>& hbm_address_;
-  std::vector<std::vector<Access>> active_;  // in flight, per group
+  std::vector<std::vector<InFlight>> active_;  // in flight, per group
+  std::vector<Access> located_;  // the accesses whose regions were looked up
   std::set<std::pair<const LoadedInstruction*, const LoadedInstruction*>> reported_;  // one race per pair
   std::vector<Race> races_;
 };
@@ -326,25 +341,35 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
     const LoadedInstruction& li = streams[static_cast<int>(rec->engine)][rec->index];
     if (!li.may_race) continue;  // touches nothing two agents touch
     const Instruction& in = *li.in;
-    auto add = [&](Agent agent, const AccessPattern& ap, bool write, Picos t1) {
-      const int group = candidates.CandidateGroup(ap);
-      if (group >= 0) sweep.Add(group, agent, li, ap, write, rec->start, t1);
+    // Its accesses: who, what, until when. The trigger of a dma_copy touches
+    // no data; its transfer does, from the trigger's issue to its last
+    // piece's end: once triggered, its destination may change at any moment.
+    struct Operand {
+      const AccessPattern* ap;
+      bool write;
     };
+    Operand operands[7];
+    int n = 0;
+    Agent agent{static_cast<int>(rec->engine), false};
+    Picos end = rec->end;
     if (li.opcode == Opcode::kDmaCopy) {
-      // The trigger touches no data; the transfer does, from the trigger's
-      // issue to its last piece's end: once triggered, its destination may
-      // change at any moment.
-      const Agent transfer{next_agent++, true};
-      const Picos end = transfer_ends.Of(rec->engine, rec->index, rec->end);
-      add(transfer, in.src0, false, end);
-      add(transfer, in.dst, true, end);
-      continue;
+      agent = Agent{next_agent++, true};
+      end = transfer_ends.Of(rec->engine, rec->index, rec->end);
+      operands[n++] = {&in.src0, false};
+      operands[n++] = {&in.dst, true};
+    } else {
+      operands[n++] = {&in.src0, false};
+      operands[n++] = {&in.src1, false};
+      operands[n++] = {&in.scalar0.ap, false};
+      operands[n++] = {&in.scalar1.ap, false};
+      if (in.accumulate) operands[n++] = {&in.dst, false};
+      operands[n++] = {&in.dst, true};
+      operands[n++] = {&in.acc, true};
     }
-    const Agent engine{static_cast<int>(rec->engine), false};
-    for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) add(engine, *ap, false, rec->end);
-    if (in.accumulate) add(engine, in.dst, false, rec->end);
-    add(engine, in.dst, true, rec->end);
-    add(engine, in.acc, true, rec->end);
+    for (const Operand* op = operands; op != operands + n; ++op) {
+      const int group = candidates.CandidateGroup(*op->ap);
+      if (group >= 0) sweep.Add(group, agent, li, *op->ap, op->write, rec->start, end);
+    }
   }
   std::vector<Race> races = sweep.Take();
   std::stable_sort(races.begin(), races.end(), [](const Race& a, const Race& b) { return a.start < b.start; });

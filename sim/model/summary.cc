@@ -13,6 +13,22 @@
 namespace nsim {
 namespace {
 
+// One side of a dma_copy: its tensor's element size and whether it is in HBM.
+struct DmaSide {
+  int64_t element_size = 0;
+  bool hbm = false;
+};
+
+DmaSide SideOf(const TensorDecl& t) { return {DTypeSize(t.dtype), t.space == MemSpace::kHbm}; }
+
+HbmBytes PieceHbmBytes(int64_t piece_bytes, const DmaSide& src, const DmaSide& dst) {
+  const int64_t elements = piece_bytes / std::max(dst.element_size, src.element_size);
+  HbmBytes out;
+  if (src.hbm) out.read = elements * src.element_size;
+  if (dst.hbm) out.write = elements * dst.element_size;
+  return out;
+}
+
 // (start, engine) order: the order of the merged records.
 bool StartsBefore(const InstructionRecord& a, const InstructionRecord& b) {
   return a.start != b.start ? a.start < b.start : a.engine < b.engine;
@@ -26,9 +42,10 @@ int FirstWithRecords(const std::vector<InstructionRecord> (&per)[kNumEngines], c
   return e;
 }
 
-// Merges the per-engine runs of `records` by (start, engine). Returns whether
-// the result is in order of start: it is unless an engine's own records are
-// not (the model issues each engine's instructions in order of time).
+// Merges the per-engine runs of `records` by (start, engine), in linear
+// time. Returns whether the result is in order of start: it is unless an
+// engine's own records are not (the model issues each engine's instructions
+// in order of time).
 bool MergeByStart(std::vector<InstructionRecord>* records) {
   // Already in (start, engine) order: the merge below would keep it.
   if (std::is_sorted(records->begin(), records->end(), StartsBefore)) return true;
@@ -127,6 +144,9 @@ void SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionR
   std::vector<IntervalSet> engine_iv(config.dma.engines);
   std::vector<IntervalSet> queue_iv;
   DmaQueueSlots queues(r);
+  std::vector<DmaSide> sides;  // per tensor, for DmaPieceHbmBytes's sum without a lookup per piece
+  sides.reserve(kernel.tensors.size());
+  for (const TensorDecl& t : kernel.tensors) sides.push_back(SideOf(t));
   for (const DmaRecord& d : r->dma) {
     DmaEngineSummary& s = r->dma_engines[d.dma_engine];
     s.bytes += d.bytes;
@@ -141,7 +161,8 @@ void SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionR
     q.transfers++;
     r->dma_bytes += d.bytes;
     r->dma_transfers++;
-    const HbmBytes hbm = DmaPieceHbmBytes(kernel, d);
+    const Instruction& in = kernel.streams[static_cast<int>(d.trigger_engine)][d.index];
+    const HbmBytes hbm = PieceHbmBytes(d.bytes, sides[in.src0.tensor], sides[in.dst.tensor]);
     r->hbm_bytes_read += hbm.read;
     r->hbm_bytes_written += hbm.write;
     active->Add(d.start, d.end);
@@ -154,13 +175,7 @@ void SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionR
 
 HbmBytes DmaPieceHbmBytes(const Kernel& k, const DmaRecord& piece) {
   const Instruction& in = k.streams[static_cast<int>(piece.trigger_engine)][piece.index];
-  const TensorDecl& dst = k.tensors[in.dst.tensor];
-  const TensorDecl& src = k.tensors[in.src0.tensor];
-  const int64_t elements = piece.bytes / std::max(DTypeSize(dst.dtype), DTypeSize(src.dtype));
-  HbmBytes out;
-  if (src.space == MemSpace::kHbm) out.read = elements * DTypeSize(src.dtype);
-  if (dst.space == MemSpace::kHbm) out.write = elements * DTypeSize(dst.dtype);
-  return out;
+  return PieceHbmBytes(piece.bytes, SideOf(k.tensors[in.src0.tensor]), SideOf(k.tensors[in.dst.tensor]));
 }
 
 namespace {

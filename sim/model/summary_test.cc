@@ -172,6 +172,20 @@ TEST(Summarize, SameMetricsAsTheReferenceInTheModelsOrders) {
   }
 }
 
+TEST(Summarize, EnginesFarAheadAreMerged) {
+  const HardwareConfig config = LoadHardwareConfig("trn2");
+  const auto lk = Device(config).Load(Mixed(100));
+  std::mt19937_64 rng(6);
+  ExecutionResult r = Fabricate(config, *lk, rng);
+  // Each engine's records in order, but one engine after the other.
+  std::stable_sort(r.instructions.begin(), r.instructions.end(),
+                   [](const InstructionRecord& a, const InstructionRecord& b) { return a.engine > b.engine; });
+  const ExecutionMetrics want = Reference(config, *lk, r);
+  Summarize(config, *lk, &r);
+  ExpectSame(want, r, "engine after engine");
+  EXPECT_TRUE(InOrderOfStartAndEngine(r.instructions));
+}
+
 TEST(Summarize, SameMetricsAsTheReferenceInAnyOrder) {
   const HardwareConfig config = LoadHardwareConfig("trn2");
   const auto lk = Device(config).Load(Mixed(40));

@@ -250,7 +250,11 @@ class RaceSweep {
     std::vector<InFlight>& active = active_[group];
     size_t kept = 0;  // the ones still in flight at t0, in order
     for (const InFlight& b : active) {
-      if (b.t1 > t0) active[kept++] = b;
+      if (b.t1 > t0) {
+        active[kept++] = b;
+      } else if (b.located >= 0) {
+        free_.push_back(b.located);  // done: its slot serves the next one looked up
+      }
     }
     active.resize(kept);
     InFlight a{&li, &ap, t0, t1, agent, write, -1};
@@ -280,14 +284,21 @@ class RaceSweep {
     if (f->located >= 0) return;
     Access a{f->agent, f->write, f->li, f->ap, RegionOf(k_, *f->ap), 0, 0, f->t0, f->t1};
     std::tie(a.lo, a.hi) = Bytes(k_, a.region, hbm_address_);
-    f->located = static_cast<int>(located_.size());
-    located_.push_back(a);
+    if (free_.empty()) {
+      f->located = static_cast<int>(located_.size());
+      located_.push_back(a);
+    } else {
+      f->located = free_.back();
+      free_.pop_back();
+      located_[f->located] = a;
+    }
   }
 
   const Kernel& k_;
   const std::vector<uint64_t>& hbm_address_;
   std::vector<std::vector<InFlight>> active_;  // in flight, per group
-  std::vector<Access> located_;  // the accesses whose regions were looked up
+  std::vector<Access> located_;  // the accesses in flight whose regions were looked up
+  std::vector<int> free_;        // slots of located_ whose accesses are done
   std::set<std::pair<const LoadedInstruction*, const LoadedInstruction*>> reported_;  // one race per pair
   std::vector<Race> races_;
 };

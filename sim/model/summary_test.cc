@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -152,67 +153,64 @@ void ExpectSame(const ExecutionMetrics& want, const ExecutionMetrics& got, const
   EXPECT_EQ(got.active_time, want.active_time) << where;
 }
 
-bool InOrderOfStartAndEngine(const std::vector<InstructionRecord>& records) {
-  return std::is_sorted(records.begin(), records.end(), [](const InstructionRecord& a, const InstructionRecord& b) {
-    return a.start != b.start ? a.start < b.start : a.engine < b.engine;
-  });
+// Summarizes `r` and compares with the reference on the same records.
+void SummarizeAndCompare(const HardwareConfig& config, const LoadedKernel& lk, ExecutionResult* r,
+                         const std::string& where) {
+  const ExecutionMetrics want = Reference(config, lk, *r);
+  Summarize(config, lk, r);
+  ExpectSame(want, *r, where);
 }
 
-TEST(Summarize, SameMetricsAsTheReferenceInTheModelsOrders) {
+bool StartsBefore(const InstructionRecord& a, const InstructionRecord& b) {
+  return a.start != b.start ? a.start < b.start : a.engine < b.engine;
+}
+
+bool InOrderOfStartAndEngine(const std::vector<InstructionRecord>& records) {
+  return std::is_sorted(records.begin(), records.end(), StartsBefore);
+}
+
+class SummarizeTest : public ::testing::Test {
+ protected:
   const HardwareConfig config = LoadHardwareConfig("trn2");
-  const auto lk = Device(config).Load(Mixed(40));
+  const std::shared_ptr<const LoadedKernel> lk = Device(config).Load(Mixed(40));
+};
+
+TEST_F(SummarizeTest, SameMetricsAsTheReferenceInTheModelsOrders) {
   std::mt19937_64 rng(3);
   for (int round = 0; round < 30; ++round) {
     ExecutionResult r = Fabricate(config, *lk, rng);
     ASSERT_FALSE(InOrderOfStartAndEngine(r.instructions)) << round;  // the merge has work to do
-    const ExecutionMetrics want = Reference(config, *lk, r);
-    Summarize(config, *lk, &r);
-    ExpectSame(want, r, "round " + std::to_string(round));
+    SummarizeAndCompare(config, *lk, &r, "round " + std::to_string(round));
     EXPECT_TRUE(InOrderOfStartAndEngine(r.instructions)) << round;
   }
 }
 
-TEST(Summarize, EnginesFarAheadAreMerged) {
-  const HardwareConfig config = LoadHardwareConfig("trn2");
-  const auto lk = Device(config).Load(Mixed(100));
+TEST_F(SummarizeTest, EnginesFarAheadAreMerged) {
   std::mt19937_64 rng(6);
   ExecutionResult r = Fabricate(config, *lk, rng);
   // Each engine's records in order, but one engine after the other.
   std::stable_sort(r.instructions.begin(), r.instructions.end(),
                    [](const InstructionRecord& a, const InstructionRecord& b) { return a.engine > b.engine; });
-  const ExecutionMetrics want = Reference(config, *lk, r);
-  Summarize(config, *lk, &r);
-  ExpectSame(want, r, "engine after engine");
+  SummarizeAndCompare(config, *lk, &r, "engine after engine");
   EXPECT_TRUE(InOrderOfStartAndEngine(r.instructions));
 }
 
-TEST(Summarize, SameMetricsAsTheReferenceInAnyOrder) {
-  const HardwareConfig config = LoadHardwareConfig("trn2");
-  const auto lk = Device(config).Load(Mixed(40));
+TEST_F(SummarizeTest, SameMetricsAsTheReferenceInAnyOrder) {
   std::mt19937_64 rng(4);
   for (int round = 0; round < 30; ++round) {
     ExecutionResult r = Fabricate(config, *lk, rng);
     std::shuffle(r.instructions.begin(), r.instructions.end(), rng);  // no engine's records in order
     std::shuffle(r.dma.begin(), r.dma.end(), rng);
-    const ExecutionMetrics want = Reference(config, *lk, r);
-    Summarize(config, *lk, &r);
-    ExpectSame(want, r, "round " + std::to_string(round));
+    SummarizeAndCompare(config, *lk, &r, "round " + std::to_string(round));
   }
 }
 
-TEST(Summarize, RecordsAlreadyInOrderStay) {
-  const HardwareConfig config = LoadHardwareConfig("trn2");
-  const auto lk = Device(config).Load(Mixed(10));
+TEST_F(SummarizeTest, RecordsAlreadyInOrderStay) {
   std::mt19937_64 rng(5);
   ExecutionResult r = Fabricate(config, *lk, rng);
-  std::stable_sort(r.instructions.begin(), r.instructions.end(), [](const InstructionRecord& a,
-                                                                    const InstructionRecord& b) {
-    return a.start != b.start ? a.start < b.start : a.engine < b.engine;
-  });
+  std::stable_sort(r.instructions.begin(), r.instructions.end(), StartsBefore);
   const std::vector<InstructionRecord> before = r.instructions;
-  const ExecutionMetrics want = Reference(config, *lk, r);
-  Summarize(config, *lk, &r);
-  ExpectSame(want, r, "sorted");
+  SummarizeAndCompare(config, *lk, &r, "sorted");
   ASSERT_EQ(r.instructions.size(), before.size());
   for (size_t i = 0; i < before.size(); ++i) {
     EXPECT_EQ(r.instructions[i].engine, before[i].engine);

@@ -1,10 +1,12 @@
 #include "sim/model/race_detector.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "sim/base/error.h"
@@ -39,13 +41,30 @@ std::pair<int64_t, int64_t> Bytes(const Kernel& k, const Region& r, const std::v
   return {base + r.lo * es, base + r.hi * es};
 }
 
-// Whether the bounding boxes of two accesses by different agents, one of them
-// writing, overlap in memory and in time.
-bool MayConflict(const Access& a, const Access& b) {
+// An access as the sweep keeps it in flight: what the test in time needs.
+// Its region (a full Access) is looked up only when an access of another
+// agent overlaps it in time, one of the two writing.
+struct InFlight {
+  const LoadedInstruction* li = nullptr;
+  const AccessPattern* ap = nullptr;
+  Picos t0 = 0, t1 = 0;
+  Agent agent;
+  bool write = false;
+  int located = -1;  // its Access in RaceSweep::located_, once looked up
+};
+
+// Whether two accesses by different agents, one of them writing, are in
+// flight together: the cheap test, before their regions are looked at.
+bool MayOverlapInTime(const InFlight& a, const InFlight& b) {
   if (a.agent.id == b.agent.id || (!a.write && !b.write)) return false;
+  return a.t0 < b.t1 && b.t0 < a.t1;
+}
+
+// Whether the bounding boxes of two accesses overlap in memory.
+bool BoxesOverlap(const Access& a, const Access& b) {
   if (a.region.space != b.region.space) return false;
   if (a.region.space != MemSpace::kHbm && (a.region.p1 <= b.region.p0 || b.region.p1 <= a.region.p0)) return false;
-  return a.lo < b.hi && b.lo < a.hi && a.t0 < b.t1 && b.t0 < a.t1;
+  return a.lo < b.hi && b.lo < a.hi;
 }
 
 // The byte ranges an access touches (within each partition on chip, the same
@@ -189,11 +208,11 @@ class RaceCandidates {
       g.transfers = std::min(g.transfers + a.transfers, 2);
       g.written = g.written || a.written;
     }
-    candidate_.resize(n);
-    for (size_t g = 0; g < n; ++g) candidate_[g] = agents[g].MayRace();
+    candidate_group_.resize(n);
+    for (size_t t = 0; t < n; ++t) candidate_group_[t] = agents[group_[t]].MayRace() ? group_[t] : -1;
   }
-  bool Candidate(const AccessPattern& ap) const { return ap.present() && candidate_[group_[ap.tensor]]; }
-  int Group(const AccessPattern& ap) const { return group_[ap.tensor]; }
+  // The group of the memory `ap` touches, or -1 when it is absent or not a candidate.
+  int CandidateGroup(const AccessPattern& ap) const { return ap.present() ? candidate_group_[ap.tensor] : -1; }
   size_t groups() const { return group_.size(); }
 
  private:
@@ -214,7 +233,7 @@ class RaceCandidates {
     }
   }
   std::vector<int> group_;  // per tensor
-  std::vector<char> candidate_;  // per group
+  std::vector<int> candidate_group_;  // per tensor: its group if that is a candidate, else -1
 };
 
 // Sweeps the accesses of an execution in order of their start, keeping the
@@ -224,55 +243,87 @@ class RaceSweep {
  public:
   RaceSweep(const Kernel& k, const std::vector<uint64_t>& hbm_address, size_t groups)
       : k_(k), hbm_address_(hbm_address), active_(groups) {}
-  void Add(int group, Agent agent, const LoadedInstruction& li, const AccessPattern& ap, bool write, Picos t0,
-           Picos t1) {
-    const Region r = RegionOf(k_, ap);
-    Access a{agent, write, &li, &ap, r, 0, 0, t0, t1};
-    std::tie(a.lo, a.hi) = Bytes(k_, r, hbm_address_);
-    std::vector<Access>& active = active_[group];
-    active.erase(std::remove_if(active.begin(), active.end(), [&](const Access& b) { return b.t1 <= a.t0; }),
-                 active.end());
-    for (const Access& b : active) {
-      if (!MayConflict(a, b) || reported_.count({a.li, b.li})) continue;
-      const Shared shared = SharedBytes(k_, a, b, hbm_address_);
-      if (shared.bytes == 0) continue;
-      races_.push_back(Describe(k_, a, b, shared, hbm_address_));
-      reported_.insert({a.li, b.li});
-      reported_.insert({b.li, a.li});
+  // Inlined into the visit of every record: the call itself cost more than
+  // the work; what is rare (Compare) stays out of line.
+  __attribute__((always_inline)) void Add(int group, Agent agent, const LoadedInstruction& li,
+                                          const AccessPattern& ap, bool write, Picos t0, Picos t1) {
+    std::vector<InFlight>& active = active_[group];
+    size_t kept = 0;  // the ones still in flight at t0, in order
+    for (const InFlight& b : active) {
+      if (b.t1 > t0) {
+        active[kept++] = b;
+      } else if (b.located >= 0) {
+        free_.push_back(b.located);  // done: its slot serves the next one looked up
+      }
+    }
+    active.resize(kept);
+    InFlight a{&li, &ap, t0, t1, agent, write, -1};
+    for (InFlight& b : active) {
+      if (MayOverlapInTime(a, b)) Compare(&a, &b);
     }
     active.push_back(a);
   }
   std::vector<Race> Take() { return std::move(races_); }
 
  private:
+  // `a` (the new access) and `b` overlap in time: a race if their bytes
+  // overlap too, reported once per pair of instructions.
+  __attribute__((noinline)) void Compare(InFlight* a, InFlight* b) {
+    Locate(a);
+    Locate(b);
+    const Access& la = located_[a->located];
+    const Access& lb = located_[b->located];
+    if (!BoxesOverlap(la, lb) || reported_.count({la.li, lb.li})) return;
+    const Shared shared = SharedBytes(k_, la, lb, hbm_address_);
+    if (shared.bytes == 0) return;
+    races_.push_back(Describe(k_, la, lb, shared, hbm_address_));
+    reported_.insert({la.li, lb.li});
+    reported_.insert({lb.li, la.li});
+  }
+  void Locate(InFlight* f) {
+    if (f->located >= 0) return;
+    Access a{f->agent, f->write, f->li, f->ap, RegionOf(k_, *f->ap), 0, 0, f->t0, f->t1};
+    std::tie(a.lo, a.hi) = Bytes(k_, a.region, hbm_address_);
+    if (free_.empty()) {
+      f->located = static_cast<int>(located_.size());
+      located_.push_back(a);
+    } else {
+      f->located = free_.back();
+      free_.pop_back();
+      located_[f->located] = a;
+    }
+  }
+
   const Kernel& k_;
   const std::vector<uint64_t>& hbm_address_;
-  std::vector<std::vector<Access>> active_;  // in flight, per group
+  std::vector<std::vector<InFlight>> active_;  // in flight, per group
+  std::vector<Access> located_;  // the accesses in flight whose regions were looked up
+  std::vector<int> free_;        // slots of located_ whose accesses are done
   std::set<std::pair<const LoadedInstruction*, const LoadedInstruction*>> reported_;  // one race per pair
   std::vector<Race> races_;
 };
 
-// When each transfer's last piece ended, by (trigger engine, index).
+// When each transfer's last piece ended, by (trigger engine, index): a table
+// per engine indexed by instruction, filled from the records in one pass.
 class TransferEnds {
  public:
-  explicit TransferEnds(const ExecutionResult& result) : ends_(result.dma_copy_ends) {
-    std::sort(ends_.begin(), ends_.end(), [](const DmaTransferRecord& a, const DmaTransferRecord& b) {
-      return a.trigger_engine != b.trigger_engine ? a.trigger_engine < b.trigger_engine : a.index < b.index;
-    });
+  TransferEnds(const LoadedKernel& lk, const ExecutionResult& result) {
+    for (const DmaTransferRecord& t : result.dma_copy_ends) {
+      std::vector<Picos>& ends = ends_[static_cast<int>(t.trigger_engine)];
+      if (ends.empty()) ends.assign(lk.stream(t.trigger_engine).size(), kNone);
+      if (t.index >= 0 && static_cast<size_t>(t.index) < ends.size()) ends[t.index] = t.end;
+    }
   }
   // The end of (engine, index)'s transfer, or `otherwise` if it has none.
   Picos Of(EngineId engine, int index, Picos otherwise) const {
-    const auto it = std::lower_bound(ends_.begin(), ends_.end(), std::make_pair(engine, index),
-                                     [](const DmaTransferRecord& a, const std::pair<EngineId, int>& key) {
-                                       return a.trigger_engine != key.first ? a.trigger_engine < key.first
-                                                                            : a.index < key.second;
-                                     });
-    if (it == ends_.end() || it->trigger_engine != engine || it->index != index) return otherwise;
-    return std::max(otherwise, it->end);
+    const std::vector<Picos>& ends = ends_[static_cast<int>(engine)];
+    if (static_cast<size_t>(index) >= ends.size() || ends[index] == kNone) return otherwise;
+    return std::max(otherwise, ends[index]);
   }
 
  private:
-  std::vector<DmaTransferRecord> ends_;
+  static constexpr Picos kNone = INT64_MIN;
+  std::vector<Picos> ends_[kNumEngines];
 };
 
 }  // namespace
@@ -280,38 +331,56 @@ class TransferEnds {
 std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>& hbm_address,
                             const ExecutionResult& result) {
   const RaceCandidates candidates(lk, hbm_address);
-  const TransferEnds transfer_ends(result);
+  const TransferEnds transfer_ends(lk, result);
   // Accesses are visited in order of their start: records in start order
   // (Summarize merges them so), each record's accesses together.
-  std::vector<const InstructionRecord*> order;
-  order.reserve(result.instructions.size());
-  for (const InstructionRecord& rec : result.instructions) order.push_back(&rec);
   auto by_start = [](const InstructionRecord* a, const InstructionRecord* b) { return a->start < b->start; };
-  if (!std::is_sorted(order.begin(), order.end(), by_start)) std::stable_sort(order.begin(), order.end(), by_start);
+  std::vector<const InstructionRecord*> order;
+  const std::vector<InstructionRecord>& records = result.instructions;
+  if (!std::is_sorted(records.begin(), records.end(),
+                      [&](const InstructionRecord& a, const InstructionRecord& b) { return by_start(&a, &b); })) {
+    order.reserve(records.size());
+    for (const InstructionRecord& rec : records) order.push_back(&rec);
+    std::stable_sort(order.begin(), order.end(), by_start);
+  }
   RaceSweep sweep(lk.kernel(), hbm_address, candidates.groups());
   int next_agent = kNumEngines;
-  for (const InstructionRecord* rec : order) {
-    const LoadedInstruction& li = lk.stream(rec->engine)[rec->index];
+  const LoadedInstruction* streams[kNumEngines];
+  for (int e = 0; e < kNumEngines; ++e) streams[e] = lk.stream(static_cast<EngineId>(e)).data();
+  for (size_t i = 0; i < records.size(); ++i) {
+    const InstructionRecord* rec = order.empty() ? &records[i] : order[i];
+    const LoadedInstruction& li = streams[static_cast<int>(rec->engine)][rec->index];
     if (!li.may_race) continue;  // touches nothing two agents touch
     const Instruction& in = *li.in;
-    auto add = [&](Agent agent, const AccessPattern& ap, bool write, Picos t1) {
-      if (candidates.Candidate(ap)) sweep.Add(candidates.Group(ap), agent, li, ap, write, rec->start, t1);
+    // Its accesses: who, what, until when. The trigger of a dma_copy touches
+    // no data; its transfer does, from the trigger's issue to its last
+    // piece's end: once triggered, its destination may change at any moment.
+    struct Operand {
+      const AccessPattern* ap;
+      bool write;
     };
-    if (in.opcode == Opcode::kDmaCopy) {
-      // The trigger touches no data; the transfer does, from the trigger's
-      // issue to its last piece's end: once triggered, its destination may
-      // change at any moment.
-      const Agent transfer{next_agent++, true};
-      const Picos end = transfer_ends.Of(rec->engine, rec->index, rec->end);
-      add(transfer, in.src0, false, end);
-      add(transfer, in.dst, true, end);
-      continue;
+    Operand operands[7];
+    int n = 0;
+    Agent agent{static_cast<int>(rec->engine), false};
+    Picos end = rec->end;
+    if (li.opcode == Opcode::kDmaCopy) {
+      agent = Agent{next_agent++, true};
+      end = transfer_ends.Of(rec->engine, rec->index, rec->end);
+      operands[n++] = {&in.src0, false};
+      operands[n++] = {&in.dst, true};
+    } else {
+      operands[n++] = {&in.src0, false};
+      operands[n++] = {&in.src1, false};
+      operands[n++] = {&in.scalar0.ap, false};
+      operands[n++] = {&in.scalar1.ap, false};
+      if (in.accumulate) operands[n++] = {&in.dst, false};
+      operands[n++] = {&in.dst, true};
+      operands[n++] = {&in.acc, true};
     }
-    const Agent engine{static_cast<int>(rec->engine), false};
-    for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) add(engine, *ap, false, rec->end);
-    if (in.accumulate) add(engine, in.dst, false, rec->end);
-    add(engine, in.dst, true, rec->end);
-    add(engine, in.acc, true, rec->end);
+    for (const Operand* op = operands; op != operands + n; ++op) {
+      const int group = candidates.CandidateGroup(*op->ap);
+      if (group >= 0) sweep.Add(group, agent, li, *op->ap, op->write, rec->start, end);
+    }
   }
   std::vector<Race> races = sweep.Take();
   std::stable_sort(races.begin(), races.end(), [](const Race& a, const Race& b) { return a.start < b.start; });

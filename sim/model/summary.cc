@@ -8,86 +8,174 @@
 
 #include "sim/isa/opcode_spec.h"
 #include "sim/model/dma_queue_name.h"
-#include "sim/model/interval_union.h"
+#include "sim/model/interval_set.h"
 
 namespace nsim {
 namespace {
 
-void MergeByStart(std::vector<InstructionRecord>* records) {
-  std::vector<InstructionRecord> per[kNumEngines];
-  for (const InstructionRecord& rec : *records) per[static_cast<int>(rec.engine)].push_back(rec);
-  size_t next[kNumEngines] = {};
-  for (InstructionRecord& out : *records) {
-    int best = -1;
-    for (int e = 0; e < kNumEngines; ++e) {
-      if (next[e] < per[e].size() && (best < 0 || per[e][next[e]].start < per[best][next[best]].start)) best = e;
-    }
-    out = per[best][next[best]++];
-  }
+// One side of a dma_copy: its tensor's element size and whether it is in HBM.
+struct DmaSide {
+  int64_t element_size = 0;
+  bool hbm = false;
+};
+
+DmaSide SideOf(const TensorDecl& t) { return {DTypeSize(t.dtype), t.space == MemSpace::kHbm}; }
+
+HbmBytes PieceHbmBytes(int64_t piece_bytes, const DmaSide& src, const DmaSide& dst) {
+  const int64_t elements = piece_bytes / std::max(dst.element_size, src.element_size);
+  HbmBytes out;
+  if (src.hbm) out.read = elements * src.element_size;
+  if (dst.hbm) out.write = elements * dst.element_size;
+  return out;
 }
 
-// Per engine: busy, instruction and FLOP counts. Returns each engine's merged busy intervals.
-std::vector<Intervals> SummarizeEngines(const LoadedKernel& kernel, ExecutionResult* r) {
-  std::vector<Intervals> per_engine(kNumEngines);
+// (start, engine) order: the order of the merged records.
+bool StartsBefore(const InstructionRecord& a, const InstructionRecord& b) {
+  return a.start != b.start ? a.start < b.start : a.engine < b.engine;
+}
+
+// The first engine with records left (the merge's answer when every head
+// left starts at INT64_MAX).
+int FirstWithRecords(const std::vector<InstructionRecord> (&per)[kNumEngines], const size_t (&next)[kNumEngines]) {
+  int e = 0;
+  while (next[e] == per[e].size()) ++e;
+  return e;
+}
+
+// Merges the per-engine runs of `records` by (start, engine), in linear
+// time. Returns whether the result is in order of start: it is unless an
+// engine's own records are not (the model issues each engine's instructions
+// in order of time).
+bool MergeByStart(std::vector<InstructionRecord>* records) {
+  // Already in (start, engine) order: the merge below would keep it.
+  if (std::is_sorted(records->begin(), records->end(), StartsBefore)) return true;
+  size_t count[kNumEngines] = {};
+  for (const InstructionRecord& rec : *records) count[static_cast<int>(rec.engine)]++;
+  std::vector<InstructionRecord> per[kNumEngines];
+  for (int e = 0; e < kNumEngines; ++e) per[e].reserve(count[e]);
+  bool runs_in_order = true;
+  for (const InstructionRecord& rec : *records) {
+    std::vector<InstructionRecord>& run = per[static_cast<int>(rec.engine)];
+    runs_in_order = runs_in_order && (run.empty() || run.back().start <= rec.start);
+    run.push_back(rec);
+  }
+  // Each engine's next record's start, cached (kDone once it has none): the
+  // lowest start wins, the lower engine on a tie.
+  constexpr Picos kDone = INT64_MAX;
+  Picos head[kNumEngines];
+  size_t next[kNumEngines] = {};
+  for (int e = 0; e < kNumEngines; ++e) head[e] = per[e].empty() ? kDone : per[e][0].start;
+  for (InstructionRecord& out : *records) {
+    int best = 0;
+    for (int e = 1; e < kNumEngines; ++e) best = head[e] < head[best] ? e : best;
+    if (next[best] == per[best].size()) best = FirstWithRecords(per, next);  // starts at kDone too
+    out = per[best][next[best]++];
+    head[best] = next[best] < per[best].size() ? per[best][next[best]].start : kDone;
+  }
+  return runs_in_order;
+}
+
+// Per engine: busy time, instruction and FLOP counts; returns the active
+// time: the union of every instruction and the DMA blocks `dma` (sorted).
+// `Union` is RunningUnion when the records are in order of start (as
+// merged), IntervalSet otherwise.
+template <class Union>
+Picos SummarizeEngines(const LoadedKernel& kernel, const IntervalSet& dma, ExecutionResult* r) {
+  using FlopsFn = int64_t (*)(const Kernel&, const Instruction&);
+  FlopsFn flops[kNumOpcodes] = {};  // Spec(opcode).flops, looked up once per opcode
+  Union busy[kNumEngines];
+  Union active;
+  const IntervalSet::Block* block = dma.begin();
   for (const InstructionRecord& rec : r->instructions) {
+    for (; block != dma.end() && block->first <= rec.start; ++block) active.Add(block->first, block->second);
+    active.Add(rec.start, rec.end);
     const int e = static_cast<int>(rec.engine);
+    busy[e].Add(rec.start, rec.end);
     const Instruction& in = kernel.kernel().streams[e][rec.index];
-    per_engine[e].push_back({rec.start, rec.end});
+    const int op = static_cast<int>(in.opcode);
+    if (flops[op] == nullptr) flops[op] = Spec(in.opcode).flops;
     EngineSummary& s = r->engines[e];
     s.instructions++;
-    s.by_opcode[static_cast<int>(in.opcode)]++;
-    s.flops += Spec(in.opcode).flops(kernel.kernel(), in);
+    s.by_opcode[op]++;
+    s.flops += flops[op](kernel.kernel(), in);
   }
-  for (int e = 0; e < kNumEngines; ++e) {
-    per_engine[e] = MergeIntervals(std::move(per_engine[e]));
-    r->engines[e].busy = IntervalsLength(per_engine[e]);
-  }
-  return per_engine;
+  for (; block != dma.end(); ++block) active.Add(block->first, block->second);
+  for (int e = 0; e < kNumEngines; ++e) r->engines[e].busy = busy[e].Length();
+  return active.Length();
 }
 
+// The DMA queues of an execution's records, numbered as they first appear;
+// one slot per DmaQueueName (the metrics' key), named once per queue.
+class DmaQueueSlots {
+ public:
+  explicit DmaQueueSlots(ExecutionResult* r) : r_(r) {}
+  int Of(EngineId engine, int queue) {
+    if (last_ >= 0 && keys_[last_].engine == engine && keys_[last_].queue == queue) return keys_[last_].slot;
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (keys_[i].engine == engine && keys_[i].queue == queue) return keys_[last_ = static_cast<int>(i)].slot;
+    }
+    DmaQueueSummary* summary = &r_->dma_queues[DmaQueueName(engine, queue)];
+    const auto same = std::find(summaries_.begin(), summaries_.end(), summary);
+    const int slot = static_cast<int>(same - summaries_.begin());
+    if (same == summaries_.end()) summaries_.push_back(summary);
+    last_ = static_cast<int>(keys_.size());
+    keys_.push_back({engine, queue, slot});
+    return slot;
+  }
+  size_t size() const { return summaries_.size(); }
+  DmaQueueSummary& summary(int slot) { return *summaries_[slot]; }
+
+ private:
+  struct Key {
+    EngineId engine;
+    int queue;
+    int slot;
+  };
+  ExecutionResult* r_;
+  std::vector<Key> keys_;
+  std::vector<DmaQueueSummary*> summaries_;  // by slot; std::map entries stay put
+  int last_ = -1;
+};
+
 // Per DMA engine and per queue: pieces, bytes, busy; the totals and HBM bytes.
-// Returns the merged busy intervals of all DMA engines together.
-Intervals SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionResult* r) {
+// Adds every piece's [start, end) to `active`: pieces come in order of end.
+void SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionResult* r, IntervalSet* active) {
   r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
-  std::vector<Intervals> engine_iv(config.dma.engines);
-  std::map<std::string, Intervals> queue_iv;
-  Intervals all;
+  std::vector<IntervalSet> engine_iv(config.dma.engines);
+  std::vector<IntervalSet> queue_iv;
+  DmaQueueSlots queues(r);
+  std::vector<DmaSide> sides;  // per tensor, for DmaPieceHbmBytes's sum without a lookup per piece
+  sides.reserve(kernel.tensors.size());
+  for (const TensorDecl& t : kernel.tensors) sides.push_back(SideOf(t));
   for (const DmaRecord& d : r->dma) {
     DmaEngineSummary& s = r->dma_engines[d.dma_engine];
     s.bytes += d.bytes;
     s.transfers++;
     s.descriptors += d.descriptors;
-    engine_iv[d.dma_engine].push_back({d.start, d.end});
-    const std::string queue = DmaQueueName(d.trigger_engine, d.queue);
-    queue_iv[queue].push_back({d.start, d.end});
-    DmaQueueSummary& q = r->dma_queues[queue];
+    engine_iv[d.dma_engine].Add(d.start, d.end);
+    const int slot = queues.Of(d.trigger_engine, d.queue);
+    if (static_cast<size_t>(slot) == queue_iv.size()) queue_iv.emplace_back();
+    queue_iv[slot].Add(d.start, d.end);
+    DmaQueueSummary& q = queues.summary(slot);
     q.bytes += d.bytes;
     q.transfers++;
     r->dma_bytes += d.bytes;
     r->dma_transfers++;
-    const HbmBytes hbm = DmaPieceHbmBytes(kernel, d);
+    const Instruction& in = kernel.streams[static_cast<int>(d.trigger_engine)][d.index];
+    const HbmBytes hbm = PieceHbmBytes(d.bytes, sides[in.src0.tensor], sides[in.dst.tensor]);
     r->hbm_bytes_read += hbm.read;
     r->hbm_bytes_written += hbm.write;
-    all.push_back({d.start, d.end});
+    active->Add(d.start, d.end);
   }
-  for (int e = 0; e < config.dma.engines; ++e) {
-    r->dma_engines[e].busy = IntervalsLength(MergeIntervals(std::move(engine_iv[e])));
-  }
-  for (auto& [q, iv] : queue_iv) r->dma_queues[q].busy = IntervalsLength(MergeIntervals(std::move(iv)));
-  return MergeIntervals(std::move(all));
+  for (int e = 0; e < config.dma.engines; ++e) r->dma_engines[e].busy = engine_iv[e].Length();
+  for (size_t q = 0; q < queues.size(); ++q) queues.summary(static_cast<int>(q)).busy = queue_iv[q].Length();
 }
 
 }  // namespace
 
 HbmBytes DmaPieceHbmBytes(const Kernel& k, const DmaRecord& piece) {
   const Instruction& in = k.streams[static_cast<int>(piece.trigger_engine)][piece.index];
-  const TensorDecl& dst = k.tensors[in.dst.tensor];
-  const TensorDecl& src = k.tensors[in.src0.tensor];
-  const int64_t elements = piece.bytes / std::max(DTypeSize(dst.dtype), DTypeSize(src.dtype));
-  HbmBytes out;
-  if (src.space == MemSpace::kHbm) out.read = elements * DTypeSize(src.dtype);
-  if (dst.space == MemSpace::kHbm) out.write = elements * DTypeSize(dst.dtype);
-  return out;
+  return PieceHbmBytes(piece.bytes, SideOf(k.tensors[in.src0.tensor]), SideOf(k.tensors[in.dst.tensor]));
 }
 
 namespace {
@@ -114,15 +202,15 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
   // Engines run ahead of SystemC time, so records arrive interleaved across
   // engines but in start order within each: merge the per-engine runs by
   // (start, engine) in linear time; the order is deterministic.
-  MergeByStart(&r->instructions);
-  Intervals active;
+  const bool by_start = MergeByStart(&r->instructions);
+  IntervalSet dma_active;
   if (r->dma_pieces_recorded) {
-    active = SummarizeDma(config, kernel.kernel(), r);
+    SummarizeDma(config, kernel.kernel(), r, &dma_active);
   } else {
     SummarizeDmaTotals(config, kernel, r);  // active time then counts the engines only (documented)
   }
-  for (Intervals& engine : SummarizeEngines(kernel, r)) active.insert(active.end(), engine.begin(), engine.end());
-  r->active_time = IntervalsLength(MergeIntervals(std::move(active)));
+  r->active_time = by_start ? SummarizeEngines<RunningUnion>(kernel, dma_active, r)
+                            : SummarizeEngines<IntervalSet>(kernel, dma_active, r);
 }
 
 }  // namespace nsim

@@ -74,21 +74,35 @@ void CheckDmaPieceTime(const HardwareConfig& c, const DmaPiece& p) {
 }
 
 // The highest value each semaphore can reach is the sum of every signal to it
-// (a kernel has no loops); it must fit the 64-bit counter.
-void CheckSemaphoreRange(const Kernel& k) {
-  std::vector<int64_t> total(k.semaphores.size(), 0);
-  for (const auto& stream : k.streams) {
-    for (const Instruction& in : stream) {
-      for (const SemSignal& s : in.signals) {
-        if (__builtin_add_overflow(total[s.sem], s.delta, &total[s.sem])) {
-          isa::Fail(k, in, "signal=" + k.semaphores[s.sem] + "+" + std::to_string(s.delta) +
-                               " takes semaphore '" + k.semaphores[s.sem] +
-                               "' past the largest value a semaphore holds, " + std::to_string(kMaxInt64));
-        }
+// (a kernel has no loops); it must fit the 64-bit counter. Fed every
+// instruction in stream order; Check() fails on the first signal that
+// overflows.
+class SemaphoreRange {
+ public:
+  explicit SemaphoreRange(const Kernel& k) : k_(k), total_(k.semaphores.size(), 0) {}
+  void Add(const Instruction& in) {
+    if (overflow_ != nullptr) return;
+    for (const SemSignal& s : in.signals) {
+      if (__builtin_add_overflow(total_[s.sem], s.delta, &total_[s.sem])) {
+        overflow_ = &in;
+        signal_ = s;
+        return;
       }
     }
   }
-}
+  void Check() const {
+    if (overflow_ == nullptr) return;
+    const std::string& name = k_.semaphores[signal_.sem];
+    isa::Fail(k_, *overflow_, "signal=" + name + "+" + std::to_string(signal_.delta) + " takes semaphore '" + name +
+                                  "' past the largest value a semaphore holds, " + std::to_string(kMaxInt64));
+  }
+
+ private:
+  const Kernel& k_;
+  std::vector<int64_t> total_;
+  const Instruction* overflow_ = nullptr;
+  SemSignal signal_;
+};
 
 // S8: a dma_copy is spread over up to `engines` DMA engines, each moving
 // `partitions_per_engine` partitions of the on-chip side.
@@ -130,7 +144,8 @@ DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const Instruction& in)
   plan.count = static_cast<uint16_t>(count);
   plan.first_engine = static_cast<uint16_t>(first_engine % c.dma.engines);
   plan.engines = static_cast<uint16_t>(c.dma.engines);
-  const DmaPiece full = piece(chunk), last = piece(rows - (count - 1) * chunk);
+  const int64_t last_rows = rows - (count - 1) * chunk;
+  const DmaPiece full = piece(chunk), last = last_rows == chunk ? full : piece(last_rows);
   plan.full_bytes = full.bytes;
   plan.full_descriptors = full.descriptors;
   plan.last_bytes = last.bytes;
@@ -168,19 +183,49 @@ Footprint FootprintOf(const Kernel& k, const Instruction& in) {
 // bounded window have always committed.
 constexpr size_t kRawWindow = 16;
 
-// The RAW dependencies of instruction i on the kRawWindow before it, whose
-// footprints are in `ring` (slot j % ring.size()).
-uint16_t FindRawDeps(const std::vector<Footprint>& ring, size_t i, const Footprint& self) {
-  uint16_t deps = 0;
-  for (size_t d = 1; d <= kRawWindow && d <= i; ++d) {
-    const Footprint& prev = ring[(i - d) % ring.size()];
-    bool overlaps = false;
-    for (int w = 0; w < prev.num_writes; ++w)
-      for (int r = 0; r < self.num_reads; ++r) overlaps = overlaps || prev.writes[w].Overlaps(self.reads[r]);
-    if (overlaps) deps |= static_cast<uint16_t>(1u << (d - 1));
+// The write regions of a stream's last instructions that write (most
+// instructions of a DMA queue's stream write nothing the RAW rule orders),
+// newest last, for the RAW dependencies of the next instruction.
+class RecentWriters {
+ public:
+  void Clear() { pushed_ = 0; }
+  // The RAW dependencies of instruction i (see LoadedInstruction::raw_deps).
+  uint16_t DepsOf(size_t i, const Footprint& self) const {
+    uint16_t deps = 0;
+    if (self.num_reads == 0) return 0;
+    for (size_t n = 0; n < std::min(pushed_, kRawWindow); ++n) {
+      const Entry& prev = ring_[(pushed_ - 1 - n) % kRawWindow];
+      const size_t d = i - prev.index;
+      if (d > kRawWindow) break;  // older writers are further back still
+      if (Overlap(prev, self)) deps |= static_cast<uint16_t>(1u << (d - 1));
+    }
+    return deps;
   }
-  return deps;
-}
+  void Push(size_t i, const Footprint& f) {
+    if (f.num_writes == 0) return;
+    Entry& e = ring_[pushed_++ % kRawWindow];
+    e.index = i;
+    e.num_writes = f.num_writes;
+    std::copy(f.writes, f.writes + f.num_writes, e.writes);
+  }
+
+ private:
+  struct Entry {
+    size_t index = 0;
+    Region writes[2];
+    int num_writes = 0;
+  };
+  static bool Overlap(const Entry& prev, const Footprint& self) {
+    for (int w = 0; w < prev.num_writes; ++w) {
+      for (int r = 0; r < self.num_reads; ++r) {
+        if (prev.writes[w].Overlaps(self.reads[r])) return true;
+      }
+    }
+    return false;
+  }
+  std::array<Entry, kRawWindow> ring_;
+  size_t pushed_ = 0;
+};
 
 uint64_t HashBound(const BoundAccess& b) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -206,6 +251,17 @@ bool SameBound(const BoundAccess& a, const BoundAccess& b) {
 
 }  // namespace
 
+// The side tables' final sizes, so they grow once (no doubling slack in a
+// million-instruction kernel).
+void LoadedKernel::TableSizes::Add(const Kernel& k, const Instruction& in) {
+  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+    operands += ap->present() && k.tensors[ap->tensor].space != MemSpace::kHbm;
+  }
+  dmas += in.opcode == Opcode::kDmaCopy;
+  waits += in.waits.size();
+  signals += in.signals.size();
+}
+
 Region RegionOf(const Kernel& k, const AccessPattern& ap) {
   Region r;
   if (!ap.present()) return r;
@@ -228,14 +284,36 @@ Region RegionOf(const Kernel& k, const AccessPattern& ap) {
   return r;
 }
 
+// Two walks over the instructions (a million-instruction kernel does not fit
+// the caches): Scan before the layout, Prepare after it.
 LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
     : kernel_(std::move(kernel)), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
-  CheckKernel(kernel_);
-  CheckSemaphoreRange(kernel_);
+  Scan();
   Layout(config);
   Prepare(config);
-  FindRaceCandidates();
-  hash_ = KernelHash(kernel_);
+}
+
+// CheckKernel's checks in its order, then the semaphore range (its error
+// comes after every CheckKernel error, as when they were two walks); on the
+// way, the side tables' sizes and who touches each tensor.
+void LoadedKernel::Scan() {
+  CheckTensors(kernel_);
+  SemaphoreRange range(kernel_);
+  tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
+  TableSizes sizes;
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const Instruction& in : kernel_.streams[e]) {
+      CheckInstruction(kernel_, e, in);
+      range.Add(in);
+      sizes.Add(kernel_, in);
+      NoteAgents(e, in);
+    }
+  }
+  range.Check();
+  operand_table_.reserve(sizes.operands);
+  dma_plans_.reserve(sizes.dmas);
+  wait_table_.reserve(sizes.waits);
+  signal_table_.reserve(sizes.signals);
 }
 
 void LoadedKernel::Layout(const HardwareConfig& c) {
@@ -293,12 +371,15 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
     throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
                    " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
   }
-  Reserve();
-  std::vector<Footprint> ring(kRawWindow + 1);
+  KernelHasher hasher(kernel_);
+  // DMA pieces per issuing engine and queue (ValidateDma checked the queue range).
+  std::array<std::vector<int64_t>, kNumEngines> queue_pieces;
+  RecentWriters writers;
   for (int e = 0; e < kNumEngines; ++e) {
     const auto& src = kernel_.streams[e];
     auto& dst = streams_[e];
     dst.resize(src.size());
+    writers.Clear();
     for (size_t i = 0; i < src.size(); ++i) {
       const Instruction& in = src[i];
       const OpcodeSpec& spec = Spec(in.opcode);
@@ -341,7 +422,8 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
         dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
         ++dma_count_;
         dma_piece_count_ += dma_plans_.back().count;
-        dma_queue_transfers_[{static_cast<EngineId>(e), in.queue}] += dma_plans_.back().count;
+        queue_pieces[e].resize(std::max(queue_pieces[e].size(), static_cast<size_t>(in.queue) + 1), 0);
+        queue_pieces[e][in.queue] += dma_plans_.back().count;
         const TensorDecl& from = kernel_.tensors[in.src0.tensor];
         const TensorDecl& to = kernel_.tensors[in.dst.tensor];
         if (from.space == MemSpace::kHbm) hbm_bytes_read_ += in.src0.NumElements() * DTypeSize(from.dtype);
@@ -349,67 +431,49 @@ void LoadedKernel::Prepare(const HardwareConfig& c) {
       }
       ++instructions_;
       const Footprint f = FootprintOf(kernel_, in);
-      li.raw_deps = FindRawDeps(ring, i, f);
-      ring[i % ring.size()] = f;
+      li.raw_deps = writers.DepsOf(i, f);
+      writers.Push(i, f);
+      li.may_race = MayRace(in);
+      hasher.Add(e, in);
+    }
+  }
+  hash_ = hasher.hash();
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (size_t q = 0; q < queue_pieces[e].size(); ++q) {
+      if (queue_pieces[e][q] > 0) dma_queue_transfers_[{static_cast<EngineId>(e), static_cast<int>(q)}] = queue_pieces[e][q];
     }
   }
 }
 
-// Which tensors two agents touch and one writes, and so which instructions
-// the race detector must look at (race_detector.h).
-void LoadedKernel::FindRaceCandidates() {
-  tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
-  auto touch = [&](const AccessPattern& ap, int engine, bool write) {
+// Who touches which tensor (TensorAgents): each engine's instructions are one
+// agent, each dma_copy one of its own.
+void LoadedKernel::NoteAgents(int engine, const Instruction& in) {
+  auto touch = [&](const AccessPattern& ap, int agent_engine, bool write) {
     if (!ap.present()) return;
     TensorAgents& a = tensor_agents_[ap.tensor];
-    if (engine >= 0) a.engines |= 1u << engine;
+    if (agent_engine >= 0) a.engines |= 1u << agent_engine;
     else a.transfers = std::min(a.transfers + 1, 2);
     a.written = a.written || write;
   };
-  for (int e = 0; e < kNumEngines; ++e) {
-    for (const Instruction& in : kernel_.streams[e]) {
-      if (in.opcode == Opcode::kDmaCopy) {  // each transfer is an agent of its own
-        touch(in.src0, -1, false);
-        touch(in.dst, -1, true);
-        continue;
-      }
-      for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) touch(*ap, e, false);
-      touch(in.dst, e, true);
-      touch(in.acc, e, true);
-    }
+  if (in.opcode == Opcode::kDmaCopy) {
+    touch(in.src0, -1, false);
+    touch(in.dst, -1, true);
+    return;
   }
-  for (auto& stream : streams_) {
-    for (LoadedInstruction& li : stream) {
-      const Instruction& in = *li.in;
-      for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-        if (!ap->present()) continue;
-        // HBM tensors race by address, known only per execution.
-        li.may_race = li.may_race || kernel_.tensors[ap->tensor].space == MemSpace::kHbm ||
-                      tensor_agents_[ap->tensor].MayRace();
-      }
-    }
-  }
+  for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) touch(*ap, engine, false);
+  touch(in.dst, engine, true);
+  touch(in.acc, engine, true);
 }
 
-// The side tables grow to exactly their final size once (no doubling slack
-// in a million-instruction kernel).
-void LoadedKernel::Reserve() {
-  size_t operands = 0, dmas = 0, waits = 0, signals = 0;
-  for (const auto& stream : kernel_.streams) {
-    for (const Instruction& in : stream) {
-      for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-        operands += ap->present() && ap->tensor < static_cast<int>(kernel_.tensors.size()) &&
-                    kernel_.tensors[ap->tensor].space != MemSpace::kHbm;
-      }
-      dmas += in.opcode == Opcode::kDmaCopy;
-      waits += in.waits.size();
-      signals += in.signals.size();
-    }
+// Whether the race detector must look at `in` (race_detector.h): it touches
+// HBM (HBM tensors race by address, known only per execution) or a tensor
+// two agents touch and one writes. Needs every instruction's NoteAgents.
+bool LoadedKernel::MayRace(const Instruction& in) const {
+  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+    if (!ap->present()) continue;
+    if (kernel_.tensors[ap->tensor].space == MemSpace::kHbm || tensor_agents_[ap->tensor].MayRace()) return true;
   }
-  operand_table_.reserve(operands);
-  dma_plans_.reserve(dmas);
-  wait_table_.reserve(waits);
-  signal_table_.reserve(signals);
+  return false;
 }
 
 // The instruction's on-chip operands, bound now (HBM ones are bound per

@@ -112,10 +112,15 @@ class LoadedKernel {
   int64_t psum_bytes_per_partition() const { return psum_used_; }
 
  private:
+  struct TableSizes {
+    size_t operands = 0, dmas = 0, waits = 0, signals = 0;
+    void Add(const Kernel& k, const Instruction& in);
+  };
+  void Scan();
   void Layout(const HardwareConfig& c);
   void Prepare(const HardwareConfig& c);
-  void Reserve();
-  void FindRaceCandidates();
+  void NoteAgents(int engine, const Instruction& in);
+  bool MayRace(const Instruction& in) const;
   void BindOperands(const Instruction& in, LoadedInstruction* li);
   const BoundAccess* Intern(const BoundAccess& b);
 

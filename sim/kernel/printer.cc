@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <charconv>
-#include <unordered_map>
 #include <variant>
 
 #include "sim/base/error.h"
+#include "sim/kernel/ap_cache.h"
 #include "sim/kernel/builder.h"
 #include "sim/kernel/syntax.h"
 
@@ -37,11 +37,10 @@ std::string Join(const std::vector<std::string>& parts, const char* sep) {
 
 bool OnChip(const TensorDecl& t) { return t.space != MemSpace::kHbm; }
 
-// The text of every access pattern printed so far, by its content (a long
-// kernel names the same tiles again and again, and finding the shortest
-// slice text is the costly part). Keyed by a hash of the pattern's fields;
-// equal hashes compare the patterns.
-using ApMemo = std::unordered_multimap<uint64_t, std::pair<AccessPattern, std::string>>;
+// The texts of the access patterns printed lately, by content (a long kernel
+// names the same tiles again and again, and finding the shortest slice text
+// is the costly part).
+using ApMemo = ApCache<std::string>;
 
 // Where an instruction line's text goes, fragment by fragment: appended to a
 // string, or gathered into a line handed to KernelPieces' callback in one
@@ -363,19 +362,6 @@ std::string FormatNumber(double v) {
 
 namespace {
 
-uint64_t ApHash(const AccessPattern& ap) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
-  mix(static_cast<uint64_t>(ap.tensor));
-  mix(static_cast<uint64_t>(ap.partition_start));
-  mix(static_cast<uint64_t>(ap.offset));
-  for (const ApDim& d : ap.dims) {
-    mix(static_cast<uint64_t>(d.stride));
-    mix(static_cast<uint64_t>(d.size));
-  }
-  return h;
-}
-
 std::string FormatAccessPatternUncached(const Kernel& k, const AccessPattern& ap);
 
 // The text of `ap`: from `memo` when there is one (made and kept there the
@@ -385,12 +371,9 @@ const std::string& AccessPatternText(const Kernel& k, const AccessPattern& ap, A
     *scratch = FormatAccessPatternUncached(k, ap);
     return *scratch;
   }
-  const uint64_t h = ApHash(ap);
-  const auto [first, last] = memo->equal_range(h);
-  for (auto it = first; it != last; ++it) {
-    if (it->second.first == ap) return it->second.second;
-  }
-  return memo->emplace(h, std::make_pair(ap, FormatAccessPatternUncached(k, ap)))->second.second;
+  const uint64_t h = HashAccessPattern(ap);
+  if (const std::string* text = memo->Find(ap, h)) return *text;
+  return memo->Put(ap, h, FormatAccessPatternUncached(k, ap));
 }
 
 }  // namespace
@@ -432,8 +415,6 @@ std::string FormatInstruction(const Kernel& k, const Instruction& inst) {
   return text;
 }
 
-constexpr size_t kMaxMemoisedTexts = size_t{1} << 16;
-
 struct KernelPieces::Memo {
   ApMemo texts;
 };
@@ -452,9 +433,6 @@ KernelPieces::~KernelPieces() = default;
 // The streams section follows a blank line, and engine groups are separated
 // by one; the stream an instruction sits in decides its line's prefix.
 void KernelPieces::Line(int engine, const Instruction& inst) {
-  // Bounded: a kernel whose every DMA names another HBM slice would
-  // otherwise keep one text per instruction.
-  if (memo_->texts.size() >= kMaxMemoisedTexts) memo_->texts.clear();
   LineOut out(piece_, &memo_->texts);
   if (engine != engine_) {
     out.Put("\n");

@@ -3,12 +3,14 @@
 #include "sim/config/params.h"
 
 #include <algorithm>
+#include <exception>
 #include <sstream>
 #include <utility>
 
 #include "sim/base/checked.h"
 #include "sim/base/error.h"
 #include "sim/isa/common.h"
+#include "sim/kernel/ap_cache.h"
 #include "sim/kernel/builder.h"
 #include "sim/kernel/hash.h"
 
@@ -251,17 +253,6 @@ bool SameBound(const BoundAccess& a, const BoundAccess& b) {
 
 }  // namespace
 
-// The side tables' final sizes, so they grow once (no doubling slack in a
-// million-instruction kernel).
-void LoadedKernel::TableSizes::Add(const Kernel& k, const Instruction& in) {
-  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-    operands += ap->present() && k.tensors[ap->tensor].space != MemSpace::kHbm;
-  }
-  dmas += in.opcode == Opcode::kDmaCopy;
-  waits += in.waits.size();
-  signals += in.signals.size();
-}
-
 Region RegionOf(const Kernel& k, const AccessPattern& ap) {
   Region r;
   if (!ap.present()) return r;
@@ -284,36 +275,85 @@ Region RegionOf(const Kernel& k, const AccessPattern& ap) {
   return r;
 }
 
-// Two walks over the instructions (a million-instruction kernel does not fit
-// the caches): Scan before the layout, Prepare after it.
+// What the walk over the instructions carries from one to the next.
+struct LoadedKernel::WalkState {
+  explicit WalkState(const Kernel& k) : hasher(k), range(k) {}
+  KernelHasher hasher;
+  SemaphoreRange range;
+  RecentWriters writers;                           // of the engine being walked
+  ApCache<const BoundAccess*> recent_bindings;
+  // DMA pieces per issuing engine and queue (ValidateDma checked the queue range).
+  std::array<std::vector<int64_t>, kNumEngines> queue_pieces;
+  std::vector<int> operand_tensors;                // the tensor of each operand_table_ entry
+};
+
+// One walk over the instructions: a million-instruction kernel is far larger
+// than the caches, and each walk over it costs its memory traffic. The errors
+// are those, and in the order, of the separate steps it replaces: CheckKernel
+// (every instruction), the semaphore range, the layout, the semaphore count,
+// then the first instruction that fails to prepare. So the checks run on
+// every instruction while a preparation error waits its turn.
 LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
     : kernel_(std::move(kernel)), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
-  Scan();
-  Layout(config);
-  Prepare(config);
-}
-
-// CheckKernel's checks in its order, then the semaphore range (its error
-// comes after every CheckKernel error, as when they were two walks); on the
-// way, the side tables' sizes and who touches each tensor.
-void LoadedKernel::Scan() {
   CheckTensors(kernel_);
-  SemaphoreRange range(kernel_);
+  std::exception_ptr layout_error, count_error, prepare_error;
+  try {
+    Layout(config);
+  } catch (const SimError&) {
+    layout_error = std::current_exception();
+  }
+  try {
+    CheckSemaphoreCount(config);
+  } catch (const SimError&) {
+    count_error = std::current_exception();
+  }
+  ReserveTables();
   tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
-  TableSizes sizes;
+  WalkState state(kernel_);
+  bool preparing = layout_error == nullptr && count_error == nullptr;
   for (int e = 0; e < kNumEngines; ++e) {
-    for (const Instruction& in : kernel_.streams[e]) {
-      CheckInstruction(kernel_, e, in);
-      range.Add(in);
-      sizes.Add(kernel_, in);
-      NoteAgents(e, in);
+    const auto& stream = kernel_.streams[e];
+    streams_[e].resize(stream.size());
+    state.writers.Clear();
+    for (size_t i = 0; i < stream.size(); ++i) {
+      CheckInstruction(kernel_, e, stream[i]);
+      state.range.Add(stream[i]);
+      NoteAgents(e, stream[i]);
+      if (!preparing) continue;
+      try {
+        PrepareInstruction(config, e, i, &state);
+      } catch (const SimError&) {
+        prepare_error = std::current_exception();
+        preparing = false;
+      }
     }
   }
-  range.Check();
-  operand_table_.reserve(sizes.operands);
-  dma_plans_.reserve(sizes.dmas);
-  wait_table_.reserve(sizes.waits);
-  signal_table_.reserve(sizes.signals);
+  state.range.Check();
+  for (const std::exception_ptr& error : {layout_error, count_error, prepare_error}) {
+    if (error) std::rethrow_exception(error);
+  }
+  hash_ = state.hasher.hash();
+  Finish(state);
+}
+
+void LoadedKernel::CheckSemaphoreCount(const HardwareConfig& c) const {
+  if (static_cast<int64_t>(kernel_.semaphores.size()) > c.kernel.semaphores) {
+    throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
+                   " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
+  }
+}
+
+// Room for the side tables before their sizes are known: the most one
+// instruction can use for operands and DMA plans, a generous guess for
+// semaphores (they grow past it if needed). Capacity never written to is
+// never faulted in, so it costs no resident memory, and the tables never
+// move (a moved table would leave its old copy in the heap).
+void LoadedKernel::ReserveTables() {
+  const size_t n = kernel_.NumInstructions();
+  operand_table_.reserve(6 * n);
+  dma_plans_.reserve(n);
+  wait_table_.reserve(4 * n);
+  signal_table_.reserve(4 * n);
 }
 
 void LoadedKernel::Layout(const HardwareConfig& c) {
@@ -366,81 +406,82 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
   if (psum_used_ > psum_cap) over(MemSpace::kPsum, psum_used_, psum_cap);
 }
 
-void LoadedKernel::Prepare(const HardwareConfig& c) {
-  if (static_cast<int64_t>(kernel_.semaphores.size()) > c.kernel.semaphores) {
-    throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
-                   " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
+// Instruction i of stream e, after its CheckInstruction: validated, costed,
+// bound, its DMA planned, its RAW dependencies found, and hashed.
+void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, WalkState* state) {
+  const Instruction& in = kernel_.streams[e][i];
+  const OpcodeSpec& spec = Spec(in.opcode);
+  if (!(spec.engines & EngineBit(in.engine)) || static_cast<int>(in.engine) != e) {
+    std::ostringstream os;
+    os << KernelWhere(kernel_) << " line " << in.line << ": " << spec.name << " cannot run on the "
+       << EngineName(static_cast<EngineId>(e)) << " engine";
+    throw SimError(os.str());
   }
-  KernelHasher hasher(kernel_);
-  // DMA pieces per issuing engine and queue (ValidateDma checked the queue range).
-  std::array<std::vector<int64_t>, kNumEngines> queue_pieces;
-  RecentWriters writers;
+  spec.validate(kernel_, in, c);
+  LoadedInstruction& li = streams_[e][i];
+  li.in = &in;
+  li.index = static_cast<int>(i);
+  li.opcode = in.opcode;
+  // Semaphores: at most 255 each (checked), copied next to their neighbours'.
+  if (in.waits.size() > UINT16_MAX || in.signals.size() > UINT16_MAX) {
+    isa::Fail(kernel_, in, "more than 65535 wait= or signal= on one instruction");
+  }
+  li.waits = static_cast<uint32_t>(wait_table_.size());
+  li.num_waits = static_cast<uint16_t>(in.waits.size());
+  wait_table_.insert(wait_table_.end(), in.waits.begin(), in.waits.end());
+  li.signals = static_cast<uint32_t>(signal_table_.size());
+  li.num_signals = static_cast<uint16_t>(in.signals.size());
+  signal_table_.insert(signal_table_.end(), in.signals.begin(), in.signals.end());
+  // Costs and bindings are checked arithmetic; name the instruction when they overflow.
+  auto located = [&](auto&& f) {
+    try {
+      return f();
+    } catch (const SimError& err) {
+      isa::Fail(kernel_, in, err.what());
+    }
+  };
+  li.cost = located([&] { return spec.cost(kernel_, in, c); });
+  located([&] {
+    BindOperands(in, &li, state);
+    return 0;
+  });
+  if (in.opcode == Opcode::kDmaCopy) {
+    li.dma_plan = static_cast<int>(dma_plans_.size());
+    dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
+    ++dma_count_;
+    dma_piece_count_ += dma_plans_.back().count;
+    std::vector<int64_t>& pieces = state->queue_pieces[e];
+    pieces.resize(std::max(pieces.size(), static_cast<size_t>(in.queue) + 1), 0);
+    pieces[in.queue] += dma_plans_.back().count;
+    const TensorDecl& from = kernel_.tensors[in.src0.tensor];
+    const TensorDecl& to = kernel_.tensors[in.dst.tensor];
+    if (from.space == MemSpace::kHbm) hbm_bytes_read_ += in.src0.NumElements() * DTypeSize(from.dtype);
+    if (to.space == MemSpace::kHbm) hbm_bytes_written_ += in.dst.NumElements() * DTypeSize(to.dtype);
+  }
+  ++instructions_;
+  const Footprint f = FootprintOf(kernel_, in);
+  li.raw_deps = state->writers.DepsOf(i, f);
+  state->writers.Push(i, f);
+  state->hasher.Add(e, in);
+}
+
+// After the walk: the per-queue DMA counts, and which instructions the race
+// detector must look at (race_detector.h): those touching HBM (HBM tensors
+// race by address, known only per execution; marked by BindOperands) or a
+// tensor two agents touch and one writes, known once every instruction has
+// been seen.
+void LoadedKernel::Finish(const WalkState& state) {
   for (int e = 0; e < kNumEngines; ++e) {
-    const auto& src = kernel_.streams[e];
-    auto& dst = streams_[e];
-    dst.resize(src.size());
-    writers.Clear();
-    for (size_t i = 0; i < src.size(); ++i) {
-      const Instruction& in = src[i];
-      const OpcodeSpec& spec = Spec(in.opcode);
-      if (!(spec.engines & EngineBit(in.engine)) || static_cast<int>(in.engine) != e) {
-        std::ostringstream os;
-        os << KernelWhere(kernel_) << " line " << in.line << ": " << spec.name << " cannot run on the "
-           << EngineName(static_cast<EngineId>(e)) << " engine";
-        throw SimError(os.str());
-      }
-      spec.validate(kernel_, in, c);
-      LoadedInstruction& li = dst[i];
-      li.in = &in;
-      li.index = static_cast<int>(i);
-      li.opcode = in.opcode;
-      // Semaphores: at most 255 each (checked), copied next to their neighbours'.
-      if (in.waits.size() > UINT16_MAX || in.signals.size() > UINT16_MAX) {
-        isa::Fail(kernel_, in, "more than 65535 wait= or signal= on one instruction");
-      }
-      li.waits = static_cast<uint32_t>(wait_table_.size());
-      li.num_waits = static_cast<uint16_t>(in.waits.size());
-      wait_table_.insert(wait_table_.end(), in.waits.begin(), in.waits.end());
-      li.signals = static_cast<uint32_t>(signal_table_.size());
-      li.num_signals = static_cast<uint16_t>(in.signals.size());
-      signal_table_.insert(signal_table_.end(), in.signals.begin(), in.signals.end());
-      // Costs and bindings are checked arithmetic; name the instruction when they overflow.
-      auto located = [&](auto&& f) {
-        try {
-          return f();
-        } catch (const SimError& err) {
-          isa::Fail(kernel_, in, err.what());
-        }
-      };
-      li.cost = located([&] { return spec.cost(kernel_, in, c); });
-      located([&] {
-        BindOperands(in, &li);
-        return 0;
-      });
-      if (in.opcode == Opcode::kDmaCopy) {
-        li.dma_plan = static_cast<int>(dma_plans_.size());
-        dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
-        ++dma_count_;
-        dma_piece_count_ += dma_plans_.back().count;
-        queue_pieces[e].resize(std::max(queue_pieces[e].size(), static_cast<size_t>(in.queue) + 1), 0);
-        queue_pieces[e][in.queue] += dma_plans_.back().count;
-        const TensorDecl& from = kernel_.tensors[in.src0.tensor];
-        const TensorDecl& to = kernel_.tensors[in.dst.tensor];
-        if (from.space == MemSpace::kHbm) hbm_bytes_read_ += in.src0.NumElements() * DTypeSize(from.dtype);
-        if (to.space == MemSpace::kHbm) hbm_bytes_written_ += in.dst.NumElements() * DTypeSize(to.dtype);
-      }
-      ++instructions_;
-      const Footprint f = FootprintOf(kernel_, in);
-      li.raw_deps = writers.DepsOf(i, f);
-      writers.Push(i, f);
-      li.may_race = MayRace(in);
-      hasher.Add(e, in);
+    const std::vector<int64_t>& pieces = state.queue_pieces[e];
+    for (size_t q = 0; q < pieces.size(); ++q) {
+      if (pieces[q] > 0) dma_queue_transfers_[{static_cast<EngineId>(e), static_cast<int>(q)}] = pieces[q];
     }
   }
-  hash_ = hasher.hash();
-  for (int e = 0; e < kNumEngines; ++e) {
-    for (size_t q = 0; q < queue_pieces[e].size(); ++q) {
-      if (queue_pieces[e][q] > 0) dma_queue_transfers_[{static_cast<EngineId>(e), static_cast<int>(q)}] = queue_pieces[e][q];
+  for (auto& stream : streams_) {
+    for (LoadedInstruction& li : stream) {
+      for (uint32_t j = li.operands; j < li.operands + li.num_operands && !li.may_race; ++j) {
+        li.may_race = tensor_agents_[state.operand_tensors[j]].MayRace();
+      }
     }
   }
 }
@@ -465,24 +506,23 @@ void LoadedKernel::NoteAgents(int engine, const Instruction& in) {
   touch(in.acc, engine, true);
 }
 
-// Whether the race detector must look at `in` (race_detector.h): it touches
-// HBM (HBM tensors race by address, known only per execution) or a tensor
-// two agents touch and one writes. Needs every instruction's NoteAgents.
-bool LoadedKernel::MayRace(const Instruction& in) const {
-  for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-    if (!ap->present()) continue;
-    if (kernel_.tensors[ap->tensor].space == MemSpace::kHbm || tensor_agents_[ap->tensor].MayRace()) return true;
-  }
-  return false;
-}
-
 // The instruction's on-chip operands, bound now (HBM ones are bound per
 // execution, when their addresses are known).
-void LoadedKernel::BindOperands(const Instruction& in, LoadedInstruction* li) {
+// Also marks the instructions touching HBM as race candidates (Finish marks the others).
+void LoadedKernel::BindOperands(const Instruction& in, LoadedInstruction* li, WalkState* state) {
   li->operands = static_cast<uint32_t>(operand_table_.size());
   for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-    if (!ap->present() || kernel_.tensors[ap->tensor].space == MemSpace::kHbm) continue;
-    operand_table_.push_back({ap, Intern(Bind(kernel_, *ap, 0))});
+    if (!ap->present()) continue;
+    if (kernel_.tensors[ap->tensor].space == MemSpace::kHbm) {
+      li->may_race = true;
+      continue;
+    }
+    // Bound accesses of recently bound patterns are looked up by content.
+    const uint64_t h = HashAccessPattern(*ap);
+    const BoundAccess* const* hit = state->recent_bindings.Find(*ap, h);
+    const BoundAccess* bound = hit != nullptr ? *hit : state->recent_bindings.Put(*ap, h, Intern(Bind(kernel_, *ap, 0)));
+    operand_table_.push_back({ap, bound});
+    state->operand_tensors.push_back(ap->tensor);
     ++li->num_operands;
   }
 }

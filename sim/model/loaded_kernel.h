@@ -112,16 +112,14 @@ class LoadedKernel {
   int64_t psum_bytes_per_partition() const { return psum_used_; }
 
  private:
-  struct TableSizes {
-    size_t operands = 0, dmas = 0, waits = 0, signals = 0;
-    void Add(const Kernel& k, const Instruction& in);
-  };
-  void Scan();
+  struct WalkState;
   void Layout(const HardwareConfig& c);
-  void Prepare(const HardwareConfig& c);
+  void CheckSemaphoreCount(const HardwareConfig& c) const;
+  void ReserveTables();
   void NoteAgents(int engine, const Instruction& in);
-  bool MayRace(const Instruction& in) const;
-  void BindOperands(const Instruction& in, LoadedInstruction* li);
+  void PrepareInstruction(const HardwareConfig& c, int e, size_t i, WalkState* state);
+  void BindOperands(const Instruction& in, LoadedInstruction* li, WalkState* state);
+  void Finish(const WalkState& state);
   const BoundAccess* Intern(const BoundAccess& b);
 
   Kernel kernel_;

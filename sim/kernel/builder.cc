@@ -26,10 +26,12 @@ std::string FormatSizes(const std::vector<ApDim>& dims) {
 
 bool OnChip(const TensorDecl& t) { return t.space != MemSpace::kHbm; }
 
-const TensorDecl& TensorAt(const Kernel& k, int t) {
-  if (t < 0 || t >= static_cast<int>(k.tensors.size())) {
-    Fail("no tensor with index " + std::to_string(t) + " in kernel " + Quoted(k.name));
-  }
+[[noreturn]] void NoTensor(const Kernel& k, int t) {
+  Fail("no tensor with index " + std::to_string(t) + " in kernel " + Quoted(k.name));
+}
+
+inline const TensorDecl& TensorAt(const Kernel& k, int t) {
+  if (t < 0 || t >= static_cast<int>(k.tensors.size())) NoTensor(k, t);
   return k.tensors[t];
 }
 
@@ -218,8 +220,10 @@ void CheckAccessPattern(const Kernel& k, const AccessPattern& ap) {
     if (ap.dims[i].stride < 0) Fail("negative stride " + std::to_string(ap.dims[i].stride) + of());
   }
   size_t first_free = 0;
-  int64_t limit = t.NumElements();
-  if (OnChip(t)) {
+  int64_t limit = 0;
+  if (!OnChip(t)) {
+    limit = t.NumElements();
+  } else {
     if (ap.dims[0].stride != 1) Fail("the partition dim" + of() + " must have stride 1");
     const __int128 end = static_cast<__int128>(ap.partition_start) + ap.dims[0].size;
     if (ap.partition_start < 0 || end > t.shape[0]) {

@@ -191,6 +191,8 @@ constexpr size_t kRawWindow = 16;
 class RecentWriters {
  public:
   void Clear() { pushed_ = 0; }
+  // Whether a writer lies within the window of instruction i.
+  bool AnyWithin(size_t i) const { return pushed_ > 0 && i - ring_[(pushed_ - 1) % kRawWindow].index <= kRawWindow; }
   // The RAW dependencies of instruction i (see LoadedInstruction::raw_deps).
   uint16_t DepsOf(size_t i, const Footprint& self) const {
     uint16_t deps = 0;
@@ -459,9 +461,13 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
     if (to.space == MemSpace::kHbm) hbm_bytes_written_ += in.dst.NumElements() * DTypeSize(to.dtype);
   }
   ++instructions_;
-  const Footprint f = FootprintOf(kernel_, in);
-  li.raw_deps = state->writers.DepsOf(i, f);
-  state->writers.Push(i, f);
+  // A DMA writes nothing the RAW rule orders; it reads only if some
+  // instruction before it in the window writes.
+  if (in.opcode != Opcode::kDmaCopy || state->writers.AnyWithin(i)) {
+    const Footprint f = FootprintOf(kernel_, in);
+    li.raw_deps = state->writers.DepsOf(i, f);
+    state->writers.Push(i, f);
+  }
   state->hasher.Add(e, in);
 }
 

@@ -29,7 +29,14 @@ inline uint64_t HashAccessPattern(const AccessPattern& ap) {
 template <class V>
 class ApCache {
  public:
-  explicit ApCache(int slots_log2 = 12) : slots_(size_t{1} << slots_log2) {}
+  // Sized for a kernel of `instructions`: a few slots per instruction up to
+  // 4096 (a small kernel, hashed on every dispatch, must not pay for more).
+  static int SlotsLog2For(size_t instructions) {
+    int log2 = 4;
+    while (log2 < 12 && (size_t{1} << log2) < 2 * instructions) ++log2;
+    return log2;
+  }
+  explicit ApCache(int slots_log2) : slots_(size_t{1} << slots_log2) {}
 
   // The value kept for a pattern equal to `ap` (whose hash is `h`), or nullptr.
   V* Find(const AccessPattern& ap, uint64_t h) {

@@ -53,5 +53,13 @@ TEST(ApCacheTest, StaysCorrectWhenPatternsEvictEachOther) {
   }
 }
 
+TEST(ApCacheTest, SizedForTheKernel) {
+  EXPECT_EQ(ApCache<int>::SlotsLog2For(0), 4);
+  EXPECT_EQ(ApCache<int>::SlotsLog2For(8), 4);
+  EXPECT_EQ(ApCache<int>::SlotsLog2For(9), 5);
+  EXPECT_EQ(ApCache<int>::SlotsLog2For(1000), 11);
+  EXPECT_EQ(ApCache<int>::SlotsLog2For(1000000), 12);
+}
+
 }  // namespace
 }  // namespace nsim

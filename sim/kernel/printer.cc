@@ -416,11 +416,12 @@ std::string FormatInstruction(const Kernel& k, const Instruction& inst) {
 }
 
 struct KernelPieces::Memo {
+  explicit Memo(const Kernel& k) : texts(ApMemo::SlotsLog2For(k.NumInstructions())) {}
   ApMemo texts;
 };
 
 KernelPieces::KernelPieces(const Kernel& k, std::function<void(std::string_view)> piece)
-    : k_(k), piece_(std::move(piece)), memo_(std::make_unique<Memo>()) {
+    : k_(k), piece_(std::move(piece)), memo_(std::make_unique<Memo>(k)) {
   piece_("kernel " + k.name + "\n");
   if (!k.tensors.empty()) piece_("\n" + FormatTensors(k));
   std::string sems;

@@ -279,7 +279,8 @@ Region RegionOf(const Kernel& k, const AccessPattern& ap) {
 
 // What the walk over the instructions carries from one to the next.
 struct LoadedKernel::WalkState {
-  explicit WalkState(const Kernel& k) : hasher(k), range(k) {}
+  explicit WalkState(const Kernel& k)
+      : hasher(k), range(k), recent_bindings(ApCache<const BoundAccess*>::SlotsLog2For(k.NumInstructions())) {}
   KernelHasher hasher;
   SemaphoreRange range;
   RecentWriters writers;                           // of the engine being walked

@@ -55,8 +55,8 @@ InstrCost CostActivation(const Kernel& k, const Instruction& in, const HardwareC
 void ExecActivation(ExecContext& ctx, const Instruction& in) {
   ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
-  const float* scale = ScalarValues(ctx, in.scalar0, parts, 1);
-  const float* bias = ScalarValues(ctx, in.scalar1, parts, 2);
+  const ScalarColumn scale = ScalarPerPartition(ctx, in.scalar0, 1);
+  const ScalarColumn bias = ScalarPerPartition(ctx, in.scalar1, 2);
   ScratchFloats& sums = ctx.buf[3];
   if (in.acc.present()) sums.resize(static_cast<size_t>(parts));
   for (int64_t p = 0; p < parts; ++p) {

@@ -119,5 +119,10 @@ const float* ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions,
   return ctx.buf[slot].data();
 }
 
+ScalarColumn ScalarPerPartition(ExecContext& ctx, const Scalar& s, int slot) {
+  if (s.is_ap) return {ctx.Read(s.ap, slot).data(), 0.0f};
+  return {nullptr, static_cast<float>(s.imm)};
+}
+
 }  // namespace isa
 }  // namespace nsim

@@ -49,5 +49,15 @@ float* F32Rows(ExecContext& ctx, const AccessPattern& ap, int64_t* stride);
 // ctx.buf[slot]; valid until that slot is reused.
 const float* ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot);
 
+// A Scalar's value per partition without a buffer for an immediate (which
+// ScalarValues fills on every instruction): a column is read into
+// ctx.buf[slot], valid until that slot is reused.
+struct ScalarColumn {
+  const float* column = nullptr;  // nullptr: the immediate
+  float imm = 0;
+  float operator[](int64_t p) const { return column != nullptr ? column[p] : imm; }
+};
+ScalarColumn ScalarPerPartition(ExecContext& ctx, const Scalar& s, int slot);
+
 }  // namespace isa
 }  // namespace nsim

@@ -26,10 +26,12 @@ std::string FormatSizes(const std::vector<ApDim>& dims) {
 
 bool OnChip(const TensorDecl& t) { return t.space != MemSpace::kHbm; }
 
-const TensorDecl& TensorAt(const Kernel& k, int t) {
-  if (t < 0 || t >= static_cast<int>(k.tensors.size())) {
-    Fail("no tensor with index " + std::to_string(t) + " in kernel " + Quoted(k.name));
-  }
+[[noreturn]] void NoTensor(const Kernel& k, int t) {
+  Fail("no tensor with index " + std::to_string(t) + " in kernel " + Quoted(k.name));
+}
+
+inline const TensorDecl& TensorAt(const Kernel& k, int t) {
+  if (t < 0 || t >= static_cast<int>(k.tensors.size())) NoTensor(k, t);
   return k.tensors[t];
 }
 
@@ -209,20 +211,23 @@ AccessPattern Ap(const Kernel& k, int tensor, int64_t offset, std::vector<ApDim>
 
 void CheckAccessPattern(const Kernel& k, const AccessPattern& ap) {
   const TensorDecl& t = TensorAt(k, ap.tensor);
-  const std::string of = " of the access to tensor " + Quoted(t.name);
-  if (ap.dims.empty()) Fail("no dims" + of);
+  // Built only for an error message: this check runs on every operand at load.
+  const auto of = [&t] { return " of the access to tensor " + Quoted(t.name); };
+  if (ap.dims.empty()) Fail("no dims" + of());
   for (size_t i = 0; i < ap.dims.size(); ++i) {
     if (ap.dims[i].size <= 0)
-      Fail("size " + std::to_string(ap.dims[i].size) + " of dim " + std::to_string(i) + of + " must be > 0");
-    if (ap.dims[i].stride < 0) Fail("negative stride " + std::to_string(ap.dims[i].stride) + of);
+      Fail("size " + std::to_string(ap.dims[i].size) + " of dim " + std::to_string(i) + of() + " must be > 0");
+    if (ap.dims[i].stride < 0) Fail("negative stride " + std::to_string(ap.dims[i].stride) + of());
   }
   size_t first_free = 0;
-  int64_t limit = t.NumElements();
-  if (OnChip(t)) {
-    if (ap.dims[0].stride != 1) Fail("the partition dim" + of + " must have stride 1");
+  int64_t limit = 0;
+  if (!OnChip(t)) {
+    limit = t.NumElements();
+  } else {
+    if (ap.dims[0].stride != 1) Fail("the partition dim" + of() + " must have stride 1");
     const __int128 end = static_cast<__int128>(ap.partition_start) + ap.dims[0].size;
     if (ap.partition_start < 0 || end > t.shape[0]) {
-      Fail("partitions [" + std::to_string(ap.partition_start) + ", " + ToString(end) + ")" + of +
+      Fail("partitions [" + std::to_string(ap.partition_start) + ", " + ToString(end) + ")" + of() +
            " are outside [0, " + std::to_string(t.shape[0]) + ")");
     }
     first_free = 1;
@@ -239,7 +244,7 @@ void CheckAccessPattern(const Kernel& k, const AccessPattern& ap) {
   }
   if (ap.offset < 0 || beyond || last >= limit) {
     Fail("elements [" + std::to_string(ap.offset) + ", " + (beyond ? "beyond 2^63" : std::to_string(last)) +
-         "]" + of + " are outside [0, " + std::to_string(limit) + ")" + (first_free ? " within a partition" : ""));
+         "]" + of() + " are outside [0, " + std::to_string(limit) + ")" + (first_free ? " within a partition" : ""));
   }
   int64_t count = 1;
   for (const ApDim& d : ap.dims) {
@@ -271,7 +276,7 @@ void CheckSemaphoreRefs(const Kernel& k, const Instruction& in) {
 
 }  // namespace
 
-void CheckKernel(const Kernel& k) {
+void CheckTensors(const Kernel& k) {
   for (const TensorDecl& t : k.tensors) {
     try {
       CheckShape(t.name, t.space, t.dtype, t.shape);
@@ -279,18 +284,24 @@ void CheckKernel(const Kernel& k) {
       Fail("kernel " + Quoted(k.name) + (t.line > 0 ? " line " + std::to_string(t.line) : "") + ": " + e.what());
     }
   }
-  for (int e = 0; e < kNumEngines; ++e) {
-    for (const Instruction& in : k.streams[e]) {
-      try {
-        if (static_cast<int>(in.engine) != e) Fail("instruction is in the stream of another engine");
-        for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-          if (ap->present()) CheckAccessPattern(k, *ap);
-        }
-        CheckSemaphoreRefs(k, in);
-      } catch (const SimError& err) {
-        Fail(InstructionWhere(k, in) + err.what());
-      }
+}
+
+void CheckInstruction(const Kernel& k, int engine, const Instruction& in) {
+  try {
+    if (static_cast<int>(in.engine) != engine) Fail("instruction is in the stream of another engine");
+    for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
+      if (ap->present()) CheckAccessPattern(k, *ap);
     }
+    CheckSemaphoreRefs(k, in);
+  } catch (const SimError& err) {
+    Fail(InstructionWhere(k, in) + err.what());
+  }
+}
+
+void CheckKernel(const Kernel& k) {
+  CheckTensors(k);
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const Instruction& in : k.streams[e]) CheckInstruction(k, e, in);
   }
 }
 

@@ -67,6 +67,11 @@ void CheckAccessPattern(const Kernel& k, const AccessPattern& ap);
 // kernels assembled field by field rather than through these helpers;
 // Device::Load calls it, so no kernel reaches the model unchecked.
 void CheckKernel(const Kernel& k);
+// CheckKernel in two steps, for a caller that walks the streams anyway:
+// CheckTensors, then CheckInstruction on every instruction of stream
+// `engine`, in stream order (the same checks, errors and messages).
+void CheckTensors(const Kernel& k);
+void CheckInstruction(const Kernel& k, int engine, const Instruction& in);
 
 inline Scalar Imm(double v) { return Scalar{false, v, {}}; }
 inline Scalar Column(AccessPattern ap) { return Scalar{true, 0, std::move(ap)}; }

@@ -126,25 +126,6 @@ int64_t TensorDecl::FreeElements() const {
 
 int64_t TensorDecl::NumElements() const { return Product(shape, 0); }
 
-int64_t AccessPattern::Partitions() const { return dims.empty() ? 0 : dims[0].size; }
-
-int64_t AccessPattern::FreeElements() const {
-  int64_t n = 1;
-  for (size_t i = 1; i < dims.size(); ++i) n *= dims[i].size;
-  return n;
-}
-
-int64_t AccessPattern::NumElements() const {
-  int64_t n = 1;
-  for (const ApDim& d : dims) n *= d.size;
-  return n;
-}
-
-bool operator==(const AccessPattern& a, const AccessPattern& b) {
-  return a.tensor == b.tensor && a.partition_start == b.partition_start && a.offset == b.offset &&
-         a.dims == b.dims;
-}
-
 bool operator==(const Scalar& a, const Scalar& b) {
   if (a.is_ap != b.is_ap) return false;
   return a.is_ap ? a.ap == b.ap : SameNumber(a.imm, b.imm);

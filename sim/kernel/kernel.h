@@ -127,12 +127,24 @@ struct AccessPattern {
   int64_t offset = 0;
   std::vector<ApDim> dims;
 
+  // Inline: these sit on the per-instruction paths of the load and the engines.
   bool present() const { return tensor >= 0; }
-  int64_t Partitions() const;     // on-chip: dims[0].size
-  int64_t FreeElements() const;   // on-chip: product of dims[1:] sizes
-  int64_t NumElements() const;    // product of all sizes
+  int64_t Partitions() const { return dims.empty() ? 0 : dims[0].size; }  // on-chip: dims[0].size
+  int64_t FreeElements() const {  // on-chip: product of dims[1:] sizes
+    int64_t n = 1;
+    for (size_t i = 1; i < dims.size(); ++i) n *= dims[i].size;
+    return n;
+  }
+  int64_t NumElements() const {  // product of all sizes
+    int64_t n = 1;
+    for (const ApDim& d : dims) n *= d.size;
+    return n;
+  }
 };
-bool operator==(const AccessPattern& a, const AccessPattern& b);
+inline bool operator==(const AccessPattern& a, const AccessPattern& b) {
+  return a.tensor == b.tensor && a.partition_start == b.partition_start && a.offset == b.offset &&
+         a.dims == b.dims;
+}
 inline bool operator!=(const AccessPattern& a, const AccessPattern& b) { return !(a == b); }
 
 struct Scalar {  // an immediate or a per-partition [P,1] column

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <unordered_map>
+#include <cstring>
+#include <charconv>
 #include <variant>
 
 #include "sim/base/error.h"
+#include "sim/kernel/ap_cache.h"
 #include "sim/kernel/builder.h"
 #include "sim/kernel/syntax.h"
 
@@ -35,10 +37,62 @@ std::string Join(const std::vector<std::string>& parts, const char* sep) {
 
 bool OnChip(const TensorDecl& t) { return t.space != MemSpace::kHbm; }
 
-std::string SemaphoreName(const Kernel& k, int sem) {
-  if (sem >= 0 && sem < static_cast<int>(k.semaphores.size())) return k.semaphores[sem];
-  return "<semaphore#" + std::to_string(sem) + ">";
+// The texts of the access patterns printed lately, by content (a long kernel
+// names the same tiles again and again, and finding the shortest slice text
+// is the costly part).
+using ApMemo = ApCache<std::string>;
+
+// Where an instruction line's text goes, fragment by fragment: appended to a
+// string, or gathered into a line handed to KernelPieces' callback in one
+// piece (KernelHash folds it into the hash). `memo`: access pattern texts
+// of this kernel, or nullptr.
+struct StringOut {
+  std::string& text;
+  ApMemo* memo = nullptr;
+  void Put(std::string_view v) { text.append(v.data(), v.size()); }
+};
+class LineOut {
+ public:
+  LineOut(const std::function<void(std::string_view)>& piece, ApMemo* memo) : memo(memo), piece_(piece) {}
+  ApMemo* const memo;
+  void Put(std::string_view v) {
+    if (used_ + v.size() > sizeof line_) {
+      Flush();
+      if (v.size() > sizeof line_) return piece_(v);
+    }
+    std::memcpy(line_ + used_, v.data(), v.size());
+    used_ += v.size();
+  }
+  void Flush() {
+    if (used_ > 0) piece_(std::string_view(line_, used_));
+    used_ = 0;
+  }
+
+ private:
+  const std::function<void(std::string_view)>& piece_;
+  char line_[512];
+  size_t used_ = 0;
+};
+
+template <class Out>
+void PutInt(Out& out, int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.Put(std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
 }
+
+template <class Out>
+void PutSemaphoreName(Out& out, const Kernel& k, int sem) {
+  if (sem >= 0 && sem < static_cast<int>(k.semaphores.size())) {
+    out.Put(k.semaphores[sem]);
+    return;
+  }
+  out.Put("<semaphore#");
+  PutInt(out, sem);
+  out.Put(">");
+}
+
+const std::string& AccessPatternText(const Kernel& k, const AccessPattern& ap, ApMemo* memo, std::string* scratch);
 
 // ---- access patterns ----------------------------------------------------
 
@@ -144,50 +198,109 @@ std::string FormatExplicitAp(const TensorDecl& t, const AccessPattern& ap) {
 
 // ---- attribute values ---------------------------------------------------
 
-std::string FormatScalar(const Kernel& k, const Scalar& s) {
-  return s.is_ap ? FormatAccessPattern(k, s.ap) : FormatNumber(s.imm);
+template <class Out>
+void PutAccessPattern(Out& out, const Kernel& k, const AccessPattern& ap) {
+  std::string scratch;
+  out.Put(AccessPatternText(k, ap, out.memo, &scratch));
 }
 
-// One overload per kernel_syntax::Field type.
-struct ValueFormatter {
+// Puts an attribute value, one overload per kernel_syntax::Field type.
+template <class Out>
+struct ValuePutter {
   const Kernel& k;
-  std::string operator()(int v) const { return std::to_string(v); }
-  std::string operator()(bool v) const { return v ? "true" : "false"; }
-  std::string operator()(double v) const { return FormatNumber(v); }
-  std::string operator()(const Scalar& v) const { return FormatScalar(k, v); }
-  std::string operator()(const AccessPattern& v) const { return FormatAccessPattern(k, v); }
-  std::string operator()(AluOp v) const { return AluOpName(v); }
-  std::string operator()(ReduceOp v) const { return ReduceOpName(v); }
-  std::string operator()(ActFunc v) const { return ActFuncName(v); }
+  Out& out;
+  void operator()(int v) const { PutInt(out, v); }
+  void operator()(bool v) const { out.Put(v ? "true" : "false"); }
+  void operator()(double v) const { out.Put(FormatNumber(v)); }
+  void operator()(const Scalar& v) const {
+    if (v.is_ap) PutAccessPattern(out, k, v.ap);
+    else out.Put(FormatNumber(v.imm));
+  }
+  void operator()(const AccessPattern& v) const { PutAccessPattern(out, k, v); }
+  void operator()(AluOp v) const { out.Put(AluOpName(v)); }
+  void operator()(ReduceOp v) const { out.Put(ReduceOpName(v)); }
+  void operator()(ActFunc v) const { out.Put(ActFuncName(v)); }
 };
 
 bool AtDefault(const Instruction& inst, const Instruction& defaults, const kernel_syntax::Field& field) {
   return std::visit([&](auto member) { return inst.*member == defaults.*member; }, field);
 }
 
+// OpcodeDefaults(op) built once per opcode: the printer compares every
+// attribute of every instruction against it.
+const Instruction& DefaultsOf(Opcode op) {
+  static const std::vector<Instruction> table = [] {
+    std::vector<Instruction> t;
+    for (int o = 0; o < kNumOpcodes; ++o) t.push_back(kernel_syntax::OpcodeDefaults(static_cast<Opcode>(o)));
+    return t;
+  }();
+  return table[static_cast<size_t>(op)];
+}
+
+// kernel_syntax::FindAttr without building a std::string for the key.
+const AttrDef* PartnerOf(Opcode op, const char* key) {
+  for (const AttrDef& a : kernel_syntax::SyntaxOf(op).attrs) {
+    if (std::strcmp(a.key, key) == 0) return &a;
+  }
+  return nullptr;
+}
+
 // Required attributes always print; optional ones when not at their default
 // or when their partner prints (op1 needs scalar1 and vice versa).
 bool ShouldPrint(const Instruction& inst, const Instruction& defaults, const AttrDef& a) {
   if (a.required || !AtDefault(inst, defaults, a.field)) return true;
-  const AttrDef* partner = a.partner ? kernel_syntax::FindAttr(inst.opcode, a.partner) : nullptr;
+  const AttrDef* partner = a.partner ? PartnerOf(inst.opcode, a.partner) : nullptr;
   return partner && !AtDefault(inst, defaults, partner->field);
 }
 
-std::string FormatSync(const Kernel& k, const Instruction& inst) {
-  std::string out;
+// The positional access patterns (", " between them) and the attributes
+// (" " before each), `lead` before the first item if there is one.
+template <class Out>
+void PutOperands(Out& out, const Kernel& k, const Instruction& inst, const char* lead) {
+  bool any = false;
+  auto separate = [&](const char* between) {
+    out.Put(any ? between : lead);
+    any = true;
+  };
+  const AccessPattern* positional[] = {&inst.dst, &inst.src0, &inst.src1};
+  for (int i = 0; i < NumApOperands(inst.opcode); ++i) {
+    separate(", ");
+    PutAccessPattern(out, k, *positional[i]);
+  }
+  const Instruction& defaults = DefaultsOf(inst.opcode);
+  for (const AttrDef& a : kernel_syntax::SyntaxOf(inst.opcode).attrs) {
+    if (!ShouldPrint(inst, defaults, a)) continue;
+    separate(" ");
+    out.Put(a.key);
+    out.Put("=");
+    std::visit([&](auto member) { ValuePutter<Out>{k, out}(inst.*member); }, a.field);
+  }
+}
+
+template <class Out>
+void PutSync(Out& out, const Kernel& k, const Instruction& inst) {
   for (const SemWait& w : inst.waits) {
-    out += " wait=" + SemaphoreName(k, w.sem) + ">=" + std::to_string(w.value);
+    out.Put(" wait=");
+    PutSemaphoreName(out, k, w.sem);
+    out.Put(">=");
+    PutInt(out, w.value);
   }
   for (const SemSignal& s : inst.signals) {
-    out += " signal=" + SemaphoreName(k, s.sem) + (s.delta == 1 ? "" : "+" + std::to_string(s.delta));
+    out.Put(" signal=");
+    PutSemaphoreName(out, k, s.sem);
+    if (s.delta != 1) {
+      out.Put("+");
+      PutInt(out, s.delta);
+    }
   }
-  return out;
 }
 
 // The line after the engine prefix: opcode, operands, attributes, sync.
-std::string FormatBody(const Kernel& k, const Instruction& inst) {
-  const std::string operands = FormatOperands(k, inst);
-  return OpcodeName(inst.opcode) + (operands.empty() ? "" : " " + operands) + FormatSync(k, inst);
+template <class Out>
+void PutBody(Out& out, const Kernel& k, const Instruction& inst) {
+  out.Put(OpcodeName(inst.opcode));
+  PutOperands(out, k, inst, " ");
+  PutSync(out, k, inst);
 }
 
 // ---- declarations -------------------------------------------------------
@@ -233,24 +346,6 @@ std::string FormatTensors(const Kernel& k) {
 
 // The stream an instruction sits in decides the engine that runs it, so the
 // prefix comes from the stream rather than from Instruction::engine.
-// Calls line(text) for each instruction line and line("\n") between engine groups.
-void ForEachStreamLine(const Kernel& k, const std::function<void(const std::string&)>& line) {
-  bool first = true;
-  for (int e = 0; e < kNumEngines; ++e) {
-    if (k.streams[e].empty()) continue;
-    if (!first) line("\n");
-    first = false;
-    const std::string prefix =
-        PadRight(std::string(EngineName(static_cast<EngineId>(e))) + ":", kEnginePrefixWidth);
-    for (const Instruction& inst : k.streams[e]) line(prefix + FormatBody(k, inst) + "\n");
-  }
-}
-
-std::string FormatStreams(const Kernel& k) {
-  std::string out;
-  ForEachStreamLine(k, [&out](const std::string& line) { out += line; });
-  return out;
-}
 
 }  // namespace
 
@@ -267,35 +362,23 @@ std::string FormatNumber(double v) {
 
 namespace {
 
-// While FormatKernelPieces runs on this thread: the text of every access
-// pattern printed so far, by its content (a long kernel names the same tiles
-// again and again, and finding the shortest slice text is the costly part).
-thread_local std::unordered_map<std::string, std::string>* ap_memo = nullptr;
-
-std::string MemoKey(const AccessPattern& ap) {
-  std::string key;
-  key.reserve(sizeof(int) + 2 * sizeof(int64_t) + ap.dims.size() * sizeof(ApDim));
-  key.append(reinterpret_cast<const char*>(&ap.tensor), sizeof ap.tensor);
-  key.append(reinterpret_cast<const char*>(&ap.partition_start), sizeof ap.partition_start);
-  key.append(reinterpret_cast<const char*>(&ap.offset), sizeof ap.offset);
-  for (const ApDim& d : ap.dims) {
-    key.append(reinterpret_cast<const char*>(&d.stride), sizeof d.stride);
-    key.append(reinterpret_cast<const char*>(&d.size), sizeof d.size);
-  }
-  return key;
-}
-
 std::string FormatAccessPatternUncached(const Kernel& k, const AccessPattern& ap);
+
+// The text of `ap`: from `memo` when there is one (made and kept there the
+// first time), else made in *scratch.
+const std::string& AccessPatternText(const Kernel& k, const AccessPattern& ap, ApMemo* memo, std::string* scratch) {
+  if (memo == nullptr) {
+    *scratch = FormatAccessPatternUncached(k, ap);
+    return *scratch;
+  }
+  const uint64_t h = HashAccessPattern(ap);
+  if (const std::string* text = memo->Find(ap, h)) return *text;
+  return memo->Put(ap, h, FormatAccessPatternUncached(k, ap));
+}
 
 }  // namespace
 
-std::string FormatAccessPattern(const Kernel& k, const AccessPattern& ap) {
-  if (ap_memo == nullptr) return FormatAccessPatternUncached(k, ap);
-  std::string key = MemoKey(ap);
-  const auto it = ap_memo->find(key);
-  if (it != ap_memo->end()) return it->second;
-  return ap_memo->emplace(std::move(key), FormatAccessPatternUncached(k, ap)).first->second;
-}
+std::string FormatAccessPattern(const Kernel& k, const AccessPattern& ap) { return FormatAccessPatternUncached(k, ap); }
 
 namespace {
 
@@ -319,48 +402,60 @@ std::string FormatAccessPatternUncached(const Kernel& k, const AccessPattern& ap
 }  // namespace
 
 std::string FormatOperands(const Kernel& k, const Instruction& inst) {
-  const AccessPattern* positional[] = {&inst.dst, &inst.src0, &inst.src1};
-  std::vector<std::string> aps;
-  for (int i = 0; i < NumApOperands(inst.opcode); ++i) aps.push_back(FormatAccessPattern(k, *positional[i]));
-  std::string out = Join(aps, ", ");
-  const Instruction defaults = kernel_syntax::OpcodeDefaults(inst.opcode);
-  for (const AttrDef& a : kernel_syntax::SyntaxOf(inst.opcode).attrs) {
-    if (!ShouldPrint(inst, defaults, a)) continue;
-    const std::string value =
-        std::visit([&](auto member) { return ValueFormatter{k}(inst.*member); }, a.field);
-    out += (out.empty() ? "" : " ") + std::string(a.key) + "=" + value;
-  }
-  return out;
+  std::string text;
+  StringOut out{text};
+  PutOperands(out, k, inst, "");
+  return text;
 }
 
 std::string FormatInstruction(const Kernel& k, const Instruction& inst) {
-  return std::string(EngineName(inst.engine)) + ": " + FormatBody(k, inst);
+  std::string text = std::string(EngineName(inst.engine)) + ": ";
+  StringOut out{text};
+  PutBody(out, k, inst);
+  return text;
 }
 
-void FormatKernelPieces(const Kernel& k, const std::function<void(const std::string&)>& piece) {
-  // Memoise access pattern texts for this kernel (restored on exit, also on a throw).
-  std::unordered_map<std::string, std::string> memo;
-  struct Scope {
-    std::unordered_map<std::string, std::string>* saved;
-    ~Scope() { ap_memo = saved; }
-  } scope{ap_memo};
-  ap_memo = &memo;
-  piece("kernel " + k.name + "\n");
-  if (!k.tensors.empty()) piece("\n" + FormatTensors(k));
+struct KernelPieces::Memo {
+  explicit Memo(const Kernel& k) : texts(ApMemo::SlotsLog2For(k.NumInstructions())) {}
+  ApMemo texts;
+};
+
+KernelPieces::KernelPieces(const Kernel& k, std::function<void(std::string_view)> piece)
+    : k_(k), piece_(std::move(piece)), memo_(std::make_unique<Memo>(k)) {
+  piece_("kernel " + k.name + "\n");
+  if (!k.tensors.empty()) piece_("\n" + FormatTensors(k));
   std::string sems;
   for (const std::string& s : k.semaphores) sems += "semaphore " + s + "\n";
-  if (!sems.empty()) piece("\n" + sems);
-  bool first = true;
-  ForEachStreamLine(k, [&](const std::string& line) {
-    if (first) piece("\n");  // the streams section follows a blank line
-    first = false;
-    piece(line);
-  });
+  if (!sems.empty()) piece_("\n" + sems);
+}
+
+KernelPieces::~KernelPieces() = default;
+
+// The streams section follows a blank line, and engine groups are separated
+// by one; the stream an instruction sits in decides its line's prefix.
+void KernelPieces::Line(int engine, const Instruction& inst) {
+  LineOut out(piece_, &memo_->texts);
+  if (engine != engine_) {
+    out.Put("\n");
+    engine_ = engine;
+    prefix_ = PadRight(std::string(EngineName(static_cast<EngineId>(engine))) + ":", kEnginePrefixWidth);
+  }
+  out.Put(prefix_);
+  PutBody(out, k_, inst);
+  out.Put("\n");
+  out.Flush();
+}
+
+void FormatKernelPieces(const Kernel& k, const std::function<void(std::string_view)>& piece) {
+  KernelPieces pieces(k, piece);
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const Instruction& inst : k.streams[e]) pieces.Line(e, inst);
+  }
 }
 
 std::string FormatKernel(const Kernel& k) {
   std::string out;
-  FormatKernelPieces(k, [&out](const std::string& piece) { out += piece; });
+  FormatKernelPieces(k, [&out](std::string_view piece) { out.append(piece.data(), piece.size()); });
   return out;
 }
 

@@ -257,6 +257,31 @@ TEST(Hash, EqualKernelsHashEqual) {
   EXPECT_EQ(KernelHash(a), Fnv1a64(FormatKernel(a)));
 }
 
+TEST(Hash, HasherFedLineByLineEqualsTheWholeText) {
+  Kernel k = ParseKernel(kEverything);
+  // A line longer than the printer's line buffer, and tiles printed again
+  // and again (its access pattern cache), in a kernel that also has empty streams.
+  const int big = AddTensor(k, std::string(700, 'n'), MemSpace::kSbuf, DType::kF32, {4, 8});
+  for (int i = 0; i < 3; ++i) {
+    Instruction& in = Emit(k, EngineId::kVector, Opcode::kTensorCopy);
+    in.dst = Full(k, big);
+    in.src0 = Slice(k, big, {SliceSpec::All(), SliceSpec::Range(0, 8)});
+  }
+  KernelHasher hasher(k);
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const Instruction& in : k.streams[e]) hasher.Add(e, in);
+  }
+  EXPECT_EQ(hasher.hash(), Fnv1a64(FormatKernel(k)));
+  EXPECT_EQ(hasher.hash(), KernelHash(k));
+  std::string pieces;
+  FormatKernelPieces(k, [&pieces](std::string_view p) { pieces.append(p.data(), p.size()); });
+  EXPECT_EQ(pieces, FormatKernel(k));
+  // The buffered line is the line FormatInstruction prints as one string.
+  const std::string line = FormatInstruction(k, k.streams[static_cast<int>(EngineId::kVector)].back()) + "\n";
+  EXPECT_GT(line.size(), 1400u);
+  EXPECT_NE(pieces.find(line), std::string::npos);
+}
+
 TEST(Hash, AnyChangeChangesTheHash) {
   const Kernel base = ParseKernel(kEverything);
   const uint64_t h = KernelHash(base);

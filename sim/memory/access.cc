@@ -59,10 +59,33 @@ uint8_t* ContiguousRows(const BoundAccess& a, OnChipMemory& mem, int64_t* pitch)
 
 namespace {
 
+// For an on-chip access whose free elements are one run in every partition
+// (the common tile): calls f(row, elements) per partition, in order, and
+// returns true. False, visiting nothing, for any other access. The same
+// runs as VisitRuns, without its general walk: on small tiles that walk,
+// not the data, is the cost.
+template <class F>
+bool VisitRows(const BoundAccess& a, OnChipMemory& mem, F&& f) {
+  if (a.space == MemSpace::kHbm) return false;
+  int64_t n = 1, expected = 1;  // OneRun, counting the run's elements on the way
+  for (size_t d = a.dims.size(); d-- > 0;) {
+    n *= a.dims[d].size;
+    if (a.dims[d].size == 1) continue;
+    if (a.dims[d].stride != expected) return false;
+    expected *= a.dims[d].size;
+  }
+  if (n == 0) return true;
+  const int64_t pitch = mem.Pitch(a.space);
+  uint8_t* row = mem.Row(a.space, a.partition_start) + a.base;
+  for (int64_t p = 0; p < a.partitions; ++p, row += pitch) f(row, n);
+  return true;
+}
+
 // Visits (pointer-or-address, bytes) for every run; on-chip runs are pointers.
 template <class OnChip, class Hbm>
 void VisitRuns(const BoundAccess& a, OnChipMemory& mem, OnChip&& onchip, Hbm&& hbm) {
   const int64_t esize = DTypeSize(a.dtype);
+  if (VisitRows(a, mem, [&](uint8_t* row, int64_t n) { onchip(row, n * esize); })) return;
   if (a.space == MemSpace::kHbm) {
     ForEachRun(a.dims, [&](int64_t off, int64_t n) { hbm(a.base + off * esize, n * esize); });
     return;
@@ -102,7 +125,12 @@ bool CopyRawDirect(const BoundAccess& dst, const BoundAccess& src, OnChipMemory&
   return true;
 }
 
-void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out) {
+namespace {
+
+// ReadFloats and WriteFloats beyond the common tile, out of line so that the
+// tile's path sets up nothing it does not use.
+__attribute__((noinline)) void ReadFloatsGeneral(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm,
+                                                 float* out) {
   const int esize = DTypeSize(a.dtype);
   std::vector<uint8_t> staging;
   VisitRuns(
@@ -116,7 +144,8 @@ void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, f
       });
 }
 
-void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const float* in) {
+__attribute__((noinline)) void WriteFloatsGeneral(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm,
+                                                  const float* in) {
   const int esize = DTypeSize(a.dtype);
   std::vector<uint8_t> staging;
   VisitRuns(
@@ -128,6 +157,18 @@ void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const 
         hbm.Write(addr, staging.data(), n);
         in += n / esize;
       });
+}
+
+}  // namespace
+
+void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out) {
+  if (VisitRows(a, mem, [&](const uint8_t* p, int64_t n) { LoadRun(a.dtype, p, n, out); out += n; })) return;
+  ReadFloatsGeneral(a, mem, hbm, out);
+}
+
+void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const float* in) {
+  if (VisitRows(a, mem, [&](uint8_t* p, int64_t n) { StoreRun(a.dtype, p, n, in); in += n; })) return;
+  WriteFloatsGeneral(a, mem, hbm, in);
 }
 
 }  // namespace nsim

@@ -60,6 +60,68 @@ TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
   EXPECT_EQ(mismatches, 0);
 }
 
+// Runs of fewer than 4 elements convert one element at a time (no build
+// dispatch): the same bits as FloatToBF16 for every rounding case, and loads
+// back exactly.
+TEST(Access, ShortBf16RunsRoundLikeFloatToBF16) {
+  const std::vector<float> values = RoundingCases();
+  int64_t mismatches = 0;
+  for (size_t i = 0; i + 3 <= values.size(); i += 3) {
+    for (int64_t n = 1; n <= 3; ++n) {
+      uint16_t stored[3] = {};
+      StoreRun(DType::kBF16, reinterpret_cast<uint8_t*>(stored), n, &values[i]);
+      float back[3] = {};
+      LoadRun(DType::kBF16, reinterpret_cast<const uint8_t*>(stored), n, back);
+      for (int64_t j = 0; j < n; ++j) {
+        const uint32_t expected_bits = static_cast<uint32_t>(FloatToBF16(values[i + j])) << 16;
+        uint32_t back_bits;
+        std::memcpy(&back_bits, &back[j], 4);
+        if ((stored[j] != FloatToBF16(values[i + j]) || back_bits != expected_bits) && ++mismatches <= 5) {
+          ADD_FAILURE() << "case " << i + j << " in a run of " << n;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// An on-chip access whose rows are one run each (read and written row by row)
+// moves the elements in pattern order, as the general walk does.
+TEST(Access, OneRunRowsReadAndWriteInPatternOrder) {
+  MemoryParams p;
+  p.partitions = 4;
+  p.sbuf_bytes_per_partition = 64;
+  p.psum_banks = 1;
+  p.psum_bank_bytes = 4;
+  OnChipMemory mem(p);
+  HbmMemory hbm(0);
+  BoundAccess rows;  // partitions 1..2, f32 elements 2..7 of each as [2, 3] (one run of 6)
+  rows.space = MemSpace::kSbuf;
+  rows.dtype = DType::kF32;
+  rows.partition_start = 1;
+  rows.partitions = 2;
+  rows.base = 8;
+  rows.dims.d[0] = ApDim{3, 2};
+  rows.dims.d[1] = ApDim{1, 3};
+  rows.dims.n = 2;
+  rows.count = 12;
+  const std::vector<float> in = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  WriteFloats(rows, mem, hbm, in.data());
+  for (int64_t part = 1; part <= 2; ++part) {
+    const float* row = reinterpret_cast<const float*>(mem.Row(MemSpace::kSbuf, part));
+    for (int64_t e = 0; e < 6; ++e) EXPECT_EQ(row[2 + e], in[(part - 1) * 6 + e]) << part << " " << e;
+    EXPECT_EQ(row[1], 0.0f);
+    EXPECT_EQ(row[8], 0.0f);
+  }
+  std::vector<float> out(12);
+  ReadFloats(rows, mem, hbm, out.data());
+  EXPECT_EQ(out, in);
+  BoundAccess gapped = rows;  // stride 4 between the [2, 3] rows: not one run, the general walk
+  gapped.dims.d[0] = ApDim{4, 2};
+  ReadFloats(gapped, mem, hbm, out.data());
+  EXPECT_EQ(out, (std::vector<float>{1, 2, 3, 5, 6, 0, 7, 8, 9, 11, 12, 0}));
+}
+
 // A DMA between a contiguous HBM range and a gapped on-chip pattern moves the
 // same bytes to the same places as the staged ReadRaw/WriteRaw pair; other
 // pairs are left to the caller.

@@ -9,13 +9,21 @@
 namespace nsim {
 namespace {
 
-// t + d for a timestamp of `in`; past INT64_MAX ps is an error naming it.
-Picos TimeAfter(const Kernel& k, const Instruction& in, Picos t, Picos d) {
+[[noreturn]] void TimeOverflow(const Kernel& k, const Instruction& in, Picos t, Picos d) {
   try {
-    return AddTime(t, d);
+    AddTime(t, d);
   } catch (const SimError& e) {
     isa::Fail(k, in, e.what());
   }
+  throw SimError("unreachable: AddTime did not overflow");
+}
+
+// t + d for a timestamp of `in`; past INT64_MAX ps is an error naming it.
+// Inline: four of these per instruction.
+inline Picos TimeAfter(const Kernel& k, const Instruction& in, Picos t, Picos d) {
+  Picos sum;
+  if (__builtin_add_overflow(t, d, &sum)) TimeOverflow(k, in, t, d);
+  return sum;
 }
 
 }  // namespace
@@ -117,10 +125,12 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
     if (run_->ctx->compute_values) {
       const PreBound operands = run_->kernel->operands(li);
       run_->ctx->prebound = &operands;
-      Spec(li.opcode).execute(*run_->ctx, *li.in);
+      ExecuteFn& execute = execute_[static_cast<int>(li.opcode)];
+      if (execute == nullptr) execute = Spec(li.opcode).execute;
+      execute(*run_->ctx, *li.in);
       run_->ctx->prebound = nullptr;
     }
-    sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals);
+    if (li.num_signals > 0) sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals);
     commit_[li.index % kCommitRing] = end;
   }
   run_->result->instructions.push_back({id_, li.index, start - run_->t0, end - run_->t0, waited});

@@ -46,6 +46,10 @@ class EngineModule : public sc_core::sc_module {
   // its size (RAW dependencies reach back at most 16 instructions).
   static constexpr int kCommitRing = 32;
   std::array<Picos, kCommitRing> commit_{};
+  // Spec(op).execute by opcode, looked up on first use (Spec is a checked
+  // registry lookup; this is the per-instruction path).
+  using ExecuteFn = void (*)(ExecContext&, const Instruction&);
+  std::array<ExecuteFn, kNumOpcodes> execute_{};
 };
 
 }  // namespace nsim

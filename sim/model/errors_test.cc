@@ -1,7 +1,9 @@
 // Bad kernels get errors that name the problem and where, never a crash.
 #include <gtest/gtest.h>
 
+#include "sim/base/checked.h"
 #include "sim/base/error.h"
+#include "sim/kernel/builder.h"
 #include "sim/model/test_util.h"
 
 namespace nsim {
@@ -101,6 +103,65 @@ TEST(Errors, OpcodeOnWrongEngineFromCode) {
   } catch (const SimError& e) {
     EXPECT_NE(std::string(e.what()).find("matmul cannot run on the scalar engine"), std::string::npos) << e.what();
   }
+}
+
+// Loading walks the instructions once; its errors still come in the order
+// of the steps it fuses: CheckKernel (every instruction), the semaphore
+// range, the layout, the semaphore count, then the first instruction that
+// fails validation.
+std::string LoadError(const Kernel& k) {
+  try {
+    Device(LoadHardwareConfig("trn2")).Load(k);
+  } catch (const SimError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// [4, 8] f32 SBUF tensors a, b and a semaphore s; vector copies b <- a.
+Kernel TwoTensorKernel() {
+  Kernel k;
+  k.name = "order";
+  AddTensor(k, "a", MemSpace::kSbuf, DType::kF32, {4, 8});
+  AddTensor(k, "b", MemSpace::kSbuf, DType::kF32, {4, 8});
+  AddSemaphore(k, "s");
+  return k;
+}
+Instruction& Copy(Kernel& k) {
+  Instruction& in = Emit(k, EngineId::kVector, Opcode::kTensorCopy);
+  in.dst = Full(k, 1);
+  in.src0 = Full(k, 0);
+  return in;
+}
+
+TEST(Errors, LoadErrorsComeInTheOrderOfTheLoadSteps) {
+  // A bad access pattern late in the stream wins over a semaphore overflow
+  // and a validation error earlier in it.
+  Kernel k = TwoTensorKernel();
+  Copy(k).src0 = Slice(k, 0, {SliceSpec::Range(0, 2)});  // shape mismatch: fails validation
+  Copy(k).signals = {{0, kMaxInt64}};
+  Copy(k).signals = {{0, 1}};  // takes s past 2^63 - 1
+  Copy(k).src1 = Full(k, 0);
+  k.streams[static_cast<int>(EngineId::kVector)][3].src1.dims[0].size = 0;  // CheckKernel: size 0
+  EXPECT_NE(LoadError(k).find("size 0 of dim 0"), std::string::npos) << LoadError(k);
+  // Without it, the overflow wins over a validation error before it.
+  Kernel v = TwoTensorKernel();
+  Copy(v).src0 = Slice(v, 0, {SliceSpec::Range(0, 2)});  // shape mismatch: fails validation
+  Copy(v).signals = {{0, kMaxInt64}};
+  Copy(v).signals = {{0, 1}};
+  EXPECT_NE(LoadError(v).find("past the largest value a semaphore holds"), std::string::npos) << LoadError(v);
+  v.streams[static_cast<int>(EngineId::kVector)].pop_back();
+  // Then the layout's error wins over the validation error.
+  v.tensors[1].shape = {4, 1 << 20};
+  EXPECT_NE(LoadError(v).find("SBUF over capacity"), std::string::npos) << LoadError(v);
+  v.tensors[1].shape = {4, 8};
+  // Then the semaphore count.
+  for (int i = 0; i < 4096; ++i) AddSemaphore(v, "extra" + std::to_string(i));
+  EXPECT_NE(LoadError(v).find("semaphores; trn2 has"), std::string::npos) << LoadError(v);
+  v.semaphores.resize(1);
+  // And alone, the first validation error, naming its line.
+  Copy(v).src0 = Slice(v, 0, {SliceSpec::Range(0, 1)});
+  EXPECT_NE(LoadError(v).find("spans 2 partitions"), std::string::npos) << LoadError(v);
 }
 
 TEST(Errors, BindingsAreChecked) {

@@ -3,12 +3,14 @@
 #include "sim/config/params.h"
 
 #include <algorithm>
+#include <exception>
 #include <sstream>
 #include <utility>
 
 #include "sim/base/checked.h"
 #include "sim/base/error.h"
 #include "sim/isa/common.h"
+#include "sim/kernel/ap_cache.h"
 #include "sim/kernel/builder.h"
 #include "sim/kernel/hash.h"
 
@@ -74,21 +76,35 @@ void CheckDmaPieceTime(const HardwareConfig& c, const DmaPiece& p) {
 }
 
 // The highest value each semaphore can reach is the sum of every signal to it
-// (a kernel has no loops); it must fit the 64-bit counter.
-void CheckSemaphoreRange(const Kernel& k) {
-  std::vector<int64_t> total(k.semaphores.size(), 0);
-  for (const auto& stream : k.streams) {
-    for (const Instruction& in : stream) {
-      for (const SemSignal& s : in.signals) {
-        if (__builtin_add_overflow(total[s.sem], s.delta, &total[s.sem])) {
-          isa::Fail(k, in, "signal=" + k.semaphores[s.sem] + "+" + std::to_string(s.delta) +
-                               " takes semaphore '" + k.semaphores[s.sem] +
-                               "' past the largest value a semaphore holds, " + std::to_string(kMaxInt64));
-        }
+// (a kernel has no loops); it must fit the 64-bit counter. Fed every
+// instruction in stream order; Check() fails on the first signal that
+// overflows.
+class SemaphoreRange {
+ public:
+  explicit SemaphoreRange(const Kernel& k) : k_(k), total_(k.semaphores.size(), 0) {}
+  void Add(const Instruction& in) {
+    if (overflow_ != nullptr) return;
+    for (const SemSignal& s : in.signals) {
+      if (__builtin_add_overflow(total_[s.sem], s.delta, &total_[s.sem])) {
+        overflow_ = &in;
+        signal_ = s;
+        return;
       }
     }
   }
-}
+  void Check() const {
+    if (overflow_ == nullptr) return;
+    const std::string& name = k_.semaphores[signal_.sem];
+    isa::Fail(k_, *overflow_, "signal=" + name + "+" + std::to_string(signal_.delta) + " takes semaphore '" + name +
+                                  "' past the largest value a semaphore holds, " + std::to_string(kMaxInt64));
+  }
+
+ private:
+  const Kernel& k_;
+  std::vector<int64_t> total_;
+  const Instruction* overflow_ = nullptr;
+  SemSignal signal_;
+};
 
 // S8: a dma_copy is spread over up to `engines` DMA engines, each moving
 // `partitions_per_engine` partitions of the on-chip side.
@@ -130,7 +146,8 @@ DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const Instruction& in)
   plan.count = static_cast<uint16_t>(count);
   plan.first_engine = static_cast<uint16_t>(first_engine % c.dma.engines);
   plan.engines = static_cast<uint16_t>(c.dma.engines);
-  const DmaPiece full = piece(chunk), last = piece(rows - (count - 1) * chunk);
+  const int64_t last_rows = rows - (count - 1) * chunk;
+  const DmaPiece full = piece(chunk), last = last_rows == chunk ? full : piece(last_rows);
   plan.full_bytes = full.bytes;
   plan.full_descriptors = full.descriptors;
   plan.last_bytes = last.bytes;
@@ -168,19 +185,51 @@ Footprint FootprintOf(const Kernel& k, const Instruction& in) {
 // bounded window have always committed.
 constexpr size_t kRawWindow = 16;
 
-// The RAW dependencies of instruction i on the kRawWindow before it, whose
-// footprints are in `ring` (slot j % ring.size()).
-uint16_t FindRawDeps(const std::vector<Footprint>& ring, size_t i, const Footprint& self) {
-  uint16_t deps = 0;
-  for (size_t d = 1; d <= kRawWindow && d <= i; ++d) {
-    const Footprint& prev = ring[(i - d) % ring.size()];
-    bool overlaps = false;
-    for (int w = 0; w < prev.num_writes; ++w)
-      for (int r = 0; r < self.num_reads; ++r) overlaps = overlaps || prev.writes[w].Overlaps(self.reads[r]);
-    if (overlaps) deps |= static_cast<uint16_t>(1u << (d - 1));
+// The write regions of a stream's last instructions that write (most
+// instructions of a DMA queue's stream write nothing the RAW rule orders),
+// newest last, for the RAW dependencies of the next instruction.
+class RecentWriters {
+ public:
+  void Clear() { pushed_ = 0; }
+  // Whether a writer lies within the window of instruction i.
+  bool AnyWithin(size_t i) const { return pushed_ > 0 && i - ring_[(pushed_ - 1) % kRawWindow].index <= kRawWindow; }
+  // The RAW dependencies of instruction i (see LoadedInstruction::raw_deps).
+  uint16_t DepsOf(size_t i, const Footprint& self) const {
+    uint16_t deps = 0;
+    if (self.num_reads == 0) return 0;
+    for (size_t n = 0; n < std::min(pushed_, kRawWindow); ++n) {
+      const Entry& prev = ring_[(pushed_ - 1 - n) % kRawWindow];
+      const size_t d = i - prev.index;
+      if (d > kRawWindow) break;  // older writers are further back still
+      if (Overlap(prev, self)) deps |= static_cast<uint16_t>(1u << (d - 1));
+    }
+    return deps;
   }
-  return deps;
-}
+  void Push(size_t i, const Footprint& f) {
+    if (f.num_writes == 0) return;
+    Entry& e = ring_[pushed_++ % kRawWindow];
+    e.index = i;
+    e.num_writes = f.num_writes;
+    std::copy(f.writes, f.writes + f.num_writes, e.writes);
+  }
+
+ private:
+  struct Entry {
+    size_t index = 0;
+    Region writes[2];
+    int num_writes = 0;
+  };
+  static bool Overlap(const Entry& prev, const Footprint& self) {
+    for (int w = 0; w < prev.num_writes; ++w) {
+      for (int r = 0; r < self.num_reads; ++r) {
+        if (prev.writes[w].Overlaps(self.reads[r])) return true;
+      }
+    }
+    return false;
+  }
+  std::array<Entry, kRawWindow> ring_;
+  size_t pushed_ = 0;
+};
 
 uint64_t HashBound(const BoundAccess& b) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -228,14 +277,86 @@ Region RegionOf(const Kernel& k, const AccessPattern& ap) {
   return r;
 }
 
+// What the walk over the instructions carries from one to the next.
+struct LoadedKernel::WalkState {
+  explicit WalkState(const Kernel& k)
+      : hasher(k), range(k), recent_bindings(ApCache<const BoundAccess*>::SlotsLog2For(k.NumInstructions())) {}
+  KernelHasher hasher;
+  SemaphoreRange range;
+  RecentWriters writers;                           // of the engine being walked
+  ApCache<const BoundAccess*> recent_bindings;
+  // DMA pieces per issuing engine and queue (ValidateDma checked the queue range).
+  std::array<std::vector<int64_t>, kNumEngines> queue_pieces;
+  std::vector<int> operand_tensors;                // the tensor of each operand_table_ entry
+};
+
+// One walk over the instructions: a million-instruction kernel is far larger
+// than the caches, and each walk over it costs its memory traffic. The errors
+// are those, and in the order, of the separate steps it replaces: CheckKernel
+// (every instruction), the semaphore range, the layout, the semaphore count,
+// then the first instruction that fails to prepare. So the checks run on
+// every instruction while a preparation error waits its turn.
 LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
     : kernel_(std::move(kernel)), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
-  CheckKernel(kernel_);
-  CheckSemaphoreRange(kernel_);
-  Layout(config);
-  Prepare(config);
-  FindRaceCandidates();
-  hash_ = KernelHash(kernel_);
+  CheckTensors(kernel_);
+  std::exception_ptr layout_error, count_error, prepare_error;
+  try {
+    Layout(config);
+  } catch (const SimError&) {
+    layout_error = std::current_exception();
+  }
+  try {
+    CheckSemaphoreCount(config);
+  } catch (const SimError&) {
+    count_error = std::current_exception();
+  }
+  ReserveTables();
+  tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
+  WalkState state(kernel_);
+  bool preparing = layout_error == nullptr && count_error == nullptr;
+  for (int e = 0; e < kNumEngines; ++e) {
+    const auto& stream = kernel_.streams[e];
+    streams_[e].resize(stream.size());
+    state.writers.Clear();
+    for (size_t i = 0; i < stream.size(); ++i) {
+      CheckInstruction(kernel_, e, stream[i]);
+      state.range.Add(stream[i]);
+      NoteAgents(e, stream[i]);
+      if (!preparing) continue;
+      try {
+        PrepareInstruction(config, e, i, &state);
+      } catch (const SimError&) {
+        prepare_error = std::current_exception();
+        preparing = false;
+      }
+    }
+  }
+  state.range.Check();
+  for (const std::exception_ptr& error : {layout_error, count_error, prepare_error}) {
+    if (error) std::rethrow_exception(error);
+  }
+  hash_ = state.hasher.hash();
+  Finish(state);
+}
+
+void LoadedKernel::CheckSemaphoreCount(const HardwareConfig& c) const {
+  if (static_cast<int64_t>(kernel_.semaphores.size()) > c.kernel.semaphores) {
+    throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
+                   " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
+  }
+}
+
+// Room for the side tables before their sizes are known: the most one
+// instruction can use for operands and DMA plans, a generous guess for
+// semaphores (they grow past it if needed). Capacity never written to is
+// never faulted in, so it costs no resident memory, and the tables never
+// move (a moved table would leave its old copy in the heap).
+void LoadedKernel::ReserveTables() {
+  const size_t n = kernel_.NumInstructions();
+  operand_table_.reserve(6 * n);
+  dma_plans_.reserve(n);
+  wait_table_.reserve(4 * n);
+  signal_table_.reserve(4 * n);
 }
 
 void LoadedKernel::Layout(const HardwareConfig& c) {
@@ -288,137 +409,127 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
   if (psum_used_ > psum_cap) over(MemSpace::kPsum, psum_used_, psum_cap);
 }
 
-void LoadedKernel::Prepare(const HardwareConfig& c) {
-  if (static_cast<int64_t>(kernel_.semaphores.size()) > c.kernel.semaphores) {
-    throw SimError(KernelWhere(kernel_) + " declares " + std::to_string(kernel_.semaphores.size()) +
-                   " semaphores; " + c.name + " has " + std::to_string(c.kernel.semaphores));
+// Instruction i of stream e, after its CheckInstruction: validated, costed,
+// bound, its DMA planned, its RAW dependencies found, and hashed.
+void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, WalkState* state) {
+  const Instruction& in = kernel_.streams[e][i];
+  const OpcodeSpec& spec = Spec(in.opcode);
+  if (!(spec.engines & EngineBit(in.engine)) || static_cast<int>(in.engine) != e) {
+    std::ostringstream os;
+    os << KernelWhere(kernel_) << " line " << in.line << ": " << spec.name << " cannot run on the "
+       << EngineName(static_cast<EngineId>(e)) << " engine";
+    throw SimError(os.str());
   }
-  Reserve();
-  std::vector<Footprint> ring(kRawWindow + 1);
-  for (int e = 0; e < kNumEngines; ++e) {
-    const auto& src = kernel_.streams[e];
-    auto& dst = streams_[e];
-    dst.resize(src.size());
-    for (size_t i = 0; i < src.size(); ++i) {
-      const Instruction& in = src[i];
-      const OpcodeSpec& spec = Spec(in.opcode);
-      if (!(spec.engines & EngineBit(in.engine)) || static_cast<int>(in.engine) != e) {
-        std::ostringstream os;
-        os << KernelWhere(kernel_) << " line " << in.line << ": " << spec.name << " cannot run on the "
-           << EngineName(static_cast<EngineId>(e)) << " engine";
-        throw SimError(os.str());
-      }
-      spec.validate(kernel_, in, c);
-      LoadedInstruction& li = dst[i];
-      li.in = &in;
-      li.index = static_cast<int>(i);
-      li.opcode = in.opcode;
-      // Semaphores: at most 255 each (checked), copied next to their neighbours'.
-      if (in.waits.size() > UINT16_MAX || in.signals.size() > UINT16_MAX) {
-        isa::Fail(kernel_, in, "more than 65535 wait= or signal= on one instruction");
-      }
-      li.waits = static_cast<uint32_t>(wait_table_.size());
-      li.num_waits = static_cast<uint16_t>(in.waits.size());
-      wait_table_.insert(wait_table_.end(), in.waits.begin(), in.waits.end());
-      li.signals = static_cast<uint32_t>(signal_table_.size());
-      li.num_signals = static_cast<uint16_t>(in.signals.size());
-      signal_table_.insert(signal_table_.end(), in.signals.begin(), in.signals.end());
-      // Costs and bindings are checked arithmetic; name the instruction when they overflow.
-      auto located = [&](auto&& f) {
-        try {
-          return f();
-        } catch (const SimError& err) {
-          isa::Fail(kernel_, in, err.what());
-        }
-      };
-      li.cost = located([&] { return spec.cost(kernel_, in, c); });
-      located([&] {
-        BindOperands(in, &li);
-        return 0;
-      });
-      if (in.opcode == Opcode::kDmaCopy) {
-        li.dma_plan = static_cast<int>(dma_plans_.size());
-        dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
-        ++dma_count_;
-        dma_piece_count_ += dma_plans_.back().count;
-        dma_queue_transfers_[{static_cast<EngineId>(e), in.queue}] += dma_plans_.back().count;
-        const TensorDecl& from = kernel_.tensors[in.src0.tensor];
-        const TensorDecl& to = kernel_.tensors[in.dst.tensor];
-        if (from.space == MemSpace::kHbm) hbm_bytes_read_ += in.src0.NumElements() * DTypeSize(from.dtype);
-        if (to.space == MemSpace::kHbm) hbm_bytes_written_ += in.dst.NumElements() * DTypeSize(to.dtype);
-      }
-      ++instructions_;
-      const Footprint f = FootprintOf(kernel_, in);
-      li.raw_deps = FindRawDeps(ring, i, f);
-      ring[i % ring.size()] = f;
+  spec.validate(kernel_, in, c);
+  LoadedInstruction& li = streams_[e][i];
+  li.in = &in;
+  li.index = static_cast<int>(i);
+  li.opcode = in.opcode;
+  // Semaphores: at most 255 each (checked), copied next to their neighbours'.
+  if (in.waits.size() > UINT16_MAX || in.signals.size() > UINT16_MAX) {
+    isa::Fail(kernel_, in, "more than 65535 wait= or signal= on one instruction");
+  }
+  li.waits = static_cast<uint32_t>(wait_table_.size());
+  li.num_waits = static_cast<uint16_t>(in.waits.size());
+  wait_table_.insert(wait_table_.end(), in.waits.begin(), in.waits.end());
+  li.signals = static_cast<uint32_t>(signal_table_.size());
+  li.num_signals = static_cast<uint16_t>(in.signals.size());
+  signal_table_.insert(signal_table_.end(), in.signals.begin(), in.signals.end());
+  // Costs and bindings are checked arithmetic; name the instruction when they overflow.
+  auto located = [&](auto&& f) {
+    try {
+      return f();
+    } catch (const SimError& err) {
+      isa::Fail(kernel_, in, err.what());
     }
+  };
+  li.cost = located([&] { return spec.cost(kernel_, in, c); });
+  located([&] {
+    BindOperands(in, &li, state);
+    return 0;
+  });
+  if (in.opcode == Opcode::kDmaCopy) {
+    li.dma_plan = static_cast<int>(dma_plans_.size());
+    dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
+    ++dma_count_;
+    dma_piece_count_ += dma_plans_.back().count;
+    std::vector<int64_t>& pieces = state->queue_pieces[e];
+    pieces.resize(std::max(pieces.size(), static_cast<size_t>(in.queue) + 1), 0);
+    pieces[in.queue] += dma_plans_.back().count;
+    const TensorDecl& from = kernel_.tensors[in.src0.tensor];
+    const TensorDecl& to = kernel_.tensors[in.dst.tensor];
+    if (from.space == MemSpace::kHbm) hbm_bytes_read_ += in.src0.NumElements() * DTypeSize(from.dtype);
+    if (to.space == MemSpace::kHbm) hbm_bytes_written_ += in.dst.NumElements() * DTypeSize(to.dtype);
   }
+  ++instructions_;
+  // A DMA writes nothing the RAW rule orders; it reads only if some
+  // instruction before it in the window writes.
+  if (in.opcode != Opcode::kDmaCopy || state->writers.AnyWithin(i)) {
+    const Footprint f = FootprintOf(kernel_, in);
+    li.raw_deps = state->writers.DepsOf(i, f);
+    state->writers.Push(i, f);
+  }
+  state->hasher.Add(e, in);
 }
 
-// Which tensors two agents touch and one writes, and so which instructions
-// the race detector must look at (race_detector.h).
-void LoadedKernel::FindRaceCandidates() {
-  tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
-  auto touch = [&](const AccessPattern& ap, int engine, bool write) {
-    if (!ap.present()) return;
-    TensorAgents& a = tensor_agents_[ap.tensor];
-    if (engine >= 0) a.engines |= 1u << engine;
-    else a.transfers = std::min(a.transfers + 1, 2);
-    a.written = a.written || write;
-  };
+// After the walk: the per-queue DMA counts, and which instructions the race
+// detector must look at (race_detector.h): those touching HBM (HBM tensors
+// race by address, known only per execution; marked by BindOperands) or a
+// tensor two agents touch and one writes, known once every instruction has
+// been seen.
+void LoadedKernel::Finish(const WalkState& state) {
   for (int e = 0; e < kNumEngines; ++e) {
-    for (const Instruction& in : kernel_.streams[e]) {
-      if (in.opcode == Opcode::kDmaCopy) {  // each transfer is an agent of its own
-        touch(in.src0, -1, false);
-        touch(in.dst, -1, true);
-        continue;
-      }
-      for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) touch(*ap, e, false);
-      touch(in.dst, e, true);
-      touch(in.acc, e, true);
+    const std::vector<int64_t>& pieces = state.queue_pieces[e];
+    for (size_t q = 0; q < pieces.size(); ++q) {
+      if (pieces[q] > 0) dma_queue_transfers_[{static_cast<EngineId>(e), static_cast<int>(q)}] = pieces[q];
     }
   }
   for (auto& stream : streams_) {
     for (LoadedInstruction& li : stream) {
-      const Instruction& in = *li.in;
-      for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-        if (!ap->present()) continue;
-        // HBM tensors race by address, known only per execution.
-        li.may_race = li.may_race || kernel_.tensors[ap->tensor].space == MemSpace::kHbm ||
-                      tensor_agents_[ap->tensor].MayRace();
+      for (uint32_t j = li.operands; j < li.operands + li.num_operands && !li.may_race; ++j) {
+        li.may_race = tensor_agents_[state.operand_tensors[j]].MayRace();
       }
     }
   }
 }
 
-// The side tables grow to exactly their final size once (no doubling slack
-// in a million-instruction kernel).
-void LoadedKernel::Reserve() {
-  size_t operands = 0, dmas = 0, waits = 0, signals = 0;
-  for (const auto& stream : kernel_.streams) {
-    for (const Instruction& in : stream) {
-      for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-        operands += ap->present() && ap->tensor < static_cast<int>(kernel_.tensors.size()) &&
-                    kernel_.tensors[ap->tensor].space != MemSpace::kHbm;
-      }
-      dmas += in.opcode == Opcode::kDmaCopy;
-      waits += in.waits.size();
-      signals += in.signals.size();
-    }
+// Who touches which tensor (TensorAgents): each engine's instructions are one
+// agent, each dma_copy one of its own.
+void LoadedKernel::NoteAgents(int engine, const Instruction& in) {
+  auto touch = [&](const AccessPattern& ap, int agent_engine, bool write) {
+    if (!ap.present()) return;
+    TensorAgents& a = tensor_agents_[ap.tensor];
+    if (agent_engine >= 0) a.engines |= 1u << agent_engine;
+    else a.transfers = std::min(a.transfers + 1, 2);
+    a.written = a.written || write;
+  };
+  if (in.opcode == Opcode::kDmaCopy) {
+    touch(in.src0, -1, false);
+    touch(in.dst, -1, true);
+    return;
   }
-  operand_table_.reserve(operands);
-  dma_plans_.reserve(dmas);
-  wait_table_.reserve(waits);
-  signal_table_.reserve(signals);
+  for (const AccessPattern* ap : {&in.src0, &in.src1, &in.scalar0.ap, &in.scalar1.ap}) touch(*ap, engine, false);
+  touch(in.dst, engine, true);
+  touch(in.acc, engine, true);
 }
 
 // The instruction's on-chip operands, bound now (HBM ones are bound per
 // execution, when their addresses are known).
-void LoadedKernel::BindOperands(const Instruction& in, LoadedInstruction* li) {
+// Also marks the instructions touching HBM as race candidates (Finish marks the others).
+void LoadedKernel::BindOperands(const Instruction& in, LoadedInstruction* li, WalkState* state) {
   li->operands = static_cast<uint32_t>(operand_table_.size());
   for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
-    if (!ap->present() || kernel_.tensors[ap->tensor].space == MemSpace::kHbm) continue;
-    operand_table_.push_back({ap, Intern(Bind(kernel_, *ap, 0))});
+    if (!ap->present()) continue;
+    if (kernel_.tensors[ap->tensor].space == MemSpace::kHbm) {
+      li->may_race = true;
+      continue;
+    }
+    // Bound accesses of recently bound patterns are looked up by content.
+    const uint64_t h = HashAccessPattern(*ap);
+    const BoundAccess* const* hit = state->recent_bindings.Find(*ap, h);
+    const BoundAccess* bound = hit != nullptr ? *hit : state->recent_bindings.Put(*ap, h, Intern(Bind(kernel_, *ap, 0)));
+    operand_table_.push_back({ap, bound});
+    state->operand_tensors.push_back(ap->tensor);
     ++li->num_operands;
   }
 }

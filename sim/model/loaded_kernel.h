@@ -112,11 +112,14 @@ class LoadedKernel {
   int64_t psum_bytes_per_partition() const { return psum_used_; }
 
  private:
+  struct WalkState;
   void Layout(const HardwareConfig& c);
-  void Prepare(const HardwareConfig& c);
-  void Reserve();
-  void FindRaceCandidates();
-  void BindOperands(const Instruction& in, LoadedInstruction* li);
+  void CheckSemaphoreCount(const HardwareConfig& c) const;
+  void ReserveTables();
+  void NoteAgents(int engine, const Instruction& in);
+  void PrepareInstruction(const HardwareConfig& c, int e, size_t i, WalkState* state);
+  void BindOperands(const Instruction& in, LoadedInstruction* li, WalkState* state);
+  void Finish(const WalkState& state);
   const BoundAccess* Intern(const BoundAccess& b);
 
   Kernel kernel_;

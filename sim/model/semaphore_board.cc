@@ -17,13 +17,6 @@ void SemaphoreBoard::Reset(size_t count) {
   wake_.cancel();
 }
 
-int SemaphoreBoard::FirstUnsatisfied(const SemWait* waits, size_t n) const {
-  for (size_t i = 0; i < n; ++i) {
-    if (values_[waits[i].sem] < waits[i].value) return waits[i].sem;
-  }
-  return -1;
-}
-
 void SemaphoreBoard::WakeAll() {
   for (size_t i = 0; i < values_.size(); ++i) events_[i].notify(sc_core::SC_ZERO_TIME);
 }

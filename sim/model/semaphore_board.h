@@ -20,7 +20,12 @@ class SemaphoreBoard : public sc_core::sc_module {
 
   void Reset(size_t count);
   // The first wait in `waits` that does not hold yet, or -1.
-  int FirstUnsatisfied(const SemWait* waits, size_t n) const;
+  int FirstUnsatisfied(const SemWait* waits, size_t n) const {  // inline: checked before every waiting instruction
+    for (size_t i = 0; i < n; ++i) {
+      if (values_[waits[i].sem] < waits[i].value) return waits[i].sem;
+    }
+    return -1;
+  }
   // Applies every signal's delta at absolute time `at` (>= now).
   void Signal(Picos at, const SemSignal* signals, size_t n);
   int64_t value(int sem) const { return values_[sem]; }

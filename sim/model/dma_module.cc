@@ -117,16 +117,18 @@ class DmaModule::Engine : public sc_core::sc_module {
   }
 
   // The piece's setup, then its bytes: in one wait where the engine can
-  // (its bytes through a stack start on the stack's tick after the setup;
-  // without HBM the two times add up). A zero time keeps its delta cycle,
-  // as the plain two waits.
+  // (without HBM the two times add up; through a stack, the flow starts on
+  // the stack's tick after the setup, which costs a tick at the start: it
+  // pays when the other pieces of the transfer start on the same tick, not
+  // for a lone piece). A zero time keeps its delta cycle, as the plain two
+  // waits.
   static void Move(const RunState& run, const Transfer& t, const PieceCost& cost) {
     if (t.stack == nullptr && cost.setup > 0 && cost.moving > 0) {
       sc_core::wait(cost.busy_wait);
     } else if (t.stack == nullptr) {
       sc_core::wait(cost.setup_wait);
       sc_core::wait(ScPs(cost.moving));
-    } else if (cost.setup > 0) {
+    } else if (cost.setup > 0 && t.plan->count > 1) {
       t.stack->TransferAfter(run.core, static_cast<double>(cost.bytes), cost.setup);
     } else {
       sc_core::wait(cost.setup_wait);

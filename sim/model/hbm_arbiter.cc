@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <iterator>
 
 #include "sim/model/run_state.h"
 #include "sim/model/sc_time_ps.h"
@@ -40,8 +40,10 @@ void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
 
 void HbmArbiter::TransferAfter(int core, double bytes, Picos delay) {
   Flow f{core, bytes, 0, nullptr, AcquireEvent()};
-  delayed_.push_back({Now() + delay, delayed_seq_++, &f});
-  std::push_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
+  const Picos start = Now() + delay;
+  auto at = delayed_.end();
+  while (at != delayed_.begin() && std::prev(at)->start > start) --at;
+  delayed_.insert(at, {start, &f});
   tick_.notify(ScPs(delay));  // keeps an earlier pending tick
   sc_core::wait(*f.done);
   free_events_.push_back(f.done);
@@ -186,8 +188,7 @@ void HbmArbiter::StartDue() {
   const Picos now = Now();
   while (!delayed_.empty() && delayed_.front().start <= now) {
     Add(delayed_.front().flow);
-    std::pop_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
-    delayed_.pop_back();
+    delayed_.pop_front();
   }
 }
 

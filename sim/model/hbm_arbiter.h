@@ -9,7 +9,6 @@
 // With one core on the stack this is exactly the former per-core model:
 // rate = min(engine bandwidth, core share / active flows).
 #include <array>
-#include <cstdint>
 #include <deque>
 #include <vector>
 
@@ -70,15 +69,13 @@ class HbmArbiter : public sc_core::sc_module {
   double stack_bw_ = 0, core_bw_ = 0, engine_bw_ = 0;  // bytes per ns
   Picos last_ = 0;
   std::vector<Flow*> flows_;  // in the order they started
-  // TransferAfter's flows not started yet: a min-heap by (start, order asked).
+  // TransferAfter's flows not started yet, by start, then in the order asked
+  // (mostly asked in start order: inserted at or near the back).
   struct Delayed {
     Picos start;
-    uint64_t seq;
     Flow* flow;
-    bool operator>(const Delayed& o) const { return start != o.start ? start > o.start : seq > o.seq; }
   };
-  std::vector<Delayed> delayed_;
-  uint64_t delayed_seq_ = 0;
+  std::deque<Delayed> delayed_;
   // When the next flow ends (-1: none moves). A tick for a delayed start
   // alone ends no flow: flows end only at the times Reschedule computed, as
   // when every flow started from its own thread.

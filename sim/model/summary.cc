@@ -13,19 +13,6 @@
 namespace nsim {
 namespace {
 
-void MergeByStart(std::vector<InstructionRecord>* records) {
-  std::vector<InstructionRecord> per[kNumEngines];
-  for (const InstructionRecord& rec : *records) per[static_cast<int>(rec.engine)].push_back(rec);
-  size_t next[kNumEngines] = {};
-  for (InstructionRecord& out : *records) {
-    int best = -1;
-    for (int e = 0; e < kNumEngines; ++e) {
-      if (next[e] < per[e].size() && (best < 0 || per[e][next[e]].start < per[best][next[best]].start)) best = e;
-    }
-    out = per[best][next[best]++];
-  }
-}
-
 // Per engine: busy, instruction and FLOP counts. Returns each engine's merged busy intervals.
 std::vector<Intervals> SummarizeEngines(const LoadedKernel& kernel, ExecutionResult* r) {
   std::vector<Intervals> per_engine(kNumEngines);
@@ -111,10 +98,7 @@ void SummarizeDmaTotals(const HardwareConfig& config, const LoadedKernel& kernel
 }  // namespace
 
 void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
-  // Engines run ahead of SystemC time, so records arrive interleaved across
-  // engines but in start order within each: merge the per-engine runs by
-  // (start, engine) in linear time; the order is deterministic.
-  MergeByStart(&r->instructions);
+  // The records come sorted (record_order.h: SortRecords runs first).
   Intervals active;
   if (r->dma_pieces_recorded) {
     active = SummarizeDma(config, kernel.kernel(), r);

@@ -51,8 +51,8 @@ class DmaModule::Engine : public sc_core::sc_module {
       int q = PickReady(now);
       if (q < 0) {
         const Picos next = EarliestReady();
-        if (next < 0) sc_core::wait(arrival_);
-        else sc_core::wait(ScPs(next - now), arrival_);
+        if (next < 0 || (arrival_followed_ && arrival_at_ == next)) sc_core::wait(arrival_);
+        else sc_core::wait(ScPs(next - now), arrival_);  // no arrival notification pending for it
         continue;
       }
       const Piece p = queues_[q].front();

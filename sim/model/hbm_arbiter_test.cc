@@ -189,6 +189,15 @@ TEST(HbmArbiter, OneCoreEngineAndShareBound) {
   ExpectSameEnds({750, 100, 27.3}, specs);
 }
 
+// A flow a hair short of its end when another starts: it ends at the
+// picosecond its own end was computed for, not at the other's start (where
+// its remainder is below the arbiter's done tolerance).
+TEST(HbmArbiter, AStartEndsNoFlowEarly) {
+  const std::vector<FlowSpec> specs = {{0, 0, 27.3 + 1e-7, false}, {1000, 0, 64, false}};
+  ASSERT_EQ(Reference({750, 375, 27.3}, specs).Ends()[0], 1001);
+  ExpectSameEnds({750, 375, 27.3}, specs);
+}
+
 // The stack oversubscribed by one core's flows (water-filling), and several
 // cores with capped flows (per-flow rates). Starts are distinct: with equal
 // rates, water-filling gives each flow a rate by its start order (which for

@@ -11,6 +11,7 @@
 #include "sim/model/core_modules.h"
 #include "sim/model/hbm_arbiter.h"
 #include "sim/model/hbm_binding.h"
+#include "sim/model/record_order.h"
 #include "sim/memory/onchip_memory.h"
 #include "sim/model/race_detector.h"
 #include "sim/model/run_state.h"
@@ -328,6 +329,7 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
   Picos device_time = 0;
   for (size_t i = 0; i < n; ++i) {
     results[i].device_time = states[i].last_end - t0 + results[i].teardown;
+    SortRecords(&results[i]);
     Summarize(config, *launch.programs[i], &results[i]);
     CheckRaces(*launch.programs[i], addresses[i], launch.allow_races, &results[i]);
     results[i].scratch_addresses = item.pub->scratch;

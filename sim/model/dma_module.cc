@@ -51,8 +51,8 @@ class DmaModule::Engine : public sc_core::sc_module {
       int q = PickReady(now);
       if (q < 0) {
         const Picos next = EarliestReady();
-        if (next < 0) sc_core::wait(arrival_);
-        else sc_core::wait(ScPs(next - now), arrival_);
+        if (next < 0 || (arrival_followed_ && arrival_at_ == next)) sc_core::wait(arrival_);
+        else sc_core::wait(ScPs(next - now), arrival_);  // no arrival notification pending for it
         continue;
       }
       const Piece p = queues_[q].front();
@@ -101,13 +101,8 @@ class DmaModule::Engine : public sc_core::sc_module {
     const PieceCost& cost = p.cost();
     if (!TimeFits(run, p, cost, start)) return;
     serving_since_ = start;
-    sc_core::wait(cost.setup_wait);
     const Transfer& t = *p.transfer;
-    if (t.stack != nullptr) {
-      t.stack->Transfer(run.core, static_cast<double>(cost.bytes));
-    } else {
-      sc_core::wait(ScPs(cost.moving));
-    }
+    Move(run, t, cost);
     serving_since_ = -1;
     const Picos end = Now();
     const Instruction& in = *t.li->in;
@@ -119,6 +114,26 @@ class DmaModule::Engine : public sc_core::sc_module {
     }
     run.NoteEnd(end);
     owner_.PieceDone(*p.transfer);
+  }
+
+  // The piece's setup, then its bytes: in one wait where the engine can
+  // (without HBM the two times add up; through a stack, the flow starts on
+  // the stack's tick after the setup, which costs a tick at the start: it
+  // pays when the other pieces of the transfer start on the same tick, not
+  // for a lone piece). A zero time keeps its delta cycle, as the plain two
+  // waits.
+  static void Move(const RunState& run, const Transfer& t, const PieceCost& cost) {
+    if (t.stack == nullptr && cost.setup > 0 && cost.moving > 0) {
+      sc_core::wait(cost.busy_wait);
+    } else if (t.stack == nullptr) {
+      sc_core::wait(cost.setup_wait);
+      sc_core::wait(ScPs(cost.moving));
+    } else if (cost.setup > 0 && t.plan->count > 1) {
+      t.stack->TransferAfter(run.core, static_cast<double>(cost.bytes), cost.setup);
+    } else {
+      sc_core::wait(cost.setup_wait);
+      t.stack->Transfer(run.core, static_cast<double>(cost.bytes));
+    }
   }
 
   // Whether the piece, at full engine bandwidth and with 2x headroom for HBM
@@ -236,6 +251,7 @@ DmaModule::PieceCost DmaModule::CostOf(const DmaParams& d, const DmaPiece& p) {
     return c;
   }
   c.moving = static_cast<Picos>(std::ceil(ps));
+  c.busy_wait = c.setup_wait + ScPs(c.moving);
   return c;
 }
 

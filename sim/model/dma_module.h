@@ -47,6 +47,7 @@ class DmaModule : public sc_core::sc_module {
     Picos setup = 0;   // piece_setup + descriptor x descriptors
     sc_core::sc_time setup_wait;  // = setup (built once: an sc_time costs a library call)
     Picos moving = 0;  // its bytes at the engine bandwidth, rounded up (a piece that does not touch HBM)
+    sc_core::sc_time busy_wait;  // setup_wait + moving: a piece that does not touch HBM
     Picos busy = -1;   // setup + its bytes at the engine bandwidth, rounded (TimeFits); -1: not representable
   };
   struct Transfer {

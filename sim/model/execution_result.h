@@ -16,6 +16,9 @@
 namespace nsim {
 
 // Times are relative to the start of the execution (0 = launch begins).
+// Every execution hands its records out in one canonical order
+// (record_order.h): instructions by (start, engine, index), DMA pieces by
+// (start, DMA engine), transfer ends by (end, trigger engine, index).
 struct InstructionRecord {
   EngineId engine;
   int index;      // position in the kernel's stream for `engine`
@@ -52,7 +55,7 @@ struct ExecutionResult : ExecutionMetrics {
   Picos device_time = 0;  // launch + first issue .. last completion + teardown
   Picos launch = 0;
   Picos teardown = 0;
-  std::vector<InstructionRecord> instructions;  // in start order after Summarize
+  std::vector<InstructionRecord> instructions;  // by (start, engine, index)
   // One record per DMA piece, only when the execution was asked to keep them
   // (ExecContext::record_dma_pieces; Device::set_record_dma_pieces, on by
   // default: records, traces and profiler capture need them). Without them a
@@ -60,8 +63,8 @@ struct ExecutionResult : ExecutionMetrics {
   // accumulated while it runs and are identical either way, except
   // active_time, which then counts the engines' activity only.
   bool dma_pieces_recorded = true;
-  std::vector<DmaRecord> dma;
-  std::vector<DmaTransferRecord> dma_copy_ends;  // one per dma_copy, in completion order
+  std::vector<DmaRecord> dma;  // by (start, DMA engine)
+  std::vector<DmaTransferRecord> dma_copy_ends;  // one per dma_copy, by (end, trigger engine, index)
   // Device addresses of HBM tensors the caller did not bind (scratch), valid
   // until the next execution on the same device.
   std::map<std::string, uint64_t> scratch_addresses;

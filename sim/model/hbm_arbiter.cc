@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "sim/model/run_state.h"
 #include "sim/model/sc_time_ps.h"
@@ -35,6 +36,17 @@ void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
   Reschedule();
   sc_core::wait(*f.done);
   free_events_.push_back(f.done);  // OnTick has notified it and forgotten the flow
+}
+
+void HbmArbiter::TransferAfter(int core, double bytes, Picos delay) {
+  Flow f{core, bytes, 0, nullptr, AcquireEvent()};
+  const Picos start = Now() + delay;
+  auto at = delayed_.end();
+  while (at != delayed_.begin() && std::prev(at)->start > start) --at;
+  delayed_.insert(at, {start, &f});
+  tick_.notify(ScPs(delay));  // keeps an earlier pending tick
+  sc_core::wait(*f.done);
+  free_events_.push_back(f.done);
 }
 
 sc_core::sc_event* HbmArbiter::AcquireEvent() {
@@ -128,9 +140,16 @@ void HbmArbiter::WaterFill() {
 
 void HbmArbiter::Reschedule() {
   tick_.cancel();
-  if (flows_.empty()) return;
-  ShareStack();
-  const Picos dt = NextEnd();
+  Picos dt = -1;
+  if (!flows_.empty()) {
+    ShareStack();
+    dt = NextEnd();
+  }
+  end_at_ = dt < 0 ? -1 : Now() + dt;
+  if (!delayed_.empty()) {
+    const Picos start = delayed_.front().start - Now();
+    if (dt < 0 || start < dt) dt = start;
+  }
   if (dt >= 0) tick_.notify(ScPs(dt));
 }
 
@@ -162,9 +181,26 @@ double HbmArbiter::Least() {
   return least_;
 }
 
+// Flows that end at the same time as others start end first (as when the
+// later ones start from their threads: the tick is a method, and SystemC runs
+// methods before threads).
+void HbmArbiter::StartDue() {
+  const Picos now = Now();
+  while (!delayed_.empty() && delayed_.front().start <= now) {
+    Add(delayed_.front().flow);
+    delayed_.pop_front();
+  }
+}
+
 // Finished flows are told in the order they started.
 void HbmArbiter::OnTick() {
   Advance();
+  if (end_at_ >= 0 && end_at_ <= Now()) EndFinished();
+  StartDue();
+  Reschedule();
+}
+
+void HbmArbiter::EndFinished() {
   size_t kept = 0;
   for (Flow* f : flows_) {
     const double left = f->cap != nullptr ? f->remaining - f->rate * 0.0005 : f->remaining;  // half a ps of bytes
@@ -177,7 +213,6 @@ void HbmArbiter::OnTick() {
   }
   flows_.resize(kept);
   least_known_ = false;
-  Reschedule();
 }
 
 }  // namespace nsim

@@ -27,6 +27,11 @@ class HbmArbiter : public sc_core::sc_module {
   void Configure(double stack_bytes_per_ns, double core_share_bytes_per_ns, double engine_bytes_per_ns);
   // Blocks the calling thread until `bytes` have moved for `core`.
   void Transfer(int core, double bytes);
+  // The same after `delay` ps (> 0): the flow joins the stack when the delay
+  // ends, on the arbiter's own tick, so the caller is woken once, at its
+  // end, instead of also when it starts (a DMA piece's setup, then its
+  // bytes). Flows that start together join in the order they were asked for.
+  void TransferAfter(int core, double bytes, Picos delay);
   // A copy's flow for `core` (a host copy into or out of its memory, one side
   // of a core-to-core copy): capped by `*cap` bytes per ns instead of one DMA
   // engine's bandwidth (read at every reschedule: the caller may change it
@@ -57,11 +62,24 @@ class HbmArbiter : public sc_core::sc_module {
   void Add(Flow* f);
   void Remove(const Flow& f);
   void OnTick();
+  void EndFinished();  // tells and removes the flows that have moved their bytes
+  void StartDue();     // adds the delayed flows whose start has come
   sc_core::sc_event* AcquireEvent();
 
   double stack_bw_ = 0, core_bw_ = 0, engine_bw_ = 0;  // bytes per ns
   Picos last_ = 0;
   std::vector<Flow*> flows_;  // in the order they started
+  // TransferAfter's flows not started yet, by start, then in the order asked
+  // (mostly asked in start order: inserted at or near the back).
+  struct Delayed {
+    Picos start;
+    Flow* flow;
+  };
+  std::deque<Delayed> delayed_;
+  // When the next flow ends (-1: none moves). A tick for a delayed start
+  // alone ends no flow: flows end only at the times Reschedule computed, as
+  // when every flow started from its own thread.
+  Picos end_at_ = -1;
   // What ShareStack needs of `flows_`, kept as flows start and end.
   std::array<int, kMaxCores> per_core_{};
   int cores_ = 0;    // cores with a flow

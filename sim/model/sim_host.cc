@@ -10,6 +10,7 @@
 #include "sim/model/dma_module.h"
 #include "sim/model/hbm_arbiter.h"
 #include "sim/model/chip_scheduler.h"
+#include "sim/model/record_order.h"
 #include "sim/model/summary.h"
 
 namespace nsim {
@@ -143,6 +144,7 @@ std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, cons
   }
   for (size_t i = 0; i < runs.size(); ++i) {
     results[i].device_time = states[i].last_end - t0 + results[i].teardown;
+    SortRecords(&results[i]);
     Summarize(config, *runs[i].kernel, &results[i]);
   }
   return results;

@@ -148,7 +148,7 @@ void RunStream(benchmark::State& state, const Kernel& k, bool timing_only = fals
   const double fmas = MatmulMultiplyAdds(k);
   if (!timing_only && fmas >= 1e8) {  // only where the products weigh: a fast row times nothing else
     const double fma_rate = bench::HostFmaRate(static_cast<int64_t>(std::min(fmas, 4e9)));
-    state.counters["fma_bound/s"] = static_cast<double>(k.NumInstructions()) * fma_rate / fmas;
+    if (fma_rate > 0) state.counters["fma_bound/s"] = static_cast<double>(k.NumInstructions()) * fma_rate / fmas;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -300,6 +301,27 @@ HardwareConfig LoadHardwareConfig(const std::string& name_or_path,
   return config;
 }
 
+namespace {
+// `text` for a YAML comment line: a line break or other control character
+// in it (a multi-line quoted `generation:` folds into one) would end the
+// comment and leave the rest as YAML, so they print escaped.
+std::string CommentText(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 std::string FormatHardwareConfig(const HardwareConfig& config) {
   YAML::Emitter out;
   out << YAML::BeginMap;
@@ -317,8 +339,8 @@ std::string FormatHardwareConfig(const HardwareConfig& config) {
   }
   if (!group.empty()) out << YAML::EndMap;
   out << YAML::EndMap;
-  return "# Hardware config '" + config.name + "' (" + config.generation + "), resolved from " +
-         config.source + ".\n# Every key, with its unit and the file and line that set it.\n" +
+  return "# Hardware config '" + CommentText(config.name) + "' (" + CommentText(config.generation) +
+         "), resolved from " + CommentText(config.source) + ".\n# Every key, with its unit and the file and line that set it.\n" +
          out.c_str() + "\n";
 }
 

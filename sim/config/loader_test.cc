@@ -409,6 +409,18 @@ TEST_F(LoaderTest, FormattedConfigRoundTripsOddValues) {
   ExpectSameValues(original, LoadHardwareConfig(Write("odd.yaml", text)));
 }
 
+// A quoted `generation:` may span lines (YAML folds them, keeping a blank
+// line as a line break); the printed header comment must stay one line
+// (found by //fuzz:config_loader_fuzzer).
+TEST_F(LoaderTest, FormattedConfigRoundTripsAMultiLineGeneration) {
+  const std::string path = Write("multi.yaml", "inherits: trn3\ngeneration: 'first\n\nsecond\x01'\n");
+  const HardwareConfig original = LoadHardwareConfig(path);
+  ASSERT_EQ(original.generation, "first\nsecond\x01");
+  const std::string text = FormatHardwareConfig(original);
+  EXPECT_THAT(text, HasSubstr("(first\\nsecond\\x01)"));
+  ExpectSameValues(original, LoadHardwareConfig(Write("multi_resolved.yaml", text)));
+}
+
 TEST_F(LoaderTest, FormattedConfigShowsUnitsDescriptionsAndOrigins) {
   const std::string text = FormatHardwareConfig(LoadHardwareConfig("trn3"));
   EXPECT_THAT(text, HasSubstr("Hardware config 'trn3' (NeuronCore-v4)"));

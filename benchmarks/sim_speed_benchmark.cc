@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "sim/config/loader.h"
+#include "sim/isa/opcode_spec.h"
 #include "sim/kernel/builder.h"
 #include "benchmarks/host_fma_rate.h"
 #include "benchmarks/raw_systemc_rate.h"
@@ -112,15 +113,14 @@ Kernel ComputeStream(int steps) {
   return k;
 }
 
-// The TensorE multiply-adds of one execution of `k`: K x M x N per matmul
-// (src0 stationary [K, M], src1 moving [K, N]).
+// The TensorE multiply-adds of one execution of `k`: half the matmuls'
+// FLOPs as the opcode registry counts them (K x M x N each).
 double MatmulMultiplyAdds(const Kernel& k) {
-  double fmas = 0;
+  double flops = 0;
   for (const Instruction& in : k.streams[static_cast<int>(EngineId::kTensor)]) {
-    if (in.opcode != Opcode::kMatmul) continue;
-    fmas += static_cast<double>(in.src0.NumElements()) * static_cast<double>(in.src1.FreeElements());
+    if (in.opcode == Opcode::kMatmul) flops += static_cast<double>(Spec(in.opcode).flops(k, in));
   }
-  return fmas;
+  return flops / 2;
 }
 
 void RunStream(benchmark::State& state, const Kernel& k, bool timing_only = false) {

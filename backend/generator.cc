@@ -1,6 +1,7 @@
 #include "backend/generator.h"
 
 #include <cmath>
+#include <tuple>
 
 namespace nsim {
 namespace at {
@@ -50,26 +51,24 @@ float Generator::NextNormal() {
     has_spare_normal_ = false;
     return spare_normal_;
   }
-  // 1 - u keeps the log argument in (0, 1].
+  const auto [first, second] = NextNormalPair();
+  spare_normal_ = second;
+  has_spare_normal_ = true;
+  return first;
+}
+
+// Box-Muller on two uniforms; 1 - u keeps the log argument in (0, 1].
+std::pair<float, float> Generator::NextNormalPair() {
   const double u1 = 1.0 - NextUniform(), u2 = NextUniform();
   const double r = std::sqrt(-2.0 * std::log(u1));
   const double theta = 2.0 * M_PI * u2;
-  spare_normal_ = static_cast<float>(r * std::sin(theta));
-  has_spare_normal_ = true;
-  return static_cast<float>(r * std::cos(theta));
+  return {static_cast<float>(r * std::cos(theta)), static_cast<float>(r * std::sin(theta))};
 }
 
 void Generator::NextNormals(float* out, int64_t n) {
   int64_t i = 0;
   if (n > 0 && has_spare_normal_) out[i++] = NextNormal();
-  // The same expressions as NextNormal, so the same bits.
-  for (; i + 1 < n; i += 2) {
-    const double u1 = 1.0 - NextUniform(), u2 = NextUniform();
-    const double r = std::sqrt(-2.0 * std::log(u1));
-    const double theta = 2.0 * M_PI * u2;
-    out[i] = static_cast<float>(r * std::cos(theta));
-    out[i + 1] = static_cast<float>(r * std::sin(theta));
-  }
+  for (; i + 1 < n; i += 2) std::tie(out[i], out[i + 1]) = NextNormalPair();
   if (i < n) out[i] = NextNormal();  // keeps the pair's second value as the spare
 }
 

@@ -9,6 +9,7 @@
 //   manual_seed(0);   // reseeds the default generator
 #include <array>
 #include <cstdint>
+#include <utility>
 
 namespace nsim {
 namespace at {
@@ -28,6 +29,7 @@ class Generator {
   void NextNormals(float* out, int64_t n);
 
  private:
+  std::pair<float, float> NextNormalPair();  // one Box-Muller draw
   void Refill();
   uint64_t seed_ = 0;
   uint64_t counter_ = 0;

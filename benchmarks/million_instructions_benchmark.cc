@@ -7,7 +7,8 @@
 // (per CPU second), maxrss_MB (peak RSS of the child), kernel_B/instr (the
 // Kernel as built, before loading), sim_B/instr (peak RSS above the built
 // kernel: what loading and simulating cost), bytes/instr (peak RSS above the
-// child's start). Records are off (as `nsim run` without --records).
+// child's start). Per-piece DMA records are off, as in `nsim run` without
+// --records or --out.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

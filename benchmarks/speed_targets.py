@@ -22,7 +22,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "bazel-out", "k8-opt", "bin")
-# "Before" figures are the issue's own, measured on this kind of machine when it was filed.
+# The issue's own "today" figure for MixedStream 128x512 (CPU time, this kind of
+# machine, when it was filed): the 5x target is stated against it.
 ISSUE_MIXED_128x512_INSTR_PER_S = 5.72e3
 
 
@@ -77,9 +78,11 @@ def sim_speed_rows(rows):
         m["ratio"] >= 0.25, "sim_speed MixedStream 1x1")
     big = b["BM_MixedStream/partitions:128/free:512"]
     speedup = big["instr/s"] / ISSUE_MIXED_128x512_INSTR_PER_S
+    ceiling = big.get("fma_bound/s")  # absent on a host without AVX2+FMA
+    ceiling_text = f"; host multiply-add ceiling {ceiling / 1e3:.1f} k instr/s" if ceiling else ""
     row(rows, "mixed [128, 512] tiles, values on, >= 5x the issue's 5.72 k instr/s",
-        f"{big['instr/s'] / 1e3:.1f} k instr/s = {speedup:.2f}x; host multiply-add ceiling "
-        f"{big['fma_bound/s'] / 1e3:.1f} k instr/s", speedup >= 5, "sim_speed MixedStream 128x512")
+        f"{big['instr/s'] / 1e3:.1f} k instr/s = {speedup:.2f}x{ceiling_text}", speedup >= 5,
+        "sim_speed MixedStream 128x512")
 
 
 def million_rows(rows):
@@ -91,9 +94,10 @@ def million_rows(rows):
         row(rows, f"1M-instruction vector add, [{parts}, 64] tiles, {values}: < {limit:g} s",
             f"{r['cpu_s']:.2f} s CPU (load {r['load_cpu_s']:.2f} s), {r['instr/s'] / 1e3:.0f} k instr/s",
             r["cpu_s"] < limit, "million_instructions")
-        row(rows, f"memory, same kernel [{parts}, 64] {values}: <= 300 B/instruction",
-            f"{r['sim_B/instr']:.0f} B/instr simulator (+ {r['kernel_B/instr']:.0f} B/instr the built "
-            f"Kernel; total {r['bytes/instr']:.0f})", r["sim_B/instr"] <= 300, "million_instructions")
+        # Judged on the whole process: the built Kernel is resident too.
+        row(rows, f"memory, same kernel [{parts}, 64] {values}: <= 300 B/instruction resident",
+            f"{r['bytes/instr']:.0f} B/instr: {r['kernel_B/instr']:.0f} the built Kernel + "
+            f"{r['sim_B/instr']:.0f} loading and simulating", r["bytes/instr"] <= 300, "million_instructions")
 
 
 def study_rows(rows):

@@ -52,6 +52,9 @@ int Run(const Flags& f) {
   Device device(config);
   device.set_timing_only(f.timing_only);
   device.set_allow_races(f.allow_races);
+  // Per-piece DMA records only feed --records and the files of --out (trace,
+  // instructions.csv); the summaries are the same without them.
+  device.set_record_dma_pieces(f.records || !f.out_dir.empty());
   cli::Progress progress;
   if (progress.enabled()) device.set_progress([&progress](const RunProgress& p) { progress.Update(Status(p)); });
   const ExecutionResult result = device.Execute(kernel);

@@ -1,6 +1,7 @@
 #include "benchmarks/rmsnorm/study_runner.h"
 
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 
 #include "backend/factories.h"
@@ -73,7 +74,7 @@ at::Tensor CachedRandn(const std::vector<int64_t>& shape, at::ScalarType dtype, 
     at::ScalarType dtype;
     at::Tensor tensor;
   };
-  static Entry cache[2];  // seed 0: the input, seed 1: the weight
+  static std::map<uint64_t, Entry> cache;  // by seed: 0 the input, 1 the weight
   Entry& e = cache[seed];
   if (!e.tensor.defined() || e.shape != shape || e.dtype != dtype) {
     e = {shape, dtype, at::randn(shape, seed, at::TensorOptions().dtype(dtype))};

@@ -9,8 +9,9 @@
 // Vectorised across N (independent outputs), so the order per output is the
 // same on every build. With AVX2+FMA on the host (checked at run time) it uses
 // fused multiply-adds when every product is exact in fp32 (both operands have
-// at most 12 significant bits and products stay in the normal range: bf16 and
-// fp16 data always, checked on the data) — then fma(a, b, c) equals
+// at most 12 significant bits and products stay in the normal range: fp16
+// data always, bf16 data whose exponents lie in [2^-63, 2^63); checked on the
+// data) — then fma(a, b, c) equals
 // round(a * b) + c bit for bit; otherwise a separate multiply and add.
 #include <cstdint>
 

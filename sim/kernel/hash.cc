@@ -9,15 +9,7 @@ constexpr uint64_t kFnvPrime = 0x100000001b3ull;       // FNV-1a 64 prime
 
 uint64_t Fnv1a64Update(uint64_t h, std::string_view bytes) {
   const unsigned char* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  size_t n = bytes.size();
-  // Four bytes per iteration: the same chain of xor-multiply, less loop overhead.
-  for (; n >= 4; n -= 4, p += 4) {
-    h = (h ^ p[0]) * kFnvPrime;
-    h = (h ^ p[1]) * kFnvPrime;
-    h = (h ^ p[2]) * kFnvPrime;
-    h = (h ^ p[3]) * kFnvPrime;
-  }
-  for (; n > 0; --n, ++p) h = (h ^ *p) * kFnvPrime;
+  for (size_t n = bytes.size(); n > 0; --n, ++p) h = (h ^ *p) * kFnvPrime;
   return h;
 }
 

@@ -1,4 +1,4 @@
-// The AVX2 build of dtype_run_loops.h (sim/model/BUILD: -mavx2); called only
+// The AVX2 build of dtype_run_loops.h (sim/memory/BUILD: -mavx2); called only
 // when the host has AVX2 (dtype_runs.cc checks at run time).
 #include "sim/memory/dtype_run_loops.h"
 #include "sim/memory/dtype_runs.h"

@@ -301,6 +301,7 @@ void DmaModule::NotePiece(int dma_engine, const Transfer& t, const PieceCost& p,
   e.transfers++;
   e.descriptors += p.descriptors;
   e.busy += end - start;
+  run_->result->dma_activity.Add(start, end);
   QueueTotals& q = queue_totals_[t.queue];
   q.used = true;
   q.bytes += p.bytes;

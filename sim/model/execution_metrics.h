@@ -53,7 +53,7 @@ struct ExecutionMetrics {
   int64_t dma_transfers = 0;  // DMA pieces
   int64_t hbm_bytes_read = 0;
   int64_t hbm_bytes_written = 0;
-  Picos active_time = 0;  // union of all instruction and DMA activity (engines only without DMA piece records)
+  Picos active_time = 0;  // union of all instruction and DMA activity
 
   int64_t hbm_bytes() const { return hbm_bytes_read + hbm_bytes_written; }
 };

@@ -12,6 +12,7 @@
 #include "sim/base/time.h"
 #include "sim/kernel/kernel.h"
 #include "sim/model/execution_metrics.h"
+#include "sim/model/interval_set.h"
 
 namespace nsim {
 
@@ -60,9 +61,12 @@ struct ExecutionResult : ExecutionMetrics {
   // (ExecContext::record_dma_pieces; Device::set_record_dma_pieces, on by
   // default: records, traces and profiler capture need them). Without them a
   // long DMA stream costs no memory per piece; the DMA metrics are
-  // accumulated while it runs and are identical either way, except
-  // active_time, which then counts the engines' activity only.
+  // accumulated while it runs and are identical either way.
   bool dma_pieces_recorded = true;
+  // Without piece records: the union of every piece's [start, end), kept as
+  // the pieces end (disjoint blocks, so a long stream costs a few), for
+  // Summarize's active time. Empty when the pieces are recorded.
+  IntervalSet dma_activity;
   std::vector<DmaRecord> dma;  // by (start, DMA engine)
   std::vector<DmaTransferRecord> dma_copy_ends;  // one per dma_copy, by (end, trigger engine, index)
   // Device addresses of HBM tensors the caller did not bind (scratch), valid

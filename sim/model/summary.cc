@@ -203,12 +203,13 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
   // engines but in start order within each: merge the per-engine runs by
   // (start, engine) in linear time; the order is deterministic.
   const bool by_start = MergeByStart(&r->instructions);
-  IntervalSet dma_active;
+  IntervalSet recorded_active;
   if (r->dma_pieces_recorded) {
-    SummarizeDma(config, kernel.kernel(), r, &dma_active);
+    SummarizeDma(config, kernel.kernel(), r, &recorded_active);
   } else {
-    SummarizeDmaTotals(config, kernel, r);  // active time then counts the engines only (documented)
+    SummarizeDmaTotals(config, kernel, r);
   }
+  const IntervalSet& dma_active = r->dma_pieces_recorded ? recorded_active : r->dma_activity;
   r->active_time = by_start ? SummarizeEngines<RunningUnion>(kernel, dma_active, r)
                             : SummarizeEngines<IntervalSet>(kernel, dma_active, r);
 }

@@ -45,6 +45,10 @@ class EngineModule : public sc_core::sc_module {
   // Commit time of the last issued instructions of this run, by index modulo
   // its size (RAW dependencies reach back at most 16 instructions).
   static constexpr int kCommitRing = 32;
+  // HazardFree looks up to one RAW-mask width (LoadedInstruction::raw_deps)
+  // back: the ring must hold that many commits and more.
+  static_assert(kCommitRing > 8 * static_cast<int>(sizeof(LoadedInstruction::raw_deps)),
+                "the commit ring must outlast the RAW dependency window");
   std::array<Picos, kCommitRing> commit_{};
   // Spec(op).execute by opcode, looked up on first use (Spec is a checked
   // registry lookup; this is the per-instruction path).

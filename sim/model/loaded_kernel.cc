@@ -183,7 +183,7 @@ Footprint FootprintOf(const Kernel& k, const Instruction& in) {
 // An in-order engine never has more than a few instructions in flight (the
 // pipeline latency is a few IIs at most), so producers further back than a
 // bounded window have always committed.
-constexpr size_t kRawWindow = 16;
+constexpr size_t kRawWindow = 8 * sizeof(LoadedInstruction::raw_deps);  // one bit per earlier instruction
 
 // The write regions of a stream's last instructions that write (most
 // instructions of a DMA queue's stream write nothing the RAW rule orders),

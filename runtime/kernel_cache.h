@@ -18,6 +18,7 @@ namespace rt {
 // A kernel loaded on one core, ready for ExecuteAsync there.
 struct KernelHandle {
   int core = 0;             // index of the NeuronCore it was loaded on
+  uint64_t core_instance = 0;  // NeuronCoreDevice::instance() of that core (a core made after Reset differs)
   uint64_t hash = 0;        // KernelHash(); names <hash>.neff / <hash>.ntff in profiles
   std::string name;         // Kernel::name
   std::string config_name;  // the core's hardware config

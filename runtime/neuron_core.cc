@@ -1,6 +1,7 @@
 #include "runtime/neuron_core.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "runtime/capture_setting.h"
@@ -29,6 +30,11 @@ NeuronCoreDevice::NeuronCoreDevice(int index, HardwareConfig config)
 
 namespace {
 
+uint64_t NextInstance() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
 // Checks a logical core's physical cores (consecutive, inside the chip) and
 // returns them; RuntimeError otherwise.
 std::vector<int> CheckedCores(const std::string& name, const Chip& chip, std::vector<int> cores) {
@@ -46,6 +52,7 @@ std::vector<int> CheckedCores(const std::string& name, const Chip& chip, std::ve
 
 NeuronCoreDevice::NeuronCoreDevice(int index, std::shared_ptr<Chip> chip, std::vector<int> physical_cores)
     : index_(index),
+      instance_(NextInstance()),
       name_("neuron:" + std::to_string(index)),
       chip_(std::move(chip)),
       physical_cores_(CheckedCores(name_, *chip_, std::move(physical_cores))),
@@ -85,7 +92,7 @@ KernelRef NeuronCoreDevice::LoadKernel(const Kernel& kernel) {
   wall_.load += watch.elapsed();
   ++wall_.loads;
   auto handle =
-      std::make_shared<const KernelHandle>(KernelHandle{index_, hash, kernel.name, config().name, device_->config_hash(), loaded});
+      std::make_shared<const KernelHandle>(KernelHandle{index_, instance_, hash, kernel.name, config().name, device_->config_hash(), loaded});
   cache_.Insert(handle);
   clock_.Advance(config().host.kernel_load_ps);
   return handle;
@@ -386,6 +393,11 @@ void NeuronCoreDevice::CheckKernel(const KernelRef& kernel) const {
     throw RuntimeError(name_ + ": ExecuteAsync of kernel " + Quoted(kernel->name) +
                        ", which was loaded on neuron:" + std::to_string(kernel->core) +
                        "; load it on this core with LoadKernel");
+  }
+  if (!Holds(kernel)) {
+    throw RuntimeError(name_ + ": ExecuteAsync of kernel " + Quoted(kernel->name) +
+                       ", which was loaded on an earlier " + name_ +
+                       " (Runtime::Reset has made a new one since); load it again with LoadKernel");
   }
 }
 

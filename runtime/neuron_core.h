@@ -62,6 +62,12 @@ class NeuronCoreDevice {
   ~NeuronCoreDevice();  // finishes the work in flight
 
   int index() const { return index_; }
+  // Unique to this core object over the process: a core created after
+  // Runtime::Reset (or with another config or LNC) has another, though its
+  // index may be the same.
+  uint64_t instance() const { return instance_; }
+  // Whether `kernel` was loaded on this very core (so ExecuteAsync takes it).
+  bool Holds(const KernelRef& kernel) const { return kernel && kernel->core_instance == instance_; }
   const std::string& name() const { return name_; }  // "neuron:0"
   const HardwareConfig& config() const { return device_->config(); }
   // The config's identity (ConfigContentHash): key caches of config-derived things on it, not on the name.
@@ -199,6 +205,7 @@ class NeuronCoreDevice {
   };
 
   int index_;
+  uint64_t instance_;
   std::string name_;
   std::shared_ptr<Chip> chip_;
   std::vector<int> physical_cores_;

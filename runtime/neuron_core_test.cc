@@ -281,6 +281,22 @@ TEST_F(NeuronCoreTest, BadBindings) {
   EXPECT_TRUE(nc.records().size() == 1);  // only the copy in Prepare
 }
 
+TEST_F(NeuronCoreTest, AKernelLoadedBeforeResetIsRejected) {
+  const KernelRef old = core().LoadKernel(ScaleKernel());
+  EXPECT_TRUE(core().Holds(old));
+  Runtime::Get().Reset();
+  NeuronCoreDevice& nc = core();  // a new neuron:0
+  EXPECT_FALSE(nc.Holds(old));
+  const Buffers b = Prepare(nc);
+  EXPECT_THAT(ErrorOf([&] { nc.ExecuteAsync(old, {{"x", b.x}, {"out", b.out}}); }),
+              HasSubstr("neuron:0: ExecuteAsync of kernel 'scale', which was loaded on an earlier neuron:0 "
+                        "(Runtime::Reset has made a new one since); load it again with LoadKernel"));
+  const KernelRef fresh = nc.LoadKernel(ScaleKernel());
+  EXPECT_TRUE(nc.Holds(fresh));
+  nc.ExecuteAsync(fresh, {{"x", b.x}, {"out", b.out}});
+  nc.Synchronize();
+}
+
 TEST_F(NeuronCoreTest, CopiesOutsideAllocationsAreRejected) {
   NeuronCoreDevice& nc = core();
   const uint64_t buf = nc.Allocate(64);

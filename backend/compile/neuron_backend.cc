@@ -15,28 +15,52 @@ namespace nsim {
 namespace compiler {
 namespace {
 
+// Runs one compile step; codegen limits (SBUF, PSUM, shapes) and anything
+// else become an error naming the region and the core.
+template <typename Step>
+auto Compiling(const std::string& name, const rt::NeuronCoreDevice& core, Step step) {
+  try {
+    return step();
+  } catch (const std::exception& e) {
+    throw SimError("compile(): cannot compile " + name + " for " + core.name() + ": " + e.what());
+  }
+}
+
+// The region's kernels for `core`: one per physical core of an LNC>1 core.
+std::vector<rt::KernelRef> LoadForCore(const cg::Graph& graph, const std::string& name, rt::NeuronCoreDevice& core) {
+  return Compiling(name, core, [&] {
+    neuron::codegen::GenerateOptions options;
+    options.kernel_name = name;
+    std::vector<rt::KernelRef> programs;
+    for (const Kernel& k : neuron::GenerateForCore(graph, core, options)) programs.push_back(core.LoadKernel(k));
+    return programs;
+  });
+}
+
 class KernelExecutor : public RegionExecutor {
  public:
-  KernelExecutor(const Graph& g, LoweredRegion lowered, std::vector<rt::KernelRef> programs)
-      : device_(GraphDevice(g)), inputs_(std::move(lowered.inputs)), output_names_(std::move(lowered.outputs)),
-        programs_(std::move(programs)) {
+  KernelExecutor(const Graph& g, std::string name, LoweredRegion lowered, std::vector<rt::KernelRef> programs)
+      : device_(GraphDevice(g)), name_(std::move(name)), lowered_(std::move(lowered)), programs_(std::move(programs)) {
     for (int v : g.outputs()) output_metas_.push_back(g.value(v).meta);
   }
 
   std::vector<at::Tensor> Run(const std::vector<at::Tensor>& inputs) override {
     rt::Bindings bindings;
-    for (const KernelInput& in : inputs_) {
+    for (const KernelInput& in : lowered_.inputs) {
       const at::Tensor& t = inputs[in.placeholder];
       bindings[in.name] = neuron::ElementAddress(t) + static_cast<uint64_t>(in.element_offset * t.element_size());
     }
     std::vector<at::Tensor> outputs;
     for (size_t i = 0; i < output_metas_.size(); ++i) {
       outputs.push_back(at::EmptyTensor(output_metas_[i].sizes, output_metas_[i].dtype, device_));
-      bindings[output_names_[i]] = neuron::ElementAddress(outputs.back());
+      bindings[lowered_.outputs[i]] = neuron::ElementAddress(outputs.back());
     }
     // No framework op causes it (correlation id 0); the profiler attributes
     // it to the region's range, the op open on this thread.
     rt::NeuronCoreDevice& core = neuron::CoreOf(device_);
+    // The device's core is a new one after Runtime::Reset (maybe of another
+    // config or LNC): the kernels made for the old one are generated again.
+    if (!core.Holds(programs_.front())) programs_ = LoadForCore(lowered_.graph, name_, core);
     if (programs_.size() == 1) {
       core.ExecuteAsync(programs_[0], bindings);
     } else {
@@ -47,8 +71,8 @@ class KernelExecutor : public RegionExecutor {
 
  private:
   at::Device device_;
-  std::vector<KernelInput> inputs_;
-  std::vector<std::string> output_names_;
+  std::string name_;
+  LoweredRegion lowered_;
   std::vector<ValueMeta> output_metas_;
   std::vector<rt::KernelRef> programs_;
 };
@@ -63,16 +87,9 @@ class NeuronBackend : public CompilerBackend {
 
   std::unique_ptr<RegionExecutor> Compile(const Graph& g, const std::string& name) const override {
     rt::NeuronCoreDevice& core = neuron::CoreOf(GraphDevice(g));
-    try {
-      LoweredRegion lowered = Lower(g);
-      neuron::codegen::GenerateOptions options;
-      options.kernel_name = name;
-      std::vector<rt::KernelRef> programs;
-      for (const Kernel& k : neuron::GenerateForCore(lowered.graph, core, options)) programs.push_back(core.LoadKernel(k));
-      return std::make_unique<KernelExecutor>(g, std::move(lowered), std::move(programs));
-    } catch (const std::exception& e) {  // codegen limits (SBUF, PSUM, shapes) and anything else
-      throw SimError("compile(): cannot compile " + name + " for " + core.name() + ": " + e.what());
-    }
+    LoweredRegion lowered = Compiling(name, core, [&] { return Lower(g); });
+    std::vector<rt::KernelRef> programs = LoadForCore(lowered.graph, name, core);
+    return std::make_unique<KernelExecutor>(g, name, std::move(lowered), std::move(programs));
   }
 };
 

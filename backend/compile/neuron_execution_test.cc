@@ -107,6 +107,27 @@ TEST(NeuronExecution, AnotherDeviceRecompiles) {
   EXPECT_LE(testing::MaxRelError(y, testing::RmsNorm(x, w)), 1e-5);
 }
 
+// Runtime::Reset makes new cores (here of LNC=2): the region's kernels,
+// loaded on the old neuron:0, are generated and loaded again for the new one
+// (one program per physical core) instead of being run stale.
+TEST(NeuronExecution, ACoreMadeAfterResetGetsNewKernels) {
+  auto f = compile(&testing::RmsNorm, kFullgraph);
+  const Tensor x = at::randn({256, 512}, 0), w = at::randn({512}, 1);
+  f(x.to(kNeuron), w.to(kNeuron));
+  rt::Runtime::Get().Reset();
+  rt::Runtime::Get().set_lnc(2);
+  const size_t from = RecordCount();
+  const Tensor y = f(x.to(kNeuron), w.to(kNeuron));
+  EXPECT_EQ(ActivitySince(from).executions, 1);
+  const auto& records = rt::Runtime::Get().core(0).records();
+  const auto run = std::find_if(records.rbegin(), records.rend(), [](const auto& r) { return !r->is_copy(); });
+  ASSERT_NE(run, records.rend());
+  EXPECT_EQ((*run)->program_kernels.size(), 2u);
+  EXPECT_EQ(f.core().regions().size(), 1u);  // no retrace: only the kernels are new
+  EXPECT_LE(testing::MaxRelError(y, testing::RmsNorm(x, w)), 1e-5);
+  rt::Runtime::Get().Reset();
+}
+
 // An op without a lowering: an error naming it with fullgraph, else the
 // op runs eagerly between two compiled regions.
 TEST(NeuronExecution, OpWithoutLoweringBreaksTheGraph) {

@@ -57,6 +57,15 @@ def set_cpu_fallback(enabled=True):
     _C.set_cpu_fallback(bool(enabled))
 
 
+def all_reduce_(tensors):
+    """Sums ``tensors`` (one per neuron device of one chip, same shape and
+    float dtype, contiguous) in place on every device, as
+    ``torch.distributed.all_reduce`` would across a chip's NeuronCores: a ring
+    over DMA, timed by the chip model and recorded on each device. Make the
+    devices first with ``torch_nsim.set_device_count``."""
+    torch.ops.neuron.all_reduce_(list(tensors))
+
+
 def wall_time():
     """Real seconds this process spent simulating (not simulated time)."""
     return _C.wall_time()

@@ -130,3 +130,25 @@ def test_set_lnc_makes_devices_of_two_physical_cores():
     finally:
         torch.neuron.set_lnc(1)
         torch.neuron.set_device_count(1)
+
+
+def test_all_reduce_sums_in_place_on_every_device():
+    # torch_nsim.all_reduce_ (torch.ops.neuron.all_reduce_): a ring over DMA
+    # between the devices' cores, one execution record on each device.
+    torch.neuron.set_device_count(2)
+    try:
+        a, b = torch.randn(8, 256), torch.randn(8, 256)
+        xs = [a.to("neuron:0"), b.to("neuron:1")]
+        torch.neuron.synchronize(0), torch.neuron.synchronize(1)
+        for d in (0, 1):
+            torch_nsim._C.mark_executions(d)
+        torch_nsim.all_reduce_(xs)
+        assert all(len(torch_nsim._C.executions(d)) >= 1 for d in (0, 1))
+        for x in xs:
+            torch.testing.assert_close(x.cpu(), a + b)
+        with pytest.raises(RuntimeError, match=r"neuron::all_reduce_: tensor 1 is Float\[8, 128\], tensor 0 is Float\[8, 256\]"):
+            torch_nsim.all_reduce_([a.to("neuron:0"), torch.zeros(8, 128, device="neuron:1")])
+        with pytest.raises(RuntimeError, match="two tensors on neuron:0"):
+            torch_nsim.all_reduce_([xs[0], xs[0]])
+    finally:
+        torch.neuron.set_device_count(1)

@@ -84,8 +84,9 @@ void EngineModule::RunStream() {
 
 bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
   const SemWait* waits = run_->kernel->waits(li);
-  for (int sem; (sem = sems_.FirstUnsatisfied(waits, li.num_waits)) >= 0;) {
-    sc_core::wait(sems_.changed(sem));  // also notified when the run aborts
+  for (const SemWait* w; (w = sems_.FirstUnsatisfied(waits, li.num_waits)) != nullptr;) {
+    sems_.Await(*w, &sem_ready_);
+    sc_core::wait(sem_ready_);  // also notified when the run aborts
     if (run_->aborted) return false;
   }
   return !run_->aborted;

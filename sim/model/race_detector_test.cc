@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "sim/base/error.h"
+#include "sim/model/race_detector.h"
 #include "sim/model/test_util.h"
 
 namespace nsim {
@@ -199,6 +200,27 @@ vector: tensor_copy tc, ta wait=loaded>=1
     ++examples;
   }
   EXPECT_GE(examples, 3);
+}
+
+// The sweep needs the records in order of start (record_order.h): records
+// out of order are an error, not races missed.
+TEST(RaceDetector, RecordsOutOfOrderAreAnError) {
+  testing::Run run = testing::RunText("trn2", R"(kernel k
+tensor a  hbm  f32 [128, 512] init=ones
+tensor ta sbuf f32 [128, 512]
+tensor tc sbuf f32 [128, 512]
+semaphore loaded
+sync:   dma_copy ta, a signal=loaded
+vector: tensor_copy tc, ta wait=loaded>=1
+)");
+  const auto loaded = run.device->Load(run.kernel);
+  std::vector<uint64_t> addresses(run.kernel.tensors.size(), 0);
+  addresses[run.kernel.FindTensor("a")] = run.result.scratch_addresses.at("a");
+  EXPECT_TRUE(FindRaces(*loaded, addresses, run.result).empty());
+  ASSERT_EQ(run.result.instructions.size(), 2u);
+  ASSERT_LT(run.result.instructions[0].start, run.result.instructions[1].start);
+  std::swap(run.result.instructions[0], run.result.instructions[1]);
+  EXPECT_THROW(FindRaces(*loaded, addresses, run.result), SimError);
 }
 
 }  // namespace

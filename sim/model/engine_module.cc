@@ -85,8 +85,8 @@ void EngineModule::RunStream() {
 bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
   const SemWait* waits = run_->kernel->waits(li);
   for (const SemWait* w; (w = sems_.FirstUnsatisfied(waits, li.num_waits)) != nullptr;) {
-    sems_.Await(*w, &sem_ready_);
-    sc_core::wait(sem_ready_);  // also notified when the run aborts
+    sems_.Await(*w);
+    sc_core::wait(sems_.changed(w->sem));  // also notified when the run aborts
     if (run_->aborted) return false;
   }
   return !run_->aborted;

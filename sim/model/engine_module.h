@@ -38,7 +38,6 @@ class EngineModule : public sc_core::sc_module {
   DmaModule& dma_;
   RunState* run_ = nullptr;
   sc_core::sc_event start_event_;
-  sc_core::sc_event sem_ready_;  // the semaphore it waits for reached its value (SemaphoreBoard::Await)
   bool done_ = true;
   int position_ = 0;
   Picos next_issue_ = 0;

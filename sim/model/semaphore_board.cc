@@ -12,15 +12,16 @@ SemaphoreBoard::SemaphoreBoard(sc_core::sc_module_name name) : sc_core::sc_modul
 
 void SemaphoreBoard::Reset(size_t count) {
   values_.assign(count, 0);
+  while (events_.size() < count) events_.emplace_back();
   pending_ = {};
-  waiters_.clear();
+  lowest_wait_.assign(count, kNoWaiter);
   wake_.cancel();
   wake_at_ = kNever;
 }
 
 void SemaphoreBoard::WakeAll() {
-  for (const Waiter& w : waiters_) w.ready->notify(sc_core::SC_ZERO_TIME);
-  waiters_.clear();
+  for (size_t i = 0; i < values_.size(); ++i) events_[i].notify(sc_core::SC_ZERO_TIME);
+  std::fill(lowest_wait_.begin(), lowest_wait_.end(), kNoWaiter);
 }
 
 void SemaphoreBoard::Signal(Picos at, const SemSignal* signals, size_t n) {
@@ -31,18 +32,6 @@ void SemaphoreBoard::Signal(Picos at, const SemSignal* signals, size_t n) {
   wake_.notify(Ps(at - Now()));
 }
 
-void SemaphoreBoard::WakeReached(int sem) {
-  size_t kept = 0;
-  for (const Waiter& w : waiters_) {
-    if (w.sem == sem && values_[sem] >= w.value) {
-      w.ready->notify();
-    } else {
-      waiters_[kept++] = w;
-    }
-  }
-  waiters_.resize(kept);
-}
-
 void SemaphoreBoard::Apply() {
   const Picos now = Now();
   wake_at_ = kNever;
@@ -50,7 +39,10 @@ void SemaphoreBoard::Apply() {
     const int sem = pending_.top().sem;
     values_[sem] += pending_.top().delta;
     pending_.pop();
-    if (!waiters_.empty()) WakeReached(sem);
+    if (values_[sem] >= lowest_wait_[sem]) {  // wakes every waiter of `sem`: the others register again
+      lowest_wait_[sem] = kNoWaiter;
+      events_[sem].notify();
+    }
   }
   if (!pending_.empty()) {
     wake_at_ = pending_.top().at;

@@ -1,10 +1,11 @@
 #pragma once
 // The core's semaphores. Signals are applied at their time (an instruction's
 // completion plus the propagation latency). An engine that must wait
-// registers the value it waits for (Await) and is woken once the semaphore
-// reaches it, not on every signal before (a semaphore counting a stream's
-// tiles changes once per tile).
+// registers the value it waits for (Await) and waits on `changed`, which is
+// notified once a waiter's value is reached, not on every signal before.
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <queue>
 #include <vector>
 
@@ -28,11 +29,14 @@ class SemaphoreBoard : public sc_core::sc_module {
     }
     return nullptr;
   }
-  // Notifies `ready` (immediately) once semaphore `wait.sem` is at least
-  // `wait.value` (which it is not now), or (after a delta) when the run
-  // aborts (WakeAll). One registration per wake: the waiter checks again and
-  // registers again if another signal took the value back.
-  void Await(const SemWait& wait, sc_core::sc_event* ready) { waiters_.push_back({wait.sem, wait.value, ready}); }
+  // Registers that an engine waits for semaphore `wait.sem` to reach
+  // `wait.value` (which it has not): changed(wait.sem) is notified once it
+  // does, not on every signal before. Every waiter of that semaphore wakes
+  // then; one whose value is not reached yet registers again.
+  void Await(const SemWait& wait) { lowest_wait_[wait.sem] = std::min(lowest_wait_[wait.sem], wait.value); }
+  // Notified when a waiter's value of semaphore `sem` is reached (Await), and
+  // when the run aborts.
+  sc_core::sc_event& changed(int sem) { return events_[sem]; }
   // Applies every signal's delta at absolute time `at` (>= now).
   void Signal(Picos at, const SemSignal* signals, size_t n);
   int64_t value(int sem) const { return values_[sem]; }
@@ -46,19 +50,16 @@ class SemaphoreBoard : public sc_core::sc_module {
     int64_t delta;
     bool operator>(const Pending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
-  struct Waiter {
-    int sem;
-    int64_t value;
-    sc_core::sc_event* ready;
-  };
   void Apply();
-  void WakeReached(int sem);
 
   std::vector<int64_t> values_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   uint64_t seq_ = 0;
-  // In order of registration (the order they are woken in); at most one per engine.
-  std::vector<Waiter> waiters_;
+  std::deque<sc_core::sc_event> events_;  // one per semaphore; grows, never shrinks
+  // Per semaphore, the lowest value a waiter waits for (kNoWaiter: none), so
+  // a signal that wakes no one costs a comparison.
+  static constexpr int64_t kNoWaiter = INT64_MAX;
+  std::vector<int64_t> lowest_wait_;
   sc_core::sc_event wake_;
   // When wake_ is due (absolute), kNever if not: a later notification would
   // be ignored by SystemC, so it is not made.

@@ -84,7 +84,7 @@ bool MergeInterleavedRuns(std::vector<T>* v, KeyOf key_of, RunOf run_of, Less le
   };
   for (int r = 0; r < kRuns; ++r) refill(r, 0);
   size_t p = 0;  // slots [0, p) hold the merged output
-  bool gave_up = false;
+  bool gave_up = false, out_of_order = false;
   for (; p < n; ++p) {
     int best = 0;  // the least (key, run)
     for (int r = 1; r < kRuns; ++r) best = key[r] < key[best] ? r : best;
@@ -92,6 +92,7 @@ bool MergeInterleavedRuns(std::vector<T>* v, KeyOf key_of, RunOf run_of, Less le
     const T out = slot[best] == kInRing ? waiting[best].front() : x[slot[best]];
     if (p > 0 && less(out, x[p - 1])) {  // a run was not in order
       gave_up = true;
+      out_of_order = true;
       break;
     }
     if (slot[best] == p) {  // already in its place
@@ -129,7 +130,11 @@ bool MergeInterleavedRuns(std::vector<T>* v, KeyOf key_of, RunOf run_of, Less le
   }
   v->resize(kept);
   for (Ring<T>& w : waiting) w.DrainInto(v);
-  std::sort(v->begin(), v->end(), less);
+  // Given up on the bound, slots [0, p) hold the p least in order, unless a
+  // run is out of order further on: then the boundary shows it.
+  const size_t done = out_of_order ? 0 : p;
+  std::sort(v->begin() + static_cast<std::ptrdiff_t>(done), v->end(), less);
+  if (done > 0 && done < v->size() && less((*v)[done], (*v)[done - 1])) std::sort(v->begin(), v->end(), less);
   return false;
 }
 

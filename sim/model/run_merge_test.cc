@@ -116,6 +116,15 @@ TEST(RunMerge, GivingUpMidwayKeepsEveryRecord) {
   }
 }
 
+TEST(RunMerge, ARunOutOfOrderPastWhereTheMergeGaveUp) {
+  std::vector<Rec> v;
+  for (int run = kRuns - 1; run >= 0; --run) {
+    for (int i = 0; i < 1000; ++i) v.push_back({i, run, i});
+  }
+  v[kRuns * 1000 - 1].key = -1;  // run 0's last record belongs first
+  ExpectSortsLikeStdSort(v, 100, false);
+}
+
 TEST(RunMerge, KeysAtTheTypesMaximum) {
   constexpr int64_t kMax = INT64_MAX;
   ExpectSortsLikeStdSort({{kMax, 3, 0}, {kMax, 1, 0}, {1, 4, 0}, {kMax, 4, 1}}, 16, true);

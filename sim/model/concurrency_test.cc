@@ -54,6 +54,30 @@ gpsimd: iota d wait=s2>=1
   EXPECT_GT(r.Record(EngineId::kScalar, 0).wait, 0);
 }
 
+TEST(Concurrency, WaitersWakeWhenTheirValueIsReached) {
+  // Vector signals s three times (each copy 170.833 ns, back to back); scalar
+  // waits for s >= 3 and gpsimd for s >= 2: each starts semaphore_latency
+  // (30 ns) after the signal that brings s to its value, not at the first.
+  auto r = RunText("trn2", R"(kernel k
+tensor a sbuf f32 [128, 8]
+tensor b sbuf f32 [128, 8]
+tensor c sbuf f32 [128, 8]
+tensor d sbuf f32 [128, 8]
+semaphore s
+vector: tensor_copy b, a signal=s
+vector: tensor_copy b, a signal=s
+vector: tensor_copy b, a signal=s
+scalar: activation c, a func=identity wait=s>=3
+gpsimd: iota d wait=s>=2
+)");
+  for (int i = 0; i < 3; ++i) {
+    const Picos end = r.Record(EngineId::kVector, i).end;
+    if (i == 1) EXPECT_EQ(r.Record(EngineId::kGpSimd, 0).start, end + 30000);
+    if (i == 2) EXPECT_EQ(r.Record(EngineId::kScalar, 0).start, end + 30000);
+  }
+  EXPECT_LT(r.Record(EngineId::kVector, 0).end, r.Record(EngineId::kVector, 1).end);
+}
+
 TEST(Concurrency, HbmContentionSlowsConcurrentTransfers) {
   // Two 32 KiB loads on different DMA engines (partitions 0-3 -> engine 0,
   // 8-11 -> engine 1). With the HBM stack limited to 46 B/ns, shared by two trn2 cores, the core's share is 23 B/ns, the two

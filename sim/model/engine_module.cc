@@ -71,7 +71,10 @@ void EngineModule::RunStream() {
     const LoadedInstruction& li = stream[position_];
     const Picos ready = local;
     if (li.num_waits > 0) {
-      if (local > Now()) sc_core::wait(Ps(local - Now()));
+      // Semaphores only grow (signal increments are >= 1, CheckKernel): a
+      // wait that holds now holds at `local` (>= now), and one that does not
+      // holds from the signal that wakes the engine on. No need to reach
+      // `local` first: the instruction issues at the later of the two.
       if (!WaitForSemaphores(li)) return;
       local = std::max(local, Now());
     }
@@ -84,8 +87,9 @@ void EngineModule::RunStream() {
 
 bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
   const SemWait* waits = run_->kernel->waits(li);
-  for (int sem; (sem = sems_.FirstUnsatisfied(waits, li.num_waits)) >= 0;) {
-    sc_core::wait(sems_.changed(sem));  // also notified when the run aborts
+  for (const SemWait* w; (w = sems_.FirstUnsatisfied(waits, li.num_waits)) != nullptr;) {
+    sems_.Await(*w);
+    sc_core::wait(sems_.changed(w->sem));  // also notified when the run aborts
     if (run_->aborted) return false;
   }
   return !run_->aborted;

@@ -332,23 +332,22 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
                             const ExecutionResult& result) {
   const RaceCandidates candidates(lk, hbm_address);
   const TransferEnds transfer_ends(lk, result);
-  // Accesses are visited in order of their start: records in start order
-  // (Summarize merges them so), each record's accesses together.
-  auto by_start = [](const InstructionRecord* a, const InstructionRecord* b) { return a->start < b->start; };
-  std::vector<const InstructionRecord*> order;
+  // Accesses are visited in order of their start: the records are in order
+  // of start (record_order.h), each record's accesses together.
   const std::vector<InstructionRecord>& records = result.instructions;
-  if (!std::is_sorted(records.begin(), records.end(),
-                      [&](const InstructionRecord& a, const InstructionRecord& b) { return by_start(&a, &b); })) {
-    order.reserve(records.size());
-    for (const InstructionRecord& rec : records) order.push_back(&rec);
-    std::stable_sort(order.begin(), order.end(), by_start);
-  }
+  Picos last_start = INT64_MIN;
   RaceSweep sweep(lk.kernel(), hbm_address, candidates.groups());
   int next_agent = kNumEngines;
   const LoadedInstruction* streams[kNumEngines];
   for (int e = 0; e < kNumEngines; ++e) streams[e] = lk.stream(static_cast<EngineId>(e)).data();
-  for (size_t i = 0; i < records.size(); ++i) {
-    const InstructionRecord* rec = order.empty() ? &records[i] : order[i];
+  for (const InstructionRecord& record : records) {
+    const InstructionRecord* rec = &record;
+    if (rec->start < last_start) {
+      throw SimError(
+          "race detector: the instruction records are not in order of start (call SortRecords first, "
+          "record_order.h)");
+    }
+    last_start = rec->start;
     const LoadedInstruction& li = streams[static_cast<int>(rec->engine)][rec->index];
     if (!li.may_race) continue;  // touches nothing two agents touch
     const Instruction& in = *li.in;

@@ -30,7 +30,9 @@ struct Race {
 };
 
 // The races of one finished execution, in order of time. `hbm_address` is
-// the device address of each HBM tensor in that execution.
+// the device address of each HBM tensor in that execution. Its instruction
+// records must be in order of start, as SortRecords leaves them
+// (record_order.h); records out of order are a SimError.
 std::vector<Race> FindRaces(const LoadedKernel& kernel, const std::vector<uint64_t>& hbm_address,
                             const ExecutionResult& result);
 

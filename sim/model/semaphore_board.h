@@ -1,6 +1,9 @@
 #pragma once
 // The core's semaphores. Signals are applied at their time (an instruction's
-// completion plus the propagation latency); waiting engines wake on `changed`.
+// completion plus the propagation latency). An engine that must wait
+// registers the value it waits for (Await) and waits on `changed`, which is
+// notified once a waiter's value is reached, not on every signal before.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <queue>
@@ -19,19 +22,24 @@ class SemaphoreBoard : public sc_core::sc_module {
   explicit SemaphoreBoard(sc_core::sc_module_name name);
 
   void Reset(size_t count);
-  // The first wait in `waits` that does not hold yet, or -1.
-  int FirstUnsatisfied(const SemWait* waits, size_t n) const {  // inline: checked before every waiting instruction
+  // The first wait in `waits` that does not hold yet, or nullptr.
+  const SemWait* FirstUnsatisfied(const SemWait* waits, size_t n) const {  // inline: before every waiting instruction
     for (size_t i = 0; i < n; ++i) {
-      if (values_[waits[i].sem] < waits[i].value) return waits[i].sem;
+      if (values_[waits[i].sem] < waits[i].value) return &waits[i];
     }
-    return -1;
+    return nullptr;
   }
+  // Registers that an engine waits for semaphore `wait.sem` to reach
+  // `wait.value` (which it has not): changed(wait.sem) is notified once it
+  // does, not on every signal before. Every waiter of that semaphore wakes
+  // then; one whose value is not reached yet registers again.
+  void Await(const SemWait& wait) { lowest_wait_[wait.sem] = std::min(lowest_wait_[wait.sem], wait.value); }
+  // Notified when a waiter's value of semaphore `sem` is reached (Await), and
+  // when the run aborts.
+  sc_core::sc_event& changed(int sem) { return events_[sem]; }
   // Applies every signal's delta at absolute time `at` (>= now).
   void Signal(Picos at, const SemSignal* signals, size_t n);
   int64_t value(int sem) const { return values_[sem]; }
-  // Notified when semaphore `sem` changes (and when the run aborts), so an
-  // engine waiting on one semaphore is not woken by every other signal.
-  sc_core::sc_event& changed(int sem) { return events_[sem]; }
   void WakeAll();
 
  private:
@@ -48,7 +56,15 @@ class SemaphoreBoard : public sc_core::sc_module {
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   uint64_t seq_ = 0;
   std::deque<sc_core::sc_event> events_;  // one per semaphore; grows, never shrinks
+  // Per semaphore, the lowest value a waiter waits for (kNoWaiter: none), so
+  // a signal that wakes no one costs a comparison.
+  static constexpr int64_t kNoWaiter = INT64_MAX;
+  std::vector<int64_t> lowest_wait_;
   sc_core::sc_event wake_;
+  // When wake_ is due (absolute), kNever if not: a later notification would
+  // be ignored by SystemC, so it is not made.
+  static constexpr Picos kNever = INT64_MAX;
+  Picos wake_at_ = kNever;
 };
 
 }  // namespace nsim

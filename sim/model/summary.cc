@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/base/error.h"
 #include "sim/isa/opcode_spec.h"
 #include "sim/model/dma_queue_name.h"
 #include "sim/model/interval_set.h"
@@ -29,64 +30,25 @@ HbmBytes PieceHbmBytes(int64_t piece_bytes, const DmaSide& src, const DmaSide& d
   return out;
 }
 
-// (start, engine) order: the order of the merged records.
-bool StartsBefore(const InstructionRecord& a, const InstructionRecord& b) {
-  return a.start != b.start ? a.start < b.start : a.engine < b.engine;
-}
-
-// The first engine with records left (the merge's answer when every head
-// left starts at INT64_MAX).
-int FirstWithRecords(const std::vector<InstructionRecord> (&per)[kNumEngines], const size_t (&next)[kNumEngines]) {
-  int e = 0;
-  while (next[e] == per[e].size()) ++e;
-  return e;
-}
-
-// Merges the per-engine runs of `records` by (start, engine), in linear
-// time. Returns whether the result is in order of start: it is unless an
-// engine's own records are not (the model issues each engine's instructions
-// in order of time).
-bool MergeByStart(std::vector<InstructionRecord>* records) {
-  // Already in (start, engine) order: the merge below would keep it.
-  if (std::is_sorted(records->begin(), records->end(), StartsBefore)) return true;
-  size_t count[kNumEngines] = {};
-  for (const InstructionRecord& rec : *records) count[static_cast<int>(rec.engine)]++;
-  std::vector<InstructionRecord> per[kNumEngines];
-  for (int e = 0; e < kNumEngines; ++e) per[e].reserve(count[e]);
-  bool runs_in_order = true;
-  for (const InstructionRecord& rec : *records) {
-    std::vector<InstructionRecord>& run = per[static_cast<int>(rec.engine)];
-    runs_in_order = runs_in_order && (run.empty() || run.back().start <= rec.start);
-    run.push_back(rec);
-  }
-  // Each engine's next record's start, cached (kDone once it has none): the
-  // lowest start wins, the lower engine on a tie.
-  constexpr Picos kDone = INT64_MAX;
-  Picos head[kNumEngines];
-  size_t next[kNumEngines] = {};
-  for (int e = 0; e < kNumEngines; ++e) head[e] = per[e].empty() ? kDone : per[e][0].start;
-  for (InstructionRecord& out : *records) {
-    int best = 0;
-    for (int e = 1; e < kNumEngines; ++e) best = head[e] < head[best] ? e : best;
-    if (next[best] == per[best].size()) best = FirstWithRecords(per, next);  // starts at kDone too
-    out = per[best][next[best]++];
-    head[best] = next[best] < per[best].size() ? per[best][next[best]].start : kDone;
-  }
-  return runs_in_order;
+[[noreturn]] void NotInOrder() {
+  throw SimError(
+      "Summarize: the instruction records are not in order of start (call SortRecords first, record_order.h)");
 }
 
 // Per engine: busy time, instruction and FLOP counts; returns the active
 // time: the union of every instruction and the DMA blocks `dma` (sorted).
-// `Union` is RunningUnion when the records are in order of start (as
-// merged), IntervalSet otherwise.
-template <class Union>
+// The records are in order of start (record_order.h), so each union keeps
+// only its open block.
 Picos SummarizeEngines(const LoadedKernel& kernel, const IntervalSet& dma, ExecutionResult* r) {
   using FlopsFn = int64_t (*)(const Kernel&, const Instruction&);
   FlopsFn flops[kNumOpcodes] = {};  // Spec(opcode).flops, looked up once per opcode
-  Union busy[kNumEngines];
-  Union active;
+  RunningUnion busy[kNumEngines];
+  RunningUnion active;
   const IntervalSet::Block* block = dma.begin();
+  Picos last_start = INT64_MIN;
   for (const InstructionRecord& rec : r->instructions) {
+    if (rec.start < last_start) NotInOrder();
+    last_start = rec.start;
     for (; block != dma.end() && block->first <= rec.start; ++block) active.Add(block->first, block->second);
     active.Add(rec.start, rec.end);
     const int e = static_cast<int>(rec.engine);
@@ -199,10 +161,6 @@ void SummarizeDmaTotals(const HardwareConfig& config, const LoadedKernel& kernel
 }  // namespace
 
 void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* r) {
-  // Engines run ahead of SystemC time, so records arrive interleaved across
-  // engines but in start order within each: merge the per-engine runs by
-  // (start, engine) in linear time; the order is deterministic.
-  const bool by_start = MergeByStart(&r->instructions);
   IntervalSet recorded_active;
   if (r->dma_pieces_recorded) {
     SummarizeDma(config, kernel.kernel(), r, &recorded_active);
@@ -210,8 +168,7 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
     SummarizeDmaTotals(config, kernel, r);
   }
   const IntervalSet& dma_active = r->dma_pieces_recorded ? recorded_active : r->dma_activity;
-  r->active_time = by_start ? SummarizeEngines<RunningUnion>(kernel, dma_active, r)
-                            : SummarizeEngines<IntervalSet>(kernel, dma_active, r);
+  r->active_time = SummarizeEngines(kernel, dma_active, r);
 }
 
 }  // namespace nsim

@@ -9,6 +9,8 @@
 
 namespace nsim {
 
+// The instruction records must be in order of start, as SortRecords leaves
+// them (record_order.h); records out of order are a SimError.
 void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, ExecutionResult* result);
 
 // The HBM bytes one DMA piece of `kernel` reads and writes (its dma_copy's HBM

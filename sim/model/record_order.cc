@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "sim/model/run_merge.h"
-
 namespace nsim {
 namespace {
 
@@ -45,18 +43,7 @@ void SortBy(std::vector<T>* records, Less less) {
 
 void SortRecords(ExecutionResult* result) {
   // Lambdas, not function pointers: std::sort then inlines the comparison.
-  // Each engine issues in order, so its records are in order already: merge
-  // the engines' runs (run_merge.h). At most 4096 + a 32nd of the records
-  // may wait in the merge: engines far apart in time (e.g. no semaphores
-  // between them) fall back to a sort.
-  auto& instructions = result->instructions;
-  auto instruction_before = [](const auto& a, const auto& b) { return InstructionBefore(a, b); };
-  if (!std::is_sorted(instructions.begin(), instructions.end(), instruction_before)) {
-    MergeInterleavedRuns<kNumEngines>(
-        &instructions, [](const InstructionRecord& r) { return r.start; },
-        [](const InstructionRecord& r) { return static_cast<int>(r.engine); }, instruction_before,
-        4096 + instructions.size() / 32);
-  }
+  SortBy(&result->instructions, [](const auto& a, const auto& b) { return InstructionBefore(a, b); });
   SortBy(&result->dma, [](const auto& a, const auto& b) { return PieceBefore(a, b); });
   SortBy(&result->dma_copy_ends, [](const auto& a, const auto& b) { return TransferEndBefore(a, b); });
 }

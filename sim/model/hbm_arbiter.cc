@@ -30,7 +30,7 @@ void HbmArbiter::Configure(double stack_bytes_per_ns, double core_share_bytes_pe
 void HbmArbiter::Transfer(int core, double bytes) { TransferCapped(core, bytes, nullptr); }
 
 void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
-  Flow f{core, bytes, 0, cap, AcquireEvent()};
+  Flow f{core, bytes, 0, cap, AcquireEvent(), nullptr, 0};
   Advance();
   Add(&f);
   Reschedule();
@@ -39,14 +39,35 @@ void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
 }
 
 void HbmArbiter::TransferAfter(int core, double bytes, Picos delay) {
-  Flow f{core, bytes, 0, nullptr, AcquireEvent()};
-  const Picos start = Now() + delay;
-  auto at = delayed_.end();
-  while (at != delayed_.begin() && std::prev(at)->start > start) --at;
-  delayed_.insert(at, {start, &f});
-  tick_.notify(ScPs(delay));  // keeps an earlier pending tick
+  Flow f{core, bytes, 0, nullptr, AcquireEvent(), nullptr, 0};
+  Delay(&f, Now() + delay, Join::kOnTick);
   sc_core::wait(*f.done);
   free_events_.push_back(f.done);
+}
+
+void HbmArbiter::StartFlow(int core, double bytes, Picos start, Join join, FlowListener* who, int tag) {
+  Flow* f;
+  if (free_flows_.empty()) {
+    f = &pooled_.emplace_back();
+  } else {
+    f = free_flows_.back();
+    free_flows_.pop_back();
+  }
+  *f = {core, bytes, 0, nullptr, nullptr, who, tag};
+  Delay(f, start, join);
+}
+
+// Mostly asked in start order: inserted at or near the back.
+void HbmArbiter::Delay(Flow* f, Picos start, Join join) {
+  auto at = delayed_.end();
+  while (at != delayed_.begin() &&
+         (std::prev(at)->start > start || (std::prev(at)->start == start && std::prev(at)->join > join))) {
+    --at;
+  }
+  delayed_.insert(at, {start, join, f});
+  if (tick_at_ >= 0 && tick_at_ <= start) return;  // SystemC keeps the earlier pending tick
+  tick_.notify(ScPs(start - Now()));
+  tick_at_ = start;
 }
 
 sc_core::sc_event* HbmArbiter::AcquireEvent() {
@@ -140,6 +161,7 @@ void HbmArbiter::WaterFill() {
 
 void HbmArbiter::Reschedule() {
   tick_.cancel();
+  tick_at_ = -1;
   Picos dt = -1;
   if (!flows_.empty()) {
     ShareStack();
@@ -150,7 +172,10 @@ void HbmArbiter::Reschedule() {
     const Picos start = delayed_.front().start - Now();
     if (dt < 0 || start < dt) dt = start;
   }
-  if (dt >= 0) tick_.notify(ScPs(dt));
+  if (dt >= 0) {
+    tick_.notify(ScPs(dt));
+    tick_at_ = Now() + dt;
+  }
 }
 
 // A core's flow ends at the ps after its last byte; a capped flow at the
@@ -192,12 +217,28 @@ void HbmArbiter::StartDue() {
   }
 }
 
-// Finished flows are told in the order they started.
+// Finished flows are told in the order they started: blocked threads by an
+// immediate notification (they run once this method returns), StartFlow's
+// listeners by a call once the tick's work is done, as such a thread would.
 void HbmArbiter::OnTick() {
+  tick_at_ = -1;
   Advance();
   if (end_at_ >= 0 && end_at_ <= Now()) EndFinished();
   StartDue();
   Reschedule();
+  TellEnded();
+}
+
+// A listener may start its next flow at once: the ended flow's storage is
+// free before it is told.
+void HbmArbiter::TellEnded() {
+  for (size_t i = 0; i < ended_.size(); ++i) {
+    FlowListener* who = ended_[i]->listener;
+    const int tag = ended_[i]->tag;
+    free_flows_.push_back(ended_[i]);
+    who->FlowDone(tag);
+  }
+  ended_.clear();
 }
 
 void HbmArbiter::EndFinished() {
@@ -207,7 +248,11 @@ void HbmArbiter::EndFinished() {
     if (left > kDoneBytes) {
       flows_[kept++] = f;
     } else {
-      f->done->notify();
+      if (f->listener != nullptr) {
+        ended_.push_back(f);
+      } else {
+        f->done->notify();
+      }
       Remove(*f);
     }
   }

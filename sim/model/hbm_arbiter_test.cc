@@ -124,8 +124,21 @@ class Reference {
 };
 
 // How a flow's thread starts it: Transfer at its start, or TransferAfter a
-// delay that ends at its start (as a DMA piece's setup), when it can.
-enum class Start { kAtStart, kAfterDelay };
+// delay that ends at its start (as a DMA piece's setup), when it can, or
+// without blocking, StartFlow (as the DMA module does; ends told to a
+// listener), after the delay or at its start.
+enum class Start { kAtStart, kAfterDelay, kListener };
+
+// Notes when each StartFlow flow ends.
+class EndsListener : public FlowListener {
+ public:
+  EndsListener(std::vector<Picos>& ends, Picos t0) : ends_(ends), t0_(t0) {}
+  void FlowDone(int tag) override { ends_[tag] = Now() - t0_; }
+
+ private:
+  std::vector<Picos>& ends_;
+  Picos t0_;
+};
 
 // The same flows through a real HbmArbiter (an otherwise unused stack of the
 // process's SystemC model), each started by its own thread.
@@ -135,10 +148,17 @@ std::vector<Picos> ArbiterEnds(Bandwidths bw, const std::vector<FlowSpec>& specs
   const Picos t0 = Now();
   std::vector<Picos> ends(specs.size(), -1);
   static const double cap = kCap;
+  EndsListener listener(ends, t0);
   for (size_t i = 0; i < specs.size(); ++i) {
-    sc_core::sc_spawn([&stack, &specs, &ends, i, t0, how] {
+    sc_core::sc_spawn([&stack, &specs, &ends, &listener, i, t0, how] {
       const FlowSpec& s = specs[i];
       const Picos delay = std::min<Picos>(s.start, 1 + static_cast<Picos>(i % 3) * 6000);  // a few setups
+      if (how == Start::kListener && !s.capped) {
+        sc_core::wait(Ps(s.start - delay));
+        const auto join = i % 2 == 0 ? HbmArbiter::Join::kOnTick : HbmArbiter::Join::kAfterTick;
+        stack.StartFlow(s.core, s.bytes, Now() + delay, join, &listener, static_cast<int>(i));
+        return;
+      }
       if (how == Start::kAfterDelay && !s.capped && delay > 0) {
         sc_core::wait(Ps(s.start - delay));
         stack.TransferAfter(s.core, s.bytes, delay);
@@ -155,9 +175,11 @@ std::vector<Picos> ArbiterEnds(Bandwidths bw, const std::vector<FlowSpec>& specs
 
 void ExpectSameEnds(Bandwidths bw, const std::vector<FlowSpec>& specs) {
   const std::vector<Picos> want = Reference(bw, specs).Ends();
-  for (Start how : {Start::kAtStart, Start::kAfterDelay}) {
+  for (Start how : {Start::kAtStart, Start::kAfterDelay, Start::kListener}) {
     const std::vector<Picos> got = ArbiterEnds(bw, specs, how);
-    const char* way = how == Start::kAtStart ? " started at its start" : " started after a delay";
+    const char* way = how == Start::kAtStart      ? " started at its start"
+                      : how == Start::kAfterDelay ? " started after a delay"
+                                                  : " started by StartFlow";
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
       ASSERT_GE(want[i], 0) << "flow " << i;

@@ -185,7 +185,8 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
   }
   const DmaPlan& plan = run.kernel->dma_plan(li);
   HbmArbiter* stack = plan.touches_hbm ? &run.StackOf(*li.in) : nullptr;
-  *t = {&li, &plan, stack, plan.count, key, -1, {CostOf(d, plan.piece(0)), CostOf(d, plan.piece(plan.count - 1))}};
+  const PieceCost first = CostOf(d, plan.piece(0));
+  *t = {&li, &plan, stack, plan.count, key, -1, {first, plan.count == 1 ? first : CostOf(d, plan.piece(plan.count - 1))}};
   q.outstanding.push_back(t);
   const Picos ready = AddTime(setup_start, d.start_latency_ps);  // the engine names the instruction
   for (int i = 0; i < plan.count; ++i) {

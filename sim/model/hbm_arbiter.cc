@@ -31,6 +31,7 @@ void HbmArbiter::Transfer(int core, double bytes) { TransferCapped(core, bytes, 
 
 void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
   Flow f{core, bytes, 0, cap, AcquireEvent(), nullptr, 0};
+  CatchUpLone();
   Advance();
   Add(&f);
   Reschedule();
@@ -59,6 +60,10 @@ void HbmArbiter::StartFlow(int core, double bytes, Picos start, Join join, FlowL
 
 // Mostly asked in start order: inserted at or near the back.
 void HbmArbiter::Delay(Flow* f, Picos start, Join join) {
+  CatchUpLone();
+  // A kOnTick flow usually has company starting with it (the other pieces
+  // of its transfer): only a kAfterTick one is tried alone.
+  if (join == Join::kAfterTick && flows_.empty() && delayed_.empty() && StartLone(f, start)) return;
   auto at = delayed_.end();
   while (at != delayed_.begin() &&
          (std::prev(at)->start > start || (std::prev(at)->start == start && std::prev(at)->join > join))) {
@@ -95,6 +100,7 @@ void HbmArbiter::Remove(const Flow& f) {
 }
 
 void HbmArbiter::Recompute() {
+  CatchUpLone();
   Advance();
   Reschedule();
 }
@@ -217,11 +223,54 @@ void HbmArbiter::StartDue() {
   }
 }
 
+// A flow asked for while the stack is idle: if nothing else happens on the
+// stack until its end, the tick at its start would only add it and work out
+// its end, so that is done now and the stack ticks once, at its end. The
+// flow waits in `delayed_` as `lone_`; anything that reaches the stack first
+// catches up (CatchUpLone). False if the flow would never end alone.
+bool HbmArbiter::StartLone(Flow* f, Picos start) {
+  Add(f);  // worked out as the tick at `start` would: alone, from its start
+  ShareStack();
+  const Picos dt = NextEnd();
+  flows_.pop_back();
+  Remove(*f);
+  if (dt < 0) return false;
+  delayed_.push_back({start, Join::kOnTick, f});
+  lone_ = true;
+  tick_.cancel();
+  tick_.notify(ScPs(start + dt - Now()));
+  tick_at_ = start + dt;
+  return true;
+}
+
+// What the tick at the lone flow's start would have done, done now: it
+// joins the idle stack at its start (with nothing to charge, last_ moves
+// there) and the rates are those of it alone; its end, the pending tick, is
+// unchanged. Before its start it becomes an ordinary delayed flow, with the
+// ordinary tick at its start.
+void HbmArbiter::CatchUpLone() {
+  if (!lone_) return;
+  lone_ = false;
+  const Delayed d = delayed_.front();
+  if (Now() < d.start) {
+    tick_.cancel();
+    tick_.notify(ScPs(d.start - Now()));
+    tick_at_ = d.start;
+    return;
+  }
+  delayed_.pop_front();
+  last_ = d.start;
+  Add(d.flow);
+  ShareStack();
+  end_at_ = d.start + NextEnd();
+}
+
 // Finished flows are told in the order they started: blocked threads by an
 // immediate notification (they run once this method returns), StartFlow's
 // listeners by a call once the tick's work is done, as such a thread would.
 void HbmArbiter::OnTick() {
   tick_at_ = -1;
+  CatchUpLone();
   Advance();
   if (end_at_ >= 0 && end_at_ <= Now()) EndFinished();
   StartDue();

@@ -89,6 +89,8 @@ class HbmArbiter : public sc_core::sc_module {
   void StartDue();     // adds the delayed flows whose start has come
   void Delay(Flow* f, Picos start, Join join);  // joins `delayed_`, ticks at `start`
   void TellEnded();    // FlowDone for StartFlow's flows EndFinished removed
+  bool StartLone(Flow* f, Picos start);  // a flow alone on an idle stack: one tick, at its end
+  void CatchUpLone();  // the lone flow's start, as its tick would have done it
   sc_core::sc_event* AcquireEvent();
 
   double stack_bw_ = 0, core_bw_ = 0, engine_bw_ = 0;  // bytes per ns
@@ -128,6 +130,7 @@ class HbmArbiter : public sc_core::sc_module {
   std::vector<Flow*> ended_;  // StartFlow's flows EndFinished removed, not told yet
   sc_core::sc_event tick_;
   Picos tick_at_ = -1;  // when `tick_`'s pending notification fires (-1: none)
+  bool lone_ = false;   // delayed_ holds one flow, with no tick at its start (StartLone)
 };
 
 }  // namespace nsim

@@ -220,6 +220,36 @@ TEST(HbmArbiter, AStartEndsNoFlowEarly) {
   ExpectSameEnds({750, 375, 27.3}, specs);
 }
 
+// Flows an idle stack is asked for one at a time (StartFlow, kAfterTick: the
+// stack ticks only at their ends), and others asked for while such a flow
+// waits for its start, or once it has started: every end as the model's.
+TEST(HbmArbiter, LoneFlowsEndAsTheModel) {
+  const Bandwidths bw{750, 375, 27.3};
+  const std::vector<FlowSpec> specs = {
+      {10000, 0, 4096, false},   // alone throughout
+      {500000, 0, 8192, false},  // alone until the next joins mid-way
+      {600000, 0, 64, false},    // asked after that one started
+      {1200000, 0, 2048, false},  // alone when asked, with company before its start
+      {1200500, 0, 512, false},   // asked while the one above waits for its start
+  };
+  const std::vector<Picos> asked = {0, 400000, 550000, 1000000, 1100000};
+  HbmArbiter& stack = SimHost::Get().stack_module(SimHost::kMaxStacks - 1);
+  stack.Configure(bw.stack, bw.core, bw.engine);
+  const Picos t0 = Now();
+  std::vector<Picos> ends(specs.size(), -1);
+  EndsListener listener(ends, t0);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    sc_core::sc_spawn([&, i] {
+      sc_core::wait(Ps(asked[i]));
+      stack.StartFlow(specs[i].core, specs[i].bytes, t0 + specs[i].start, HbmArbiter::Join::kAfterTick, &listener,
+                      static_cast<int>(i));
+    });
+  }
+  sc_core::sc_start();
+  const std::vector<Picos> want = Reference(bw, specs).Ends();
+  for (size_t i = 0; i < specs.size(); ++i) EXPECT_EQ(ends[i], want[i]) << "flow " << i;
+}
+
 // The stack oversubscribed by one core's flows (water-filling), and several
 // cores with capped flows (per-flow rates). Starts are distinct: with equal
 // rates, water-filling gives each flow a rate by its start order (which for

@@ -57,10 +57,10 @@ void DmaModule::ScheduleWake() {
 void DmaModule::ServeNext(int engine, Picos now) {
   Engine& e = *engines_[engine];
   Piece p;
-  while (e.queues.PopReady(now, &p)) {
+  Picos next;
+  while (e.queues.PopReady(now, &p, &next)) {
     if (Serve(engine, p, now)) return;
   }
-  const Picos next = e.queues.EarliestReady();
   if (next >= 0) calendar_.Set(engine, next);
 }
 
@@ -83,9 +83,8 @@ bool DmaModule::Serve(int engine, const Piece& p, Picos start) {
     t.stack->StartFlow(run.core, static_cast<double>(cost.bytes), start + cost.setup, HbmArbiter::Join::kOnTick,
                        this, engine);
   } else {
-    t.stack->StartFlow(run.core, static_cast<double>(cost.bytes),
-                       start + static_cast<Picos>(cost.setup_wait.value()), HbmArbiter::Join::kAfterTick, this,
-                       engine);
+    t.stack->StartFlow(run.core, static_cast<double>(cost.bytes), start + cost.setup_for,
+                       HbmArbiter::Join::kAfterTick, this, engine);
   }
   return true;
 }
@@ -205,14 +204,14 @@ DmaModule::PieceCost DmaModule::CostOf(const DmaParams& d, const DmaPiece& p) {
   c.bytes = p.bytes;
   c.descriptors = p.descriptors;
   c.setup = d.piece_setup_ps + d.descriptor_ps * p.descriptors;  // checked at load
-  c.setup_wait = ScPs(c.setup);
+  c.setup_for = static_cast<Picos>(ScPsValue(c.setup));
   const double ps = static_cast<double>(p.bytes) / d.bytes_per_ns * 1000.0;
   if (!(std::fabs(ps) < 9223372036854775808.0) || __builtin_add_overflow(c.setup, std::llround(ps), &c.busy)) {
     c.busy = -1;
     return c;
   }
   c.moving = static_cast<Picos>(std::ceil(ps));
-  c.busy_for = static_cast<Picos>((c.setup_wait + ScPs(c.moving)).value());
+  c.busy_for = static_cast<Picos>(ScPsValue(c.setup) + ScPsValue(c.moving));
   return c;
 }
 

@@ -25,41 +25,35 @@ class RoundRobinQueues {
     nonempty_[queue / 64] |= uint64_t{1} << (queue % 64);
   }
   // Takes the head of the next ready queue in round-robin order into `*out`;
-  // false if no head is ready by `now`.
-  bool PopReady(Picos now, Item* out) {
+  // false if no head is ready by `now`, with `*earliest` set to when the
+  // first one becomes ready (-1: every queue is empty).
+  bool PopReady(Picos now, Item* out, Picos* earliest) {
     const int n = queues_in_use_;
-    int q = NextReady(round_robin_, n, now);
-    if (q < 0 && round_robin_ > 0) q = NextReady(0, round_robin_, now);
-    if (q < 0) return false;
+    *earliest = -1;
+    int q = NextReady(round_robin_, n, now, earliest);
+    if (q < 0 && round_robin_ > 0) q = NextReady(0, round_robin_, now, earliest);
+    if (q < 0) return false;  // every non-empty queue was visited
     round_robin_ = (q + 1) % n;
     *out = queues_[q].front();
     queues_[q].pop_front();
     if (queues_[q].empty()) nonempty_[q / 64] &= ~(uint64_t{1} << (q % 64));
     return true;
   }
-  // When the earliest head becomes ready, -1 if every queue is empty.
-  Picos EarliestReady() const {
-    Picos t = -1;
-    for (int w = 0; w < kWords; ++w) {
-      for (uint64_t bits = nonempty_[w]; bits != 0; bits &= bits - 1) {
-        const Picos ready = queues_[w * 64 + __builtin_ctzll(bits)].front().ready;
-        if (t < 0 || ready < t) t = ready;
-      }
-    }
-    return t;
-  }
 
  private:
   static constexpr int kWords = (kMaxQueues + 63) / 64;
-  // The first queue in [from, to) that is non-empty with a head ready by `now`, or -1.
-  int NextReady(int from, int to, Picos now) const {
+  // The first queue in [from, to) that is non-empty with a head ready by
+  // `now`, or -1; `*earliest` is lowered to the heads it passes.
+  int NextReady(int from, int to, Picos now, Picos* earliest) const {
     for (int w = from / 64; w * 64 < to; ++w) {
       uint64_t bits = nonempty_[w];
       if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
       while (bits != 0) {
         const int q = w * 64 + __builtin_ctzll(bits);
         if (q >= to) return -1;
-        if (queues_[q].front().ready <= now) return q;
+        const Picos ready = queues_[q].front().ready;
+        if (ready <= now) return q;
+        if (*earliest < 0 || ready < *earliest) *earliest = ready;
         bits &= bits - 1;
       }
     }

@@ -16,25 +16,27 @@ TEST(RoundRobinQueues, ReadyHeadsInTurn) {
   RoundRobinQueues<Item, 160> q;
   q.Reset(80);
   Item got{};
-  EXPECT_FALSE(q.PopReady(1000, &got));
-  EXPECT_EQ(q.EarliestReady(), -1);
+  Picos earliest = 0;
+  EXPECT_FALSE(q.PopReady(1000, &got, &earliest));
+  EXPECT_EQ(earliest, -1);  // every queue empty
   q.Push(5, {10, 1});
   q.Push(5, {10, 2});
   q.Push(70, {10, 3});
   q.Push(2, {40, 4});  // not ready before 40
-  EXPECT_EQ(q.EarliestReady(), 10);
-  EXPECT_FALSE(q.PopReady(9, &got));
-  ASSERT_TRUE(q.PopReady(10, &got));
+  EXPECT_FALSE(q.PopReady(9, &got, &earliest));
+  EXPECT_EQ(earliest, 10);
+  ASSERT_TRUE(q.PopReady(10, &got, &earliest));
   EXPECT_EQ(got.id, 1);  // queue 5, then the turn passes it
-  ASSERT_TRUE(q.PopReady(10, &got));
+  ASSERT_TRUE(q.PopReady(10, &got, &earliest));
   EXPECT_EQ(got.id, 3);  // queue 70 (across the 64-bit word)
-  ASSERT_TRUE(q.PopReady(10, &got));
+  ASSERT_TRUE(q.PopReady(10, &got, &earliest));
   EXPECT_EQ(got.id, 2);  // wrapped to queue 5 again; queue 2's head is not ready
-  EXPECT_FALSE(q.PopReady(39, &got));
-  EXPECT_EQ(q.EarliestReady(), 40);
-  ASSERT_TRUE(q.PopReady(40, &got));
+  EXPECT_FALSE(q.PopReady(39, &got, &earliest));
+  EXPECT_EQ(earliest, 40);  // found past the turn, after wrapping
+  ASSERT_TRUE(q.PopReady(40, &got, &earliest));
   EXPECT_EQ(got.id, 4);
-  EXPECT_EQ(q.EarliestReady(), -1);
+  EXPECT_FALSE(q.PopReady(40, &got, &earliest));
+  EXPECT_EQ(earliest, -1);
 }
 
 // Queues at and after the turn come first: with every head ready, the
@@ -44,16 +46,17 @@ TEST(RoundRobinQueues, OneRound) {
   q.Reset(10);
   for (int i = 0; i < 10; ++i) q.Push(i, {0, i});
   Item got{};
-  ASSERT_TRUE(q.PopReady(0, &got));
+  Picos earliest = 0;
+  ASSERT_TRUE(q.PopReady(0, &got, &earliest));
   EXPECT_EQ(got.id, 0);
   q.Push(0, {0, 100});
   for (int want = 1; want < 10; ++want) {
-    ASSERT_TRUE(q.PopReady(0, &got));
+    ASSERT_TRUE(q.PopReady(0, &got, &earliest));
     EXPECT_EQ(got.id, want);
   }
-  ASSERT_TRUE(q.PopReady(0, &got));
+  ASSERT_TRUE(q.PopReady(0, &got, &earliest));
   EXPECT_EQ(got.id, 100);
-  EXPECT_FALSE(q.PopReady(0, &got));
+  EXPECT_FALSE(q.PopReady(0, &got, &earliest));
 }
 
 }  // namespace

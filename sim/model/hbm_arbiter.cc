@@ -237,17 +237,18 @@ bool HbmArbiter::StartLone(Flow* f, Picos start) {
   if (dt < 0) return false;
   delayed_.push_back({start, Join::kOnTick, f});
   lone_ = true;
-  tick_.cancel();
-  tick_.notify(ScPs(start + dt - Now()));
-  tick_at_ = start + dt;
+  lone_end_ = start + dt;
+  if (tick_at_ >= 0) tick_.cancel();
+  tick_.notify(ScPs(lone_end_ - Now()));
+  tick_at_ = lone_end_;
   return true;
 }
 
 // What the tick at the lone flow's start would have done, done now: it
 // joins the idle stack at its start (with nothing to charge, last_ moves
-// there) and the rates are those of it alone; its end, the pending tick, is
-// unchanged. Before its start it becomes an ordinary delayed flow, with the
-// ordinary tick at its start.
+// there), at the rates StartLone worked out (nothing has reached the stack
+// since), ending at the pending tick. Before its start it becomes an
+// ordinary delayed flow, with the ordinary tick at its start.
 void HbmArbiter::CatchUpLone() {
   if (!lone_) return;
   lone_ = false;
@@ -261,8 +262,7 @@ void HbmArbiter::CatchUpLone() {
   delayed_.pop_front();
   last_ = d.start;
   Add(d.flow);
-  ShareStack();
-  end_at_ = d.start + NextEnd();
+  end_at_ = lone_end_;
 }
 
 // Finished flows are told in the order they started: blocked threads by an

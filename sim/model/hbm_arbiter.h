@@ -131,6 +131,7 @@ class HbmArbiter : public sc_core::sc_module {
   sc_core::sc_event tick_;
   Picos tick_at_ = -1;  // when `tick_`'s pending notification fires (-1: none)
   bool lone_ = false;   // delayed_ holds one flow, with no tick at its start (StartLone)
+  Picos lone_end_ = 0;  // when that flow ends if it stays alone
 };
 
 }  // namespace nsim

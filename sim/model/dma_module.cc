@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "sim/base/error.h"
@@ -71,8 +72,14 @@ void DmaModule::ServeNext(int engine, Picos now) {
 bool DmaModule::Serve(int engine, const Piece& p, Picos start) {
   RunState& run = *run_;
   if (run.aborted) return false;
+  if (!TimeFits(run, p, p.cost(), start)) return false;
+  Begin(engine, p, start);
+  return true;
+}
+
+void DmaModule::Begin(int engine, const Piece& p, Picos start) {
+  const RunState& run = *run_;
   const PieceCost& cost = p.cost();
-  if (!TimeFits(run, p, cost, start)) return false;
   Engine& e = *engines_[engine];
   e.current = p;
   e.serving_since = start;
@@ -86,7 +93,51 @@ bool DmaModule::Serve(int engine, const Piece& p, Picos start) {
     t.stack->StartFlow(run.core, static_cast<double>(cost.bytes), start + cost.setup_for,
                        HbmArbiter::Join::kAfterTick, this, engine);
   }
+}
+
+// An idle engine given its only piece picks it now for its ready time: until
+// then nothing but another queued piece can change that pick (the engine
+// stays idle, its other queues are empty), so the module need not wake at
+// the ready time. Pieces queued later that would be picked first, or tie,
+// undo it (UndoneBy). False (nothing done) where the pick must wait: the
+// run failed, or the piece's time would fail it (then it fails at its pick,
+// as always).
+bool DmaModule::ServeAhead(int engine) {
+  Engine& e = *engines_[engine];
+  const int turn = e.queues.turn();
+  Piece p;
+  Picos earliest;
+  if (!e.queues.PopReady(std::numeric_limits<Picos>::max(), &p, &earliest)) return false;
+  if (p.ready <= Now() || run_->aborted || !Fits(*run_, p.cost(), p.ready)) {
+    e.queues.PutBack(p.transfer->queue, p, turn);
+    return false;
+  }
+  e.ahead = true;
+  e.turn_before = turn;
+  Begin(engine, p, p.ready);
   return true;
+}
+
+// At its start the engine picks among the queue heads ready then: a piece
+// ready earlier, or as early in another queue, may be picked instead of the
+// one picked ahead (in the same queue it comes after it). Once the start has
+// come the pick stands (a piece queued then cannot be ready earlier).
+bool DmaModule::UndoneBy(const Engine& e, const Piece& p) const {
+  const Picos start = e.serving_since;
+  return e.ahead && Now() < start &&
+         (p.ready < start || (p.ready == start && p.transfer->queue != e.current.transfer->queue));
+}
+
+// The pick made ahead is taken back before its start: the piece returns to
+// the front of its queue, the engine is idle and waits for its earliest head.
+void DmaModule::UndoAhead(int engine) {
+  Engine& e = *engines_[engine];
+  const Piece p = e.current;
+  if (p.transfer->stack != nullptr) p.transfer->stack->CancelFlow(this, engine);
+  e.queues.PutBack(p.transfer->queue, p, e.turn_before);
+  e.ahead = false;
+  e.serving_since = -1;
+  calendar_.Set(engine, p.ready);
 }
 
 void DmaModule::Finish(int engine, Picos end) {
@@ -94,6 +145,7 @@ void DmaModule::Finish(int engine, Picos end) {
   const Piece p = e.current;
   const Picos start = e.serving_since;
   e.serving_since = -1;
+  e.ahead = false;
   RunState& run = *run_;
   const Transfer& t = *p.transfer;
   const PieceCost& cost = p.cost();
@@ -111,11 +163,14 @@ void DmaModule::Finish(int engine, Picos end) {
 // Whether the piece, at full engine bandwidth and with 2x headroom for HBM
 // sharing, ends before INT64_MAX ps. Fails the run, naming the dma_copy, otherwise.
 bool DmaModule::TimeFits(RunState& run, const Piece& p, const PieceCost& cost, Picos now) {
+  return Fits(run, cost, now) || FailTimeFits(run, p, cost);
+}
+
+bool DmaModule::Fits(const RunState& run, const PieceCost& cost, Picos now) {
   Picos end, margin, sum;
-  const bool fits = cost.busy >= 0 && !__builtin_add_overflow(now, cost.busy, &end) &&
-                    !__builtin_add_overflow(cost.busy, run.config->kernel.semaphore_latency_ps, &margin) &&
-                    !__builtin_add_overflow(end, margin, &sum);
-  return fits || FailTimeFits(run, p, cost);
+  return cost.busy >= 0 && !__builtin_add_overflow(now, cost.busy, &end) &&
+         !__builtin_add_overflow(cost.busy, run.config->kernel.semaphore_latency_ps, &margin) &&
+         !__builtin_add_overflow(end, margin, &sum);
 }
 
 // TimeFits's error, worded and raised as it always was.
@@ -147,6 +202,7 @@ void DmaModule::Reset(RunState* run) {
   for (auto& e : engines_) {
     e->queues.Reset(static_cast<int>(queues * kNumEngines));
     e->serving_since = -1;
+    e->ahead = false;
   }
   calendar_.Reset(static_cast<int>(run->config->dma.engines));
   wake_.cancel();
@@ -190,8 +246,16 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
   const Picos ready = AddTime(setup_start, d.start_latency_ps);  // the engine names the instruction
   for (int i = 0; i < plan.count; ++i) {
     const int engine = (plan.first_engine + i) % plan.engines;  // = plan.piece(i).dma_engine
-    engines_[engine]->queues.Push(key, {t, ready, i + 1 == plan.count});
-    if (engines_[engine]->serving_since < 0) calendar_.Lower(engine, ready);  // a busy one looks when it is free
+    Engine& e = *engines_[engine];
+    const Piece p{t, ready, i + 1 == plan.count};
+    e.queues.Push(key, p);
+    if (e.serving_since >= 0) {  // a busy one looks when it is free, unless its pick was made ahead
+      if (!UndoneBy(e, p)) continue;
+      UndoAhead(engine);
+    } else if (calendar_.due(engine) < 0 && ServeAhead(engine)) {  // idle with no other piece queued
+      continue;
+    }
+    calendar_.Lower(engine, ready);
   }
   ScheduleWake();
 }

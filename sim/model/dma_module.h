@@ -96,6 +96,10 @@ class DmaModule : public sc_core::sc_module, private FlowListener {
     RoundRobinQueues<Piece, kMaxQueues * kNumEngines> queues;
     Piece current{};
     Picos serving_since = -1;  // when `current` began (-1: idle)
+    // `current` was picked when it was queued, ahead of its start (ServeAhead):
+    // the round-robin position before that pick, to undo it.
+    bool ahead = false;
+    int turn_before = 0;
   };
   void Wake();  // the module's process: acts for every engine due now
   void FlowDone(int engine) override;
@@ -104,8 +108,13 @@ class DmaModule : public sc_core::sc_module, private FlowListener {
   // for the earliest one.
   void ServeNext(int engine, Picos now);
   bool Serve(int engine, const Piece& p, Picos start);  // false: dropped (the run failed)
+  void Begin(int engine, const Piece& p, Picos start);  // the engine serves `p` from `start`
+  bool ServeAhead(int engine);  // see Submit
+  bool UndoneBy(const Engine& e, const Piece& p) const;  // the pick made ahead no longer holds
+  void UndoAhead(int engine);
   void Finish(int engine, Picos end);  // its piece has ended
   static bool TimeFits(RunState& run, const Piece& p, const PieceCost& cost, Picos now);
+  static bool Fits(const RunState& run, const PieceCost& cost, Picos now);  // TimeFits without the error
   static bool FailTimeFits(RunState& run, const Piece& p, const PieceCost& cost);
   void PieceDone(Transfer& t);
   void Complete(Transfer& t, Picos done);

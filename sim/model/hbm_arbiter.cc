@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "sim/base/error.h"
 #include "sim/model/run_state.h"
 #include "sim/model/sc_time_ps.h"
 
@@ -56,6 +57,37 @@ void HbmArbiter::StartFlow(int core, double bytes, Picos start, Join join, FlowL
   }
   *f = {core, bytes, 0, nullptr, nullptr, who, tag};
   Delay(f, start, join);
+}
+
+// Nothing else has changed since the flow was asked for, so every other
+// flow's state is as it would be without it; only the pending tick may have
+// been moved to its start, and is moved back: a tick at a time with nothing
+// to do would still charge the flows there (Advance), in two roundings
+// instead of one.
+void HbmArbiter::CancelFlow(FlowListener* who, int tag) {
+  auto at = delayed_.end();
+  while (at != delayed_.begin()) {
+    --at;
+    if (at->flow->listener == who && at->flow->tag == tag) break;
+  }
+  if (at == delayed_.end() || at->flow->listener != who || at->flow->tag != tag) {
+    throw SimError("internal: HbmArbiter::CancelFlow of a flow not waiting to start");
+  }
+  free_flows_.push_back(at->flow);
+  delayed_.erase(at);
+  lone_ = false;  // a lone flow was the only one waiting
+  RetickWithoutCharge();
+}
+
+// The tick an arbiter without the cancelled flow would have pending: at the
+// next end or delayed start (what Reschedule and Delay keep), or none.
+void HbmArbiter::RetickWithoutCharge() {
+  Picos next = end_at_;
+  if (!delayed_.empty() && (next < 0 || delayed_.front().start < next)) next = delayed_.front().start;
+  if (next == tick_at_) return;
+  tick_.cancel();
+  tick_at_ = next;
+  if (next >= 0) tick_.notify(ScPs(next - Now()));
 }
 
 // Mostly asked in start order: inserted at or near the back.

@@ -53,6 +53,9 @@ class HbmArbiter : public sc_core::sc_module {
   // bytes, after every flow ending then has ended and every flow starting
   // then on the tick has started (as a thread woken then would run).
   void StartFlow(int core, double bytes, Picos start, Join join, FlowListener* who, int tag);
+  // Withdraws a StartFlow flow that has not started yet, as if it had never
+  // been asked for (its listener is not told).
+  void CancelFlow(FlowListener* who, int tag);
   // A copy's flow for `core` (a host copy into or out of its memory, one side
   // of a core-to-core copy): capped by `*cap` bytes per ns instead of one DMA
   // engine's bandwidth (read at every reschedule: the caller may change it
@@ -89,6 +92,7 @@ class HbmArbiter : public sc_core::sc_module {
   void StartDue();     // adds the delayed flows whose start has come
   void Delay(Flow* f, Picos start, Join join);  // joins `delayed_`, ticks at `start`
   void TellEnded();    // FlowDone for StartFlow's flows EndFinished removed
+  void RetickWithoutCharge();  // the tick at the next end or delayed start, nothing else
   bool StartLone(Flow* f, Picos start);  // a flow alone on an idle stack: one tick, at its end
   void CatchUpLone();  // the lone flow's start, as its tick would have done it
   sc_core::sc_event* AcquireEvent();

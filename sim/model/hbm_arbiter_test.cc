@@ -250,6 +250,37 @@ TEST(HbmArbiter, LoneFlowsEndAsTheModel) {
   for (size_t i = 0; i < specs.size(); ++i) EXPECT_EQ(ends[i], want[i]) << "flow " << i;
 }
 
+// Flows withdrawn before their start (a DMA engine's pick undone) leave the
+// others' ends as if they had never been asked for: one waiting behind a
+// running flow (its start had moved the tick), one alone on the idle stack.
+TEST(HbmArbiter, CancelledFlowsChangeNothing) {
+  const Bandwidths bw{750, 375, 27.3};
+  const std::vector<FlowSpec> specs = {{0, 0, 4096, false}, {260000, 0, 512, false}, {900000, 0, 100, false}};
+  HbmArbiter& stack = SimHost::Get().stack_module(SimHost::kMaxStacks - 1);
+  stack.Configure(bw.stack, bw.core, bw.engine);
+  const Picos t0 = Now();
+  std::vector<Picos> ends(specs.size() + 2, -1);
+  EndsListener listener(ends, t0);
+  const int kBehind = 3, kAlone = 4;
+  sc_core::sc_spawn([&] {
+    stack.StartFlow(0, 4096, t0, HbmArbiter::Join::kAfterTick, &listener, 0);
+    stack.StartFlow(0, 777, t0 + 100000, HbmArbiter::Join::kOnTick, &listener, kBehind);
+    stack.StartFlow(0, 512, t0 + 260000, HbmArbiter::Join::kOnTick, &listener, 1);
+    sc_core::wait(Ps(50000));
+    stack.CancelFlow(&listener, kBehind);
+    sc_core::wait(Ps(550000));  // the stack is idle from ~170 ns to 260 ns and after ~280 ns
+    stack.StartFlow(0, 999, t0 + 800000, HbmArbiter::Join::kAfterTick, &listener, kAlone);
+    sc_core::wait(Ps(100000));
+    stack.CancelFlow(&listener, kAlone);
+    stack.StartFlow(0, 100, t0 + 900000, HbmArbiter::Join::kAfterTick, &listener, 2);
+  });
+  sc_core::sc_start();
+  const std::vector<Picos> want = Reference(bw, specs).Ends();
+  for (size_t i = 0; i < specs.size(); ++i) EXPECT_EQ(ends[i], want[i]) << "flow " << i;
+  EXPECT_EQ(ends[kBehind], -1);
+  EXPECT_EQ(ends[kAlone], -1);
+}
+
 // The stack oversubscribed by one core's flows (water-filling), and several
 // cores with capped flows (per-flow rates). Starts are distinct: with equal
 // rates, water-filling gives each flow a rate by its start order (which for

@@ -24,6 +24,14 @@ class RoundRobinQueues {
     queues_[queue].push_back(item);
     nonempty_[queue / 64] |= uint64_t{1} << (queue % 64);
   }
+  // The round-robin position, to undo a pick with PutBack.
+  int turn() const { return round_robin_; }
+  // Undoes the pick of `item` from `queue` made at round-robin position `turn`.
+  void PutBack(int queue, const Item& item, int turn) {
+    queues_[queue].push_front(item);
+    nonempty_[queue / 64] |= uint64_t{1} << (queue % 64);
+    round_robin_ = turn;
+  }
   // Takes the head of the next ready queue in round-robin order into `*out`;
   // false if no head is ready by `now`, with `*earliest` set to when the
   // first one becomes ready (-1: every queue is empty).

@@ -195,8 +195,7 @@ DmaModule::~DmaModule() = default;
 
 void DmaModule::Reset(RunState* run) {
   run_ = run;
-  transfers_.clear();
-  free_transfers_.clear();
+  transfer_pool_.Clear();
   const int64_t queues = run->config->dma.queues_per_engine;
   queue_state_.assign(static_cast<size_t>(queues * kNumEngines), QueueState{});
   for (auto& e : engines_) {
@@ -231,13 +230,7 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
   const Picos setup_start = std::max(trigger_end, q.setup_free);
   q.setup_free = AddTime(setup_start, d.queue_setup_ps);
   run.Busy();  // until Complete
-  Transfer* t;
-  if (free_transfers_.empty()) {
-    t = &transfers_.emplace_back();
-  } else {
-    t = free_transfers_.back();
-    free_transfers_.pop_back();
-  }
+  Transfer* t = transfer_pool_.Acquire();
   const DmaPlan& plan = run.kernel->dma_plan(li);
   HbmArbiter* stack = plan.touches_hbm ? &run.StackOf(*li.in) : nullptr;
   const PieceCost first = CostOf(d, plan.piece(0));
@@ -291,7 +284,7 @@ void DmaModule::PieceDone(Transfer& t) {
     q.outstanding.pop_front();
     q.last_done = std::max(head.finished, q.last_done) + run_->config->dma.queue_completion_ps;
     Complete(head, q.last_done);
-    free_transfers_.push_back(&head);  // nothing refers to it any more
+    transfer_pool_.Release(&head);  // nothing refers to it any more
     if (run_->aborted) return;
   }
 }

@@ -28,6 +28,7 @@
 #include "sim/model/dma_calendar.h"
 #include "sim/model/hbm_arbiter.h"
 #include "sim/model/interval_union.h"
+#include "sim/model/reuse_pool.h"
 #include "sim/model/round_robin_queues.h"
 #include "sim/model/run_state.h"
 #include "sim/model/semaphore_board.h"
@@ -129,8 +130,7 @@ class DmaModule : public sc_core::sc_module, private FlowListener {
   DmaCalendar<kMaxEngines> calendar_;
   sc_core::sc_event wake_;
   Picos wake_at_ = -1;  // when `wake_`'s pending notification fires (-1: none)
-  std::deque<Transfer> transfers_;   // storage; completed ones are reused
-  std::vector<Transfer*> free_transfers_;
+  ReusePool<Transfer> transfer_pool_;  // completed ones are reused
   std::vector<QueueState> queue_state_;
   std::vector<DmaEngineSummary> engine_totals_;  // when pieces are not recorded
   std::vector<QueueTotals> queue_totals_;        // by QueueKey, likewise

@@ -31,30 +31,24 @@ void HbmArbiter::Configure(double stack_bytes_per_ns, double core_share_bytes_pe
 void HbmArbiter::Transfer(int core, double bytes) { TransferCapped(core, bytes, nullptr); }
 
 void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
-  Flow f{core, bytes, 0, cap, AcquireEvent(), nullptr, 0};
+  Flow f{core, bytes, 0, cap, event_pool_.Acquire(), nullptr, 0};
   CatchUpLone();
   Advance();
   Add(&f);
   Reschedule();
   sc_core::wait(*f.done);
-  free_events_.push_back(f.done);  // OnTick has notified it and forgotten the flow
+  event_pool_.Release(f.done);  // OnTick has notified it and forgotten the flow
 }
 
 void HbmArbiter::TransferAfter(int core, double bytes, Picos delay) {
-  Flow f{core, bytes, 0, nullptr, AcquireEvent(), nullptr, 0};
+  Flow f{core, bytes, 0, nullptr, event_pool_.Acquire(), nullptr, 0};
   Delay(&f, Now() + delay, Join::kOnTick);
   sc_core::wait(*f.done);
-  free_events_.push_back(f.done);
+  event_pool_.Release(f.done);
 }
 
 void HbmArbiter::StartFlow(int core, double bytes, Picos start, Join join, FlowListener* who, int tag) {
-  Flow* f;
-  if (free_flows_.empty()) {
-    f = &pooled_.emplace_back();
-  } else {
-    f = free_flows_.back();
-    free_flows_.pop_back();
-  }
+  Flow* f = flow_pool_.Acquire();
   *f = {core, bytes, 0, nullptr, nullptr, who, tag};
   Delay(f, start, join);
 }
@@ -73,7 +67,7 @@ void HbmArbiter::CancelFlow(FlowListener* who, int tag) {
   if (at == delayed_.end() || at->flow->listener != who || at->flow->tag != tag) {
     throw SimError("internal: HbmArbiter::CancelFlow of a flow not waiting to start");
   }
-  free_flows_.push_back(at->flow);
+  flow_pool_.Release(at->flow);
   delayed_.erase(at);
   lone_ = false;  // a lone flow was the only one waiting
   RetickWithoutCharge();
@@ -105,13 +99,6 @@ void HbmArbiter::Delay(Flow* f, Picos start, Join join) {
   if (tick_at_ >= 0 && tick_at_ <= start) return;  // SystemC keeps the earlier pending tick
   tick_.notify(ScPs(start - Now()));
   tick_at_ = start;
-}
-
-sc_core::sc_event* HbmArbiter::AcquireEvent() {
-  if (free_events_.empty()) return &events_.emplace_back();
-  sc_core::sc_event* e = free_events_.back();
-  free_events_.pop_back();
-  return e;
 }
 
 void HbmArbiter::Add(Flow* f) {
@@ -316,7 +303,7 @@ void HbmArbiter::TellEnded() {
   for (size_t i = 0; i < ended_.size(); ++i) {
     FlowListener* who = ended_[i]->listener;
     const int tag = ended_[i]->tag;
-    free_flows_.push_back(ended_[i]);
+    flow_pool_.Release(ended_[i]);
     who->FlowDone(tag);
   }
   ended_.clear();

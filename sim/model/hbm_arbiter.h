@@ -15,6 +15,7 @@
 #include <systemc>
 
 #include "sim/base/time.h"
+#include "sim/model/reuse_pool.h"
 
 namespace nsim {
 
@@ -95,7 +96,6 @@ class HbmArbiter : public sc_core::sc_module {
   void RetickWithoutCharge();  // the tick at the next end or delayed start, nothing else
   bool StartLone(Flow* f, Picos start);  // a flow alone on an idle stack: one tick, at its end
   void CatchUpLone();  // the lone flow's start, as its tick would have done it
-  sc_core::sc_event* AcquireEvent();
 
   double stack_bw_ = 0, core_bw_ = 0, engine_bw_ = 0;  // bytes per ns
   Picos last_ = 0;
@@ -126,11 +126,8 @@ class HbmArbiter : public sc_core::sc_module {
   double least_ = 0;
   // Done events are reused: constructing and registering one per piece cost
   // more than the rest of the flow's bookkeeping.
-  std::deque<sc_core::sc_event> events_;
-  std::vector<sc_core::sc_event*> free_events_;
-  // StartFlow's flows live here (reused once told).
-  std::deque<Flow> pooled_;
-  std::vector<Flow*> free_flows_;
+  ReusePool<sc_core::sc_event> event_pool_;
+  ReusePool<Flow> flow_pool_;  // StartFlow's flows (reused once told)
   std::vector<Flow*> ended_;  // StartFlow's flows EndFinished removed, not told yet
   sc_core::sc_event tick_;
   Picos tick_at_ = -1;  // when `tick_`'s pending notification fires (-1: none)

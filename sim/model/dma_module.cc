@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 
 #include "sim/base/error.h"
@@ -102,12 +101,11 @@ void DmaModule::Begin(int engine, const Piece& p, Picos start) {
 // undo it (UndoneBy). False (nothing done) where the pick must wait: the
 // run failed, or the piece's time would fail it (then it fails at its pick,
 // as always).
-bool DmaModule::ServeAhead(int engine) {
+bool DmaModule::ServeAhead(int engine, int queue) {
   Engine& e = *engines_[engine];
   const int turn = e.queues.turn();
   Piece p;
-  Picos earliest;
-  if (!e.queues.PopReady(std::numeric_limits<Picos>::max(), &p, &earliest)) return false;
+  e.queues.Take(queue, &p);  // its only piece: the pick at its ready time
   if (p.ready <= Now() || run_->aborted || !Fits(*run_, p.cost(), p.ready)) {
     e.queues.PutBack(p.transfer->queue, p, turn);
     return false;
@@ -245,7 +243,7 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
     if (e.serving_since >= 0) {  // a busy one looks when it is free, unless its pick was made ahead
       if (!UndoneBy(e, p)) continue;
       UndoAhead(engine);
-    } else if (calendar_.due(engine) < 0 && ServeAhead(engine)) {  // idle with no other piece queued
+    } else if (calendar_.due(engine) < 0 && ServeAhead(engine, key)) {  // idle with no other piece queued
       continue;
     }
     calendar_.Lower(engine, ready);

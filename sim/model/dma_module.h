@@ -110,7 +110,7 @@ class DmaModule : public sc_core::sc_module, private FlowListener {
   void ServeNext(int engine, Picos now);
   bool Serve(int engine, const Piece& p, Picos start);  // false: dropped (the run failed)
   void Begin(int engine, const Piece& p, Picos start);  // the engine serves `p` from `start`
-  bool ServeAhead(int engine);  // see Submit
+  bool ServeAhead(int engine, int queue);  // see Submit
   bool UndoneBy(const Engine& e, const Piece& p) const;  // the pick made ahead no longer holds
   void UndoAhead(int engine);
   void Finish(int engine, Picos end);  // its piece has ended

@@ -41,11 +41,15 @@ class RoundRobinQueues {
     int q = NextReady(round_robin_, n, now, earliest);
     if (q < 0 && round_robin_ > 0) q = NextReady(0, round_robin_, now, earliest);
     if (q < 0) return false;  // every non-empty queue was visited
-    round_robin_ = (q + 1) % n;
-    *out = queues_[q].front();
-    queues_[q].pop_front();
-    if (queues_[q].empty()) nonempty_[q / 64] &= ~(uint64_t{1} << (q % 64));
+    Take(q, out);
     return true;
+  }
+  // Takes the head of `queue` as the pick of that queue (the turn passes it).
+  void Take(int queue, Item* out) {
+    round_robin_ = (queue + 1) % queues_in_use_;
+    *out = queues_[queue].front();
+    queues_[queue].pop_front();
+    if (queues_[queue].empty()) nonempty_[queue / 64] &= ~(uint64_t{1} << (queue % 64));
   }
 
  private:

@@ -59,5 +59,26 @@ TEST(RoundRobinQueues, OneRound) {
   EXPECT_FALSE(q.PopReady(0, &got, &earliest));
 }
 
+// Take picks a given queue's head as PopReady would have picked it: the turn
+// passes that queue; PutBack undoes it.
+TEST(RoundRobinQueues, TakeAndPutBack) {
+  RoundRobinQueues<Item, 160> q;
+  q.Reset(10);
+  q.Push(6, {5, 1});
+  q.Push(6, {5, 2});
+  Item got{};
+  const int turn = q.turn();
+  q.Take(6, &got);
+  EXPECT_EQ(got.id, 1);
+  EXPECT_EQ(q.turn(), 7);
+  q.PutBack(6, got, turn);
+  EXPECT_EQ(q.turn(), turn);
+  Picos earliest = 0;
+  ASSERT_TRUE(q.PopReady(5, &got, &earliest));
+  EXPECT_EQ(got.id, 1);  // back at the front of its queue
+  ASSERT_TRUE(q.PopReady(5, &got, &earliest));
+  EXPECT_EQ(got.id, 2);
+}
+
 }  // namespace
 }  // namespace nsim

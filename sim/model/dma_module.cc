@@ -14,173 +14,178 @@
 
 namespace nsim {
 
-class DmaModule::Engine : public sc_core::sc_module {
- public:
-  SC_HAS_PROCESS(Engine);
-  Engine(sc_core::sc_module_name name, int index, DmaModule& owner)
-      : sc_core::sc_module(name), index_(index), owner_(owner) {
-    SC_THREAD(Main);
-  }
-  // When the piece it serves began (-1: idle).
-  Picos serving_since() const { return serving_since_; }
-  void Reset(int queues) {
-    for (auto& q : queues_) q.clear();
-    serving_since_ = -1;
-    nonempty_.fill(0);
-    round_robin_ = 0;
-    queues_in_use_ = queues * kNumEngines;
-  }
-  // Wakes the engine when the piece becomes ready rather than now: an idle
-  // engine then switches in once per piece. notify keeps the earliest
-  // pending time, so a call that would not change it is skipped (SystemC
-  // would return at once: the same events either way). That needs the
-  // event's state followed exactly: it is while every notification is timed.
-  void Push(int queue, const Piece& p, Picos now) {  // queue: QueueKey
-    queues_[queue].push_back(p);
-    nonempty_[queue / 64] |= uint64_t{1} << (queue % 64);
-    if (arrival_followed_ && arrival_at_ > now && arrival_at_ <= p.ready) return;
-    arrival_.notify(ScPs(std::max<Picos>(0, p.ready - now)));
-    if (p.ready > now) arrival_at_ = p.ready;  // none was pending, or a later one was moved here
-    else arrival_followed_ = false;            // a delta notification (dma.start_latency 0)
-  }
-
- private:
-  void Main() {
-    while (true) {
-      const Picos now = Now();
-      int q = PickReady(now);
-      if (q < 0) {
-        const Picos next = EarliestReady();
-        if (next < 0 || (arrival_followed_ && arrival_at_ == next)) sc_core::wait(arrival_);
-        else sc_core::wait(ScPs(next - now), arrival_);  // no arrival notification pending for it
-        continue;
-      }
-      const Piece p = queues_[q].front();
-      queues_[q].pop_front();
-      if (queues_[q].empty()) nonempty_[q / 64] &= ~(uint64_t{1} << (q % 64));
-      Serve(p, now);
-    }
-  }
-  // Round-robin among the queues whose head is ready (S8, v2/v3): the first
-  // non-empty queue at or after `round_robin_` (wrapping) whose head is
-  // ready. Only non-empty queues are visited (a bit each in `nonempty_`).
-  int PickReady(Picos now) {
-    const int n = queues_in_use_;
-    int found = NextNonEmpty(round_robin_, n, now);
-    if (found < 0 && round_robin_ > 0) found = NextNonEmpty(0, round_robin_, now);
-    if (found >= 0) round_robin_ = (found + 1) % n;
-    return found;
-  }
-  // The first queue in [from, to) that is non-empty with a head ready by `now`, or -1.
-  int NextNonEmpty(int from, int to, Picos now) const {
-    for (int w = from / 64; w * 64 < to; ++w) {
-      uint64_t bits = nonempty_[w];
-      if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
-      while (bits != 0) {
-        const int q = w * 64 + __builtin_ctzll(bits);
-        if (q >= to) return -1;
-        if (queues_[q].front().ready <= now) return q;
-        bits &= bits - 1;
-      }
-    }
-    return -1;
-  }
-  Picos EarliestReady() const {
-    Picos t = -1;
-    for (int w = 0; w < kWords; ++w) {
-      for (uint64_t bits = nonempty_[w]; bits != 0; bits &= bits - 1) {
-        const Picos ready = queues_[w * 64 + __builtin_ctzll(bits)].front().ready;
-        if (t < 0 || ready < t) t = ready;
-      }
-    }
-    return t;
-  }
-  void Serve(const Piece& p, Picos start) {  // start: now
-    RunState& run = *owner_.run_;
-    if (run.aborted) return;
-    const PieceCost& cost = p.cost();
-    if (!TimeFits(run, p, cost, start)) return;
-    serving_since_ = start;
-    const Transfer& t = *p.transfer;
-    Move(run, t, cost);
-    serving_since_ = -1;
-    const Picos end = Now();
-    const Instruction& in = *t.li->in;
-    if (run.ctx->record_dma_pieces) {
-      run.result->dma.push_back({index_, in.queue, in.engine, t.li->index, cost.bytes, cost.descriptors,
-                                 start - run.t0, end - run.t0, t.stack != nullptr});
-    } else {
-      owner_.NotePiece(index_, t, cost, start - run.t0, end - run.t0);
-    }
-    run.NoteEnd(end);
-    owner_.PieceDone(*p.transfer);
-  }
-
-  // The piece's setup, then its bytes: in one wait where the engine can
-  // (without HBM the two times add up; through a stack, the flow starts on
-  // the stack's tick after the setup, which costs a tick at the start: it
-  // pays when the other pieces of the transfer start on the same tick, not
-  // for a lone piece). A zero time keeps its delta cycle, as the plain two
-  // waits.
-  static void Move(const RunState& run, const Transfer& t, const PieceCost& cost) {
-    if (t.stack == nullptr && cost.setup > 0 && cost.moving > 0) {
-      sc_core::wait(cost.busy_wait);
-    } else if (t.stack == nullptr) {
-      sc_core::wait(cost.setup_wait);
-      sc_core::wait(ScPs(cost.moving));
-    } else if (cost.setup > 0 && t.plan->count > 1) {
-      t.stack->TransferAfter(run.core, static_cast<double>(cost.bytes), cost.setup);
-    } else {
-      sc_core::wait(cost.setup_wait);
-      t.stack->Transfer(run.core, static_cast<double>(cost.bytes));
-    }
-  }
-
-  // Whether the piece, at full engine bandwidth and with 2x headroom for HBM
-  // sharing, ends before INT64_MAX ps. Fails the run, naming the dma_copy, otherwise.
-  static bool TimeFits(RunState& run, const Piece& p, const PieceCost& cost, Picos now) {
-    Picos end, margin, sum;
-    const bool fits = cost.busy >= 0 && !__builtin_add_overflow(now, cost.busy, &end) &&
-                      !__builtin_add_overflow(cost.busy, run.config->kernel.semaphore_latency_ps, &margin) &&
-                      !__builtin_add_overflow(end, margin, &sum);
-    return fits || FailTimeFits(run, p, cost);
-  }
-  // TimeFits's error, worded and raised as it always was.
-  static bool FailTimeFits(RunState& run, const Piece& p, const PieceCost& cost) {
-    const DmaParams& d = run.config->dma;
-    try {
-      const Picos busy = d.piece_setup_ps + d.descriptor_ps * cost.descriptors +  // checked at load
-                         CheckedRound(static_cast<double>(cost.bytes) / d.bytes_per_ns * 1000.0, "");
-      AddTime(AddTime(Now(), busy), AddTime(busy, run.config->kernel.semaphore_latency_ps));
-      return true;
-    } catch (const SimError& e) {
-      try {
-        isa::Fail(run.kernel->kernel(), *p.transfer->li->in, std::string("its DMA transfer: ") + e.what());
-      } catch (...) {
-        run.Fail(std::current_exception());
-      }
-      return false;
-    }
-  }
-
-  int index_;
-  DmaModule& owner_;
-  static constexpr int kWords = (kMaxQueues * kNumEngines + 63) / 64;
-  LazyFifo<Piece> queues_[kMaxQueues * kNumEngines];  // no allocation until used
-  std::array<uint64_t, kWords> nonempty_{};  // bit q: queues_[q] is not empty
-  int round_robin_ = 0;
-  int queues_in_use_ = 0;
-  Picos serving_since_ = -1;
-  sc_core::sc_event arrival_;
-  // When `arrival_`'s pending notification fires (none pending once past).
-  Picos arrival_at_ = -1;
-  bool arrival_followed_ = true;
-};
-
 DmaModule::DmaModule(sc_core::sc_module_name name, SemaphoreBoard& sems)
     : sc_core::sc_module(name), sems_(sems) {
-  for (int i = 0; i < kMaxEngines; ++i) {
-    engines_.push_back(std::make_unique<Engine>(("engine" + std::to_string(i)).c_str(), i, *this));
+  for (int i = 0; i < kMaxEngines; ++i) engines_.push_back(std::make_unique<Engine>());
+  SC_METHOD(Wake);
+  sensitive << wake_;
+  dont_initialize();
+}
+
+// Engines due at the same time act lowest first; what one does at a time
+// never depends on another's (each serves only its own queues).
+void DmaModule::Wake() {
+  wake_at_ = -1;  // the pending notification has fired
+  const Picos now = Now();
+  for (int e; (e = calendar_.PopDue(now)) >= 0;) {
+    if (engines_[e]->serving_since >= 0) Finish(e, now);  // a piece that does not touch HBM ended
+    ServeNext(e, now);
+  }
+  ScheduleWake();
+}
+
+// The engine's HBM flow has moved its bytes (called from the stack's tick).
+void DmaModule::FlowDone(int engine) {
+  const Picos now = Now();
+  Finish(engine, now);
+  ServeNext(engine, now);
+  ScheduleWake();
+}
+
+// One notification, for the earliest entry: a later pending one is replaced
+// (SystemC keeps the earlier of two), an earlier or equal one kept.
+void DmaModule::ScheduleWake() {
+  const Picos next = calendar_.Next();
+  if (next < 0 || (wake_at_ >= 0 && wake_at_ <= next)) return;
+  wake_.notify(ScPs(next - Now()));
+  wake_at_ = next;
+}
+
+// Round-robin among the queues whose head is ready (S8, v2/v3); with none
+// ready the engine waits for the earliest head. A piece of a failed run is
+// dropped and the next one taken at once.
+void DmaModule::ServeNext(int engine, Picos now) {
+  Engine& e = *engines_[engine];
+  Piece p;
+  Picos next;
+  while (e.queues.PopReady(now, &p, &next)) {
+    if (Serve(engine, p, now)) return;
+  }
+  if (next >= 0) calendar_.Set(engine, next);
+}
+
+// The piece's setup, then its bytes. Without HBM the two times add up (its
+// end is known now). Through a stack, the flow starts after the setup: on
+// the stack's tick when the transfer has other pieces that start together
+// (one tick for all of them), else as a thread calling Transfer then would.
+bool DmaModule::Serve(int engine, const Piece& p, Picos start) {
+  RunState& run = *run_;
+  if (run.aborted) return false;
+  if (!TimeFits(run, p, p.cost(), start)) return false;
+  Begin(engine, p, start);
+  return true;
+}
+
+void DmaModule::Begin(int engine, const Piece& p, Picos start) {
+  const RunState& run = *run_;
+  const PieceCost& cost = p.cost();
+  Engine& e = *engines_[engine];
+  e.current = p;
+  e.serving_since = start;
+  const Transfer& t = *p.transfer;
+  if (t.stack == nullptr) {
+    calendar_.Set(engine, start + cost.busy_for);
+  } else if (cost.setup > 0 && t.plan->count > 1) {
+    t.stack->StartFlow(run.core, static_cast<double>(cost.bytes), start + cost.setup, HbmArbiter::Join::kOnTick,
+                       this, engine);
+  } else {
+    t.stack->StartFlow(run.core, static_cast<double>(cost.bytes), start + cost.setup_for,
+                       HbmArbiter::Join::kAfterTick, this, engine);
+  }
+}
+
+// An idle engine given its only piece picks it now for its ready time: until
+// then nothing but another queued piece can change that pick (the engine
+// stays idle, its other queues are empty), so the module need not wake at
+// the ready time. Pieces queued later that would be picked first, or tie,
+// undo it (UndoneBy). False (nothing done) where the pick must wait: the
+// run failed, or the piece's time would fail it (then it fails at its pick,
+// as always).
+bool DmaModule::ServeAhead(int engine, int queue) {
+  Engine& e = *engines_[engine];
+  const int turn = e.queues.turn();
+  Piece p;
+  e.queues.Take(queue, &p);  // its only piece: the pick at its ready time
+  if (p.ready <= Now() || run_->aborted || !Fits(*run_, p.cost(), p.ready)) {
+    e.queues.PutBack(p.transfer->queue, p, turn);
+    return false;
+  }
+  e.ahead = true;
+  e.turn_before = turn;
+  Begin(engine, p, p.ready);
+  return true;
+}
+
+// At its start the engine picks among the queue heads ready then: a piece
+// ready earlier, or as early in another queue, may be picked instead of the
+// one picked ahead (in the same queue it comes after it). Once the start has
+// come the pick stands (a piece queued then cannot be ready earlier).
+bool DmaModule::UndoneBy(const Engine& e, const Piece& p) const {
+  const Picos start = e.serving_since;
+  return e.ahead && Now() < start &&
+         (p.ready < start || (p.ready == start && p.transfer->queue != e.current.transfer->queue));
+}
+
+// The pick made ahead is taken back before its start: the piece returns to
+// the front of its queue, the engine is idle and waits for its earliest head.
+void DmaModule::UndoAhead(int engine) {
+  Engine& e = *engines_[engine];
+  const Piece p = e.current;
+  if (p.transfer->stack != nullptr) p.transfer->stack->CancelFlow(this, engine);
+  e.queues.PutBack(p.transfer->queue, p, e.turn_before);
+  e.ahead = false;
+  e.serving_since = -1;
+  calendar_.Set(engine, p.ready);
+}
+
+void DmaModule::Finish(int engine, Picos end) {
+  Engine& e = *engines_[engine];
+  const Piece p = e.current;
+  const Picos start = e.serving_since;
+  e.serving_since = -1;
+  e.ahead = false;
+  RunState& run = *run_;
+  const Transfer& t = *p.transfer;
+  const PieceCost& cost = p.cost();
+  const Instruction& in = *t.li->in;
+  if (run.ctx->record_dma_pieces) {
+    run.result->dma.push_back({engine, in.queue, in.engine, t.li->index, cost.bytes, cost.descriptors,
+                               start - run.t0, end - run.t0, t.stack != nullptr});
+  } else {
+    NotePiece(engine, t, cost, start - run.t0, end - run.t0);
+  }
+  run.NoteEnd(end);
+  PieceDone(*p.transfer);
+}
+
+// Whether the piece, at full engine bandwidth and with 2x headroom for HBM
+// sharing, ends before INT64_MAX ps. Fails the run, naming the dma_copy, otherwise.
+bool DmaModule::TimeFits(RunState& run, const Piece& p, const PieceCost& cost, Picos now) {
+  return Fits(run, cost, now) || FailTimeFits(run, p, cost);
+}
+
+bool DmaModule::Fits(const RunState& run, const PieceCost& cost, Picos now) {
+  Picos end, margin, sum;
+  return cost.busy >= 0 && !__builtin_add_overflow(now, cost.busy, &end) &&
+         !__builtin_add_overflow(cost.busy, run.config->kernel.semaphore_latency_ps, &margin) &&
+         !__builtin_add_overflow(end, margin, &sum);
+}
+
+// TimeFits's error, worded and raised as it always was.
+bool DmaModule::FailTimeFits(RunState& run, const Piece& p, const PieceCost& cost) {
+  const DmaParams& d = run.config->dma;
+  try {
+    const Picos busy = d.piece_setup_ps + d.descriptor_ps * cost.descriptors +  // checked at load
+                       CheckedRound(static_cast<double>(cost.bytes) / d.bytes_per_ns * 1000.0, "");
+    AddTime(AddTime(Now(), busy), AddTime(busy, run.config->kernel.semaphore_latency_ps));
+    return true;
+  } catch (const SimError& e) {
+    try {
+      isa::Fail(run.kernel->kernel(), *p.transfer->li->in, std::string("its DMA transfer: ") + e.what());
+    } catch (...) {
+      run.Fail(std::current_exception());
+    }
+    return false;
   }
 }
 
@@ -188,11 +193,17 @@ DmaModule::~DmaModule() = default;
 
 void DmaModule::Reset(RunState* run) {
   run_ = run;
-  transfers_.clear();
-  free_transfers_.clear();
+  transfer_pool_.Clear();
   const int64_t queues = run->config->dma.queues_per_engine;
   queue_state_.assign(static_cast<size_t>(queues * kNumEngines), QueueState{});
-  for (auto& e : engines_) e->Reset(static_cast<int>(queues));
+  for (auto& e : engines_) {
+    e->queues.Reset(static_cast<int>(queues * kNumEngines));
+    e->serving_since = -1;
+    e->ahead = false;
+  }
+  calendar_.Reset(static_cast<int>(run->config->dma.engines));
+  wake_.cancel();
+  wake_at_ = -1;
   const LoadedKernel& k = *run->kernel;
   transfers_left_ = k.dma_count();
   ExecutionResult& r = *run->result;
@@ -217,23 +228,27 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
   const Picos setup_start = std::max(trigger_end, q.setup_free);
   q.setup_free = AddTime(setup_start, d.queue_setup_ps);
   run.Busy();  // until Complete
-  Transfer* t;
-  if (free_transfers_.empty()) {
-    t = &transfers_.emplace_back();
-  } else {
-    t = free_transfers_.back();
-    free_transfers_.pop_back();
-  }
+  Transfer* t = transfer_pool_.Acquire();
   const DmaPlan& plan = run.kernel->dma_plan(li);
   HbmArbiter* stack = plan.touches_hbm ? &run.StackOf(*li.in) : nullptr;
-  *t = {&li, &plan, stack, plan.count, key, -1, {CostOf(d, plan.piece(0)), CostOf(d, plan.piece(plan.count - 1))}};
+  const PieceCost first = CostOf(d, plan.piece(0));
+  *t = {&li, &plan, stack, plan.count, key, -1, {first, plan.count == 1 ? first : CostOf(d, plan.piece(plan.count - 1))}};
   q.outstanding.push_back(t);
   const Picos ready = AddTime(setup_start, d.start_latency_ps);  // the engine names the instruction
-  const Picos now = Now();
   for (int i = 0; i < plan.count; ++i) {
     const int engine = (plan.first_engine + i) % plan.engines;  // = plan.piece(i).dma_engine
-    engines_[engine]->Push(key, {t, ready, i + 1 == plan.count}, now);
+    Engine& e = *engines_[engine];
+    const Piece p{t, ready, i + 1 == plan.count};
+    e.queues.Push(key, p);
+    if (e.serving_since >= 0) {  // a busy one looks when it is free, unless its pick was made ahead
+      if (!UndoneBy(e, p)) continue;
+      UndoAhead(engine);
+    } else if (calendar_.due(engine) < 0 && ServeAhead(engine, key)) {  // idle with no other piece queued
+      continue;
+    }
+    calendar_.Lower(engine, ready);
   }
+  ScheduleWake();
 }
 
 // The times the engine charges a piece (see Engine::Serve and TimeFits),
@@ -244,14 +259,14 @@ DmaModule::PieceCost DmaModule::CostOf(const DmaParams& d, const DmaPiece& p) {
   c.bytes = p.bytes;
   c.descriptors = p.descriptors;
   c.setup = d.piece_setup_ps + d.descriptor_ps * p.descriptors;  // checked at load
-  c.setup_wait = ScPs(c.setup);
+  c.setup_for = static_cast<Picos>(ScPsValue(c.setup));
   const double ps = static_cast<double>(p.bytes) / d.bytes_per_ns * 1000.0;
   if (!(std::fabs(ps) < 9223372036854775808.0) || __builtin_add_overflow(c.setup, std::llround(ps), &c.busy)) {
     c.busy = -1;
     return c;
   }
   c.moving = static_cast<Picos>(std::ceil(ps));
-  c.busy_wait = c.setup_wait + ScPs(c.moving);
+  c.busy_for = static_cast<Picos>(ScPsValue(c.setup) + ScPsValue(c.moving));
   return c;
 }
 
@@ -267,7 +282,7 @@ void DmaModule::PieceDone(Transfer& t) {
     q.outstanding.pop_front();
     q.last_done = std::max(head.finished, q.last_done) + run_->config->dma.queue_completion_ps;
     Complete(head, q.last_done);
-    free_transfers_.push_back(&head);  // nothing refers to it any more
+    transfer_pool_.Release(&head);  // nothing refers to it any more
     if (run_->aborted) return;
   }
 }
@@ -318,7 +333,7 @@ void DmaModule::NotePiece(int dma_engine, const Transfer& t, const PieceCost& p,
 Picos DmaModule::EarliestInService() const {
   Picos t = Now();
   for (const auto& e : engines_) {
-    if (e->serving_since() >= 0) t = std::min(t, e->serving_since());
+    if (e->serving_since >= 0) t = std::min(t, e->serving_since);
   }
   return t;
 }

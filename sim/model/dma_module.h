@@ -13,24 +13,34 @@
 // and the queue completes its transfers in order, each paying
 // `queue_completion` (completion semaphore writes) before its semaphores are
 // signalled.
+//
+// One SystemC method serves all of the module's engines (issue 12): each
+// engine is a small state machine (idle, moving a piece that does not touch
+// HBM until a known time, or in a flow of its HBM stack, told when it ends by
+// a direct call), and a calendar holds when each engine next acts, so the
+// module is woken once per distinct time, with no thread switch per piece.
 #include <deque>
 #include <memory>
 #include <vector>
 
 #include <systemc>
 
+#include "sim/model/dma_calendar.h"
 #include "sim/model/hbm_arbiter.h"
 #include "sim/model/interval_union.h"
+#include "sim/model/reuse_pool.h"
+#include "sim/model/round_robin_queues.h"
 #include "sim/model/run_state.h"
 #include "sim/model/semaphore_board.h"
 
 namespace nsim {
 
-class DmaModule : public sc_core::sc_module {
+class DmaModule : public sc_core::sc_module, private FlowListener {
  public:
   static constexpr int kMaxEngines = 32;
   static constexpr int kMaxQueues = 32;
 
+  SC_HAS_PROCESS(DmaModule);
   explicit DmaModule(sc_core::sc_module_name name, SemaphoreBoard& sems);
   ~DmaModule() override;
 
@@ -45,9 +55,9 @@ class DmaModule : public sc_core::sc_module {
   struct PieceCost {
     int64_t bytes = 0, descriptors = 0;
     Picos setup = 0;   // piece_setup + descriptor x descriptors
-    sc_core::sc_time setup_wait;  // = setup (built once: an sc_time costs a library call)
+    Picos setup_for = 0;  // how long a wait of `setup` lasts: ScPsValue(setup)
     Picos moving = 0;  // its bytes at the engine bandwidth, rounded up (a piece that does not touch HBM)
-    sc_core::sc_time busy_wait;  // setup_wait + moving: a piece that does not touch HBM
+    Picos busy_for = 0;  // how long waits of `setup` and then `moving` last: a piece that does not touch HBM
     Picos busy = -1;   // setup + its bytes at the engine bandwidth, rounded (TimeFits); -1: not representable
   };
   struct Transfer {
@@ -82,7 +92,31 @@ class DmaModule : public sc_core::sc_module {
     // of a transfer, served side by side) adds nothing to the union.
     Picos last_start = 0, last_end = 0;
   };
-  class Engine;
+  // One DMA engine: its queues and the piece it serves.
+  struct Engine {
+    RoundRobinQueues<Piece, kMaxQueues * kNumEngines> queues;
+    Piece current{};
+    Picos serving_since = -1;  // when `current` began (-1: idle)
+    // `current` was picked when it was queued, ahead of its start (ServeAhead):
+    // the round-robin position before that pick, to undo it.
+    bool ahead = false;
+    int turn_before = 0;
+  };
+  void Wake();  // the module's process: acts for every engine due now
+  void FlowDone(int engine) override;
+  void ScheduleWake();
+  // The engine is free at `now`: it serves the next ready piece, or waits
+  // for the earliest one.
+  void ServeNext(int engine, Picos now);
+  bool Serve(int engine, const Piece& p, Picos start);  // false: dropped (the run failed)
+  void Begin(int engine, const Piece& p, Picos start);  // the engine serves `p` from `start`
+  bool ServeAhead(int engine, int queue);  // see Submit
+  bool UndoneBy(const Engine& e, const Piece& p) const;  // the pick made ahead no longer holds
+  void UndoAhead(int engine);
+  void Finish(int engine, Picos end);  // its piece has ended
+  static bool TimeFits(RunState& run, const Piece& p, const PieceCost& cost, Picos now);
+  static bool Fits(const RunState& run, const PieceCost& cost, Picos now);  // TimeFits without the error
+  static bool FailTimeFits(RunState& run, const Piece& p, const PieceCost& cost);
   void PieceDone(Transfer& t);
   void Complete(Transfer& t, Picos done);
   void NotePiece(int dma_engine, const Transfer& t, const PieceCost& p, Picos start, Picos end);
@@ -93,8 +127,10 @@ class DmaModule : public sc_core::sc_module {
 
   SemaphoreBoard& sems_;
   std::vector<std::unique_ptr<Engine>> engines_;
-  std::deque<Transfer> transfers_;   // storage; completed ones are reused
-  std::vector<Transfer*> free_transfers_;
+  DmaCalendar<kMaxEngines> calendar_;
+  sc_core::sc_event wake_;
+  Picos wake_at_ = -1;  // when `wake_`'s pending notification fires (-1: none)
+  ReusePool<Transfer> transfer_pool_;  // completed ones are reused
   std::vector<QueueState> queue_state_;
   std::vector<DmaEngineSummary> engine_totals_;  // when pieces are not recorded
   std::vector<QueueTotals> queue_totals_;        // by QueueKey, likewise

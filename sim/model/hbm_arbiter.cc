@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "sim/base/error.h"
 #include "sim/model/run_state.h"
 #include "sim/model/sc_time_ps.h"
 
@@ -30,30 +31,74 @@ void HbmArbiter::Configure(double stack_bytes_per_ns, double core_share_bytes_pe
 void HbmArbiter::Transfer(int core, double bytes) { TransferCapped(core, bytes, nullptr); }
 
 void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
-  Flow f{core, bytes, 0, cap, AcquireEvent()};
+  Flow f{core, bytes, 0, cap, event_pool_.Acquire(), nullptr, 0};
+  CatchUpLone();
   Advance();
   Add(&f);
   Reschedule();
   sc_core::wait(*f.done);
-  free_events_.push_back(f.done);  // OnTick has notified it and forgotten the flow
+  event_pool_.Release(f.done);  // OnTick has notified it and forgotten the flow
 }
 
 void HbmArbiter::TransferAfter(int core, double bytes, Picos delay) {
-  Flow f{core, bytes, 0, nullptr, AcquireEvent()};
-  const Picos start = Now() + delay;
-  auto at = delayed_.end();
-  while (at != delayed_.begin() && std::prev(at)->start > start) --at;
-  delayed_.insert(at, {start, &f});
-  tick_.notify(ScPs(delay));  // keeps an earlier pending tick
+  Flow f{core, bytes, 0, nullptr, event_pool_.Acquire(), nullptr, 0};
+  Delay(&f, Now() + delay, Join::kOnTick);
   sc_core::wait(*f.done);
-  free_events_.push_back(f.done);
+  event_pool_.Release(f.done);
 }
 
-sc_core::sc_event* HbmArbiter::AcquireEvent() {
-  if (free_events_.empty()) return &events_.emplace_back();
-  sc_core::sc_event* e = free_events_.back();
-  free_events_.pop_back();
-  return e;
+void HbmArbiter::StartFlow(int core, double bytes, Picos start, Join join, FlowListener* who, int tag) {
+  Flow* f = flow_pool_.Acquire();
+  *f = {core, bytes, 0, nullptr, nullptr, who, tag};
+  Delay(f, start, join);
+}
+
+// Nothing else has changed since the flow was asked for, so every other
+// flow's state is as it would be without it; only the pending tick may have
+// been moved to its start, and is moved back: a tick at a time with nothing
+// to do would still charge the flows there (Advance), in two roundings
+// instead of one.
+void HbmArbiter::CancelFlow(FlowListener* who, int tag) {
+  auto at = delayed_.end();
+  while (at != delayed_.begin()) {
+    --at;
+    if (at->flow->listener == who && at->flow->tag == tag) break;
+  }
+  if (at == delayed_.end() || at->flow->listener != who || at->flow->tag != tag) {
+    throw SimError("internal: HbmArbiter::CancelFlow of a flow not waiting to start");
+  }
+  flow_pool_.Release(at->flow);
+  delayed_.erase(at);
+  lone_ = false;  // a lone flow was the only one waiting
+  RetickWithoutCharge();
+}
+
+// The tick an arbiter without the cancelled flow would have pending: at the
+// next end or delayed start (what Reschedule and Delay keep), or none.
+void HbmArbiter::RetickWithoutCharge() {
+  Picos next = end_at_;
+  if (!delayed_.empty() && (next < 0 || delayed_.front().start < next)) next = delayed_.front().start;
+  if (next == tick_at_) return;
+  tick_.cancel();
+  tick_at_ = next;
+  if (next >= 0) tick_.notify(ScPs(next - Now()));
+}
+
+// Mostly asked in start order: inserted at or near the back.
+void HbmArbiter::Delay(Flow* f, Picos start, Join join) {
+  CatchUpLone();
+  // A kOnTick flow usually has company starting with it (the other pieces
+  // of its transfer): only a kAfterTick one is tried alone.
+  if (join == Join::kAfterTick && flows_.empty() && delayed_.empty() && StartLone(f, start)) return;
+  auto at = delayed_.end();
+  while (at != delayed_.begin() &&
+         (std::prev(at)->start > start || (std::prev(at)->start == start && std::prev(at)->join > join))) {
+    --at;
+  }
+  delayed_.insert(at, {start, join, f});
+  if (tick_at_ >= 0 && tick_at_ <= start) return;  // SystemC keeps the earlier pending tick
+  tick_.notify(ScPs(start - Now()));
+  tick_at_ = start;
 }
 
 void HbmArbiter::Add(Flow* f) {
@@ -74,6 +119,7 @@ void HbmArbiter::Remove(const Flow& f) {
 }
 
 void HbmArbiter::Recompute() {
+  CatchUpLone();
   Advance();
   Reschedule();
 }
@@ -140,6 +186,7 @@ void HbmArbiter::WaterFill() {
 
 void HbmArbiter::Reschedule() {
   tick_.cancel();
+  tick_at_ = -1;
   Picos dt = -1;
   if (!flows_.empty()) {
     ShareStack();
@@ -150,7 +197,10 @@ void HbmArbiter::Reschedule() {
     const Picos start = delayed_.front().start - Now();
     if (dt < 0 || start < dt) dt = start;
   }
-  if (dt >= 0) tick_.notify(ScPs(dt));
+  if (dt >= 0) {
+    tick_.notify(ScPs(dt));
+    tick_at_ = Now() + dt;
+  }
 }
 
 // A core's flow ends at the ps after its last byte; a capped flow at the
@@ -192,12 +242,71 @@ void HbmArbiter::StartDue() {
   }
 }
 
-// Finished flows are told in the order they started.
+// A flow asked for while the stack is idle: if nothing else happens on the
+// stack until its end, the tick at its start would only add it and work out
+// its end, so that is done now and the stack ticks once, at its end. The
+// flow waits in `delayed_` as `lone_`; anything that reaches the stack first
+// catches up (CatchUpLone). False if the flow would never end alone.
+bool HbmArbiter::StartLone(Flow* f, Picos start) {
+  Add(f);  // worked out as the tick at `start` would: alone, from its start
+  ShareStack();
+  const Picos dt = NextEnd();
+  flows_.pop_back();
+  Remove(*f);
+  if (dt < 0) return false;
+  delayed_.push_back({start, Join::kOnTick, f});
+  lone_ = true;
+  lone_end_ = start + dt;
+  if (tick_at_ >= 0) tick_.cancel();
+  tick_.notify(ScPs(lone_end_ - Now()));
+  tick_at_ = lone_end_;
+  return true;
+}
+
+// What the tick at the lone flow's start would have done, done now: it
+// joins the idle stack at its start (with nothing to charge, last_ moves
+// there), at the rates StartLone worked out (nothing has reached the stack
+// since), ending at the pending tick. Before its start it becomes an
+// ordinary delayed flow, with the ordinary tick at its start.
+void HbmArbiter::CatchUpLone() {
+  if (!lone_) return;
+  lone_ = false;
+  const Delayed d = delayed_.front();
+  if (Now() < d.start) {
+    tick_.cancel();
+    tick_.notify(ScPs(d.start - Now()));
+    tick_at_ = d.start;
+    return;
+  }
+  delayed_.pop_front();
+  last_ = d.start;
+  Add(d.flow);
+  end_at_ = lone_end_;
+}
+
+// Finished flows are told in the order they started: blocked threads by an
+// immediate notification (they run once this method returns), StartFlow's
+// listeners by a call once the tick's work is done, as such a thread would.
 void HbmArbiter::OnTick() {
+  tick_at_ = -1;
+  CatchUpLone();
   Advance();
   if (end_at_ >= 0 && end_at_ <= Now()) EndFinished();
   StartDue();
   Reschedule();
+  TellEnded();
+}
+
+// A listener may start its next flow at once: the ended flow's storage is
+// free before it is told.
+void HbmArbiter::TellEnded() {
+  for (size_t i = 0; i < ended_.size(); ++i) {
+    FlowListener* who = ended_[i]->listener;
+    const int tag = ended_[i]->tag;
+    flow_pool_.Release(ended_[i]);
+    who->FlowDone(tag);
+  }
+  ended_.clear();
 }
 
 void HbmArbiter::EndFinished() {
@@ -207,7 +316,11 @@ void HbmArbiter::EndFinished() {
     if (left > kDoneBytes) {
       flows_[kept++] = f;
     } else {
-      f->done->notify();
+      if (f->listener != nullptr) {
+        ended_.push_back(f);
+      } else {
+        f->done->notify();
+      }
       Remove(*f);
     }
   }

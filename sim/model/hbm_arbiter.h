@@ -15,8 +15,20 @@
 #include <systemc>
 
 #include "sim/base/time.h"
+#include "sim/model/reuse_pool.h"
 
 namespace nsim {
+
+// Told by a direct call, from the arbiter's own process, that a flow started
+// with HbmArbiter::StartFlow has moved its bytes (no SystemC event or thread
+// switch per flow).
+class FlowListener {
+ public:
+  virtual void FlowDone(int tag) = 0;
+
+ protected:
+  ~FlowListener() = default;
+};
 
 class HbmArbiter : public sc_core::sc_module {
  public:
@@ -32,6 +44,19 @@ class HbmArbiter : public sc_core::sc_module {
   // end, instead of also when it starts (a DMA piece's setup, then its
   // bytes). Flows that start together join in the order they were asked for.
   void TransferAfter(int core, double bytes, Picos delay);
+  // How a flow started by StartFlow joins the stack at its start:
+  // kOnTick as TransferAfter's (the flows starting together join in the
+  // order asked), kAfterTick as a thread calling Transfer at its start
+  // (after the flows the stack's tick at that time ends and starts).
+  enum class Join { kOnTick, kAfterTick };
+  // Starts a flow of `bytes` for `core` at absolute time `start` (>= now)
+  // without blocking; `who->FlowDone(tag)` is called when it has moved its
+  // bytes, after every flow ending then has ended and every flow starting
+  // then on the tick has started (as a thread woken then would run).
+  void StartFlow(int core, double bytes, Picos start, Join join, FlowListener* who, int tag);
+  // Withdraws a StartFlow flow that has not started yet, as if it had never
+  // been asked for (its listener is not told).
+  void CancelFlow(FlowListener* who, int tag);
   // A copy's flow for `core` (a host copy into or out of its memory, one side
   // of a core-to-core copy): capped by `*cap` bytes per ns instead of one DMA
   // engine's bandwidth (read at every reschedule: the caller may change it
@@ -49,7 +74,9 @@ class HbmArbiter : public sc_core::sc_module {
     double remaining;
     double rate;  // bytes per ns, until the next reschedule (unless `rates_shared_`)
     const double* cap;  // TransferCapped flows: their cap; nullptr for a DMA engine's piece
-    sc_core::sc_event* done;
+    sc_core::sc_event* done;  // a blocked thread's; nullptr for StartFlow's
+    FlowListener* listener;   // StartFlow's: told, with `tag`, when it ends
+    int tag;
   };
   void Advance();     // charges elapsed time to every flow at its current rate
   void Reschedule();  // new rates, next completion
@@ -64,7 +91,11 @@ class HbmArbiter : public sc_core::sc_module {
   void OnTick();
   void EndFinished();  // tells and removes the flows that have moved their bytes
   void StartDue();     // adds the delayed flows whose start has come
-  sc_core::sc_event* AcquireEvent();
+  void Delay(Flow* f, Picos start, Join join);  // joins `delayed_`, ticks at `start`
+  void TellEnded();    // FlowDone for StartFlow's flows EndFinished removed
+  void RetickWithoutCharge();  // the tick at the next end or delayed start, nothing else
+  bool StartLone(Flow* f, Picos start);  // a flow alone on an idle stack: one tick, at its end
+  void CatchUpLone();  // the lone flow's start, as its tick would have done it
 
   double stack_bw_ = 0, core_bw_ = 0, engine_bw_ = 0;  // bytes per ns
   Picos last_ = 0;
@@ -73,6 +104,7 @@ class HbmArbiter : public sc_core::sc_module {
   // (mostly asked in start order: inserted at or near the back).
   struct Delayed {
     Picos start;
+    Join join;  // kOnTick flows first among those starting together
     Flow* flow;
   };
   std::deque<Delayed> delayed_;
@@ -94,9 +126,13 @@ class HbmArbiter : public sc_core::sc_module {
   double least_ = 0;
   // Done events are reused: constructing and registering one per piece cost
   // more than the rest of the flow's bookkeeping.
-  std::deque<sc_core::sc_event> events_;
-  std::vector<sc_core::sc_event*> free_events_;
+  ReusePool<sc_core::sc_event> event_pool_;
+  ReusePool<Flow> flow_pool_;  // StartFlow's flows (reused once told)
+  std::vector<Flow*> ended_;  // StartFlow's flows EndFinished removed, not told yet
   sc_core::sc_event tick_;
+  Picos tick_at_ = -1;  // when `tick_`'s pending notification fires (-1: none)
+  bool lone_ = false;   // delayed_ holds one flow, with no tick at its start (StartLone)
+  Picos lone_end_ = 0;  // when that flow ends if it stays alone
 };
 
 }  // namespace nsim

@@ -124,8 +124,21 @@ class Reference {
 };
 
 // How a flow's thread starts it: Transfer at its start, or TransferAfter a
-// delay that ends at its start (as a DMA piece's setup), when it can.
-enum class Start { kAtStart, kAfterDelay };
+// delay that ends at its start (as a DMA piece's setup), when it can, or
+// without blocking, StartFlow (as the DMA module does; ends told to a
+// listener), after the delay or at its start.
+enum class Start { kAtStart, kAfterDelay, kListener };
+
+// Notes when each StartFlow flow ends.
+class EndsListener : public FlowListener {
+ public:
+  EndsListener(std::vector<Picos>& ends, Picos t0) : ends_(ends), t0_(t0) {}
+  void FlowDone(int tag) override { ends_[tag] = Now() - t0_; }
+
+ private:
+  std::vector<Picos>& ends_;
+  Picos t0_;
+};
 
 // The same flows through a real HbmArbiter (an otherwise unused stack of the
 // process's SystemC model), each started by its own thread.
@@ -135,10 +148,17 @@ std::vector<Picos> ArbiterEnds(Bandwidths bw, const std::vector<FlowSpec>& specs
   const Picos t0 = Now();
   std::vector<Picos> ends(specs.size(), -1);
   static const double cap = kCap;
+  EndsListener listener(ends, t0);
   for (size_t i = 0; i < specs.size(); ++i) {
-    sc_core::sc_spawn([&stack, &specs, &ends, i, t0, how] {
+    sc_core::sc_spawn([&stack, &specs, &ends, &listener, i, t0, how] {
       const FlowSpec& s = specs[i];
       const Picos delay = std::min<Picos>(s.start, 1 + static_cast<Picos>(i % 3) * 6000);  // a few setups
+      if (how == Start::kListener && !s.capped) {
+        sc_core::wait(Ps(s.start - delay));
+        const auto join = i % 2 == 0 ? HbmArbiter::Join::kOnTick : HbmArbiter::Join::kAfterTick;
+        stack.StartFlow(s.core, s.bytes, Now() + delay, join, &listener, static_cast<int>(i));
+        return;
+      }
       if (how == Start::kAfterDelay && !s.capped && delay > 0) {
         sc_core::wait(Ps(s.start - delay));
         stack.TransferAfter(s.core, s.bytes, delay);
@@ -155,9 +175,11 @@ std::vector<Picos> ArbiterEnds(Bandwidths bw, const std::vector<FlowSpec>& specs
 
 void ExpectSameEnds(Bandwidths bw, const std::vector<FlowSpec>& specs) {
   const std::vector<Picos> want = Reference(bw, specs).Ends();
-  for (Start how : {Start::kAtStart, Start::kAfterDelay}) {
+  for (Start how : {Start::kAtStart, Start::kAfterDelay, Start::kListener}) {
     const std::vector<Picos> got = ArbiterEnds(bw, specs, how);
-    const char* way = how == Start::kAtStart ? " started at its start" : " started after a delay";
+    const char* way = how == Start::kAtStart      ? " started at its start"
+                      : how == Start::kAfterDelay ? " started after a delay"
+                                                  : " started by StartFlow";
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
       ASSERT_GE(want[i], 0) << "flow " << i;
@@ -196,6 +218,67 @@ TEST(HbmArbiter, AStartEndsNoFlowEarly) {
   const std::vector<FlowSpec> specs = {{0, 0, 27.3 + 1e-7, false}, {1000, 0, 64, false}};
   ASSERT_EQ(Reference({750, 375, 27.3}, specs).Ends()[0], 1001);
   ExpectSameEnds({750, 375, 27.3}, specs);
+}
+
+// Flows an idle stack is asked for one at a time (StartFlow, kAfterTick: the
+// stack ticks only at their ends), and others asked for while such a flow
+// waits for its start, or once it has started: every end as the model's.
+TEST(HbmArbiter, LoneFlowsEndAsTheModel) {
+  const Bandwidths bw{750, 375, 27.3};
+  const std::vector<FlowSpec> specs = {
+      {10000, 0, 4096, false},   // alone throughout
+      {500000, 0, 8192, false},  // alone until the next joins mid-way
+      {600000, 0, 64, false},    // asked after that one started
+      {1200000, 0, 2048, false},  // alone when asked, with company before its start
+      {1200500, 0, 512, false},   // asked while the one above waits for its start
+  };
+  const std::vector<Picos> asked = {0, 400000, 550000, 1000000, 1100000};
+  HbmArbiter& stack = SimHost::Get().stack_module(SimHost::kMaxStacks - 1);
+  stack.Configure(bw.stack, bw.core, bw.engine);
+  const Picos t0 = Now();
+  std::vector<Picos> ends(specs.size(), -1);
+  EndsListener listener(ends, t0);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    sc_core::sc_spawn([&, i] {
+      sc_core::wait(Ps(asked[i]));
+      stack.StartFlow(specs[i].core, specs[i].bytes, t0 + specs[i].start, HbmArbiter::Join::kAfterTick, &listener,
+                      static_cast<int>(i));
+    });
+  }
+  sc_core::sc_start();
+  const std::vector<Picos> want = Reference(bw, specs).Ends();
+  for (size_t i = 0; i < specs.size(); ++i) EXPECT_EQ(ends[i], want[i]) << "flow " << i;
+}
+
+// Flows withdrawn before their start (a DMA engine's pick undone) leave the
+// others' ends as if they had never been asked for: one waiting behind a
+// running flow (its start had moved the tick), one alone on the idle stack.
+TEST(HbmArbiter, CancelledFlowsChangeNothing) {
+  const Bandwidths bw{750, 375, 27.3};
+  const std::vector<FlowSpec> specs = {{0, 0, 4096, false}, {260000, 0, 512, false}, {900000, 0, 100, false}};
+  HbmArbiter& stack = SimHost::Get().stack_module(SimHost::kMaxStacks - 1);
+  stack.Configure(bw.stack, bw.core, bw.engine);
+  const Picos t0 = Now();
+  std::vector<Picos> ends(specs.size() + 2, -1);
+  EndsListener listener(ends, t0);
+  const int kBehind = 3, kAlone = 4;
+  sc_core::sc_spawn([&] {
+    stack.StartFlow(0, 4096, t0, HbmArbiter::Join::kAfterTick, &listener, 0);
+    stack.StartFlow(0, 777, t0 + 100000, HbmArbiter::Join::kOnTick, &listener, kBehind);
+    stack.StartFlow(0, 512, t0 + 260000, HbmArbiter::Join::kOnTick, &listener, 1);
+    sc_core::wait(Ps(50000));
+    stack.CancelFlow(&listener, kBehind);
+    sc_core::wait(Ps(550000));  // the stack is idle from ~170 ns to 260 ns and after ~280 ns
+    stack.StartFlow(0, 999, t0 + 800000, HbmArbiter::Join::kAfterTick, &listener, kAlone);
+    sc_core::wait(Ps(100000));
+    stack.CancelFlow(&listener, kAlone);
+    stack.StartFlow(0, 100, t0 + 900000, HbmArbiter::Join::kAfterTick, &listener, 2);
+  });
+  sc_core::sc_start();
+  const std::vector<Picos> want = Reference(bw, specs).Ends();
+  for (size_t i = 0; i < specs.size(); ++i) EXPECT_EQ(ends[i], want[i]) << "flow " << i;
+  EXPECT_EQ(ends[kBehind], -1);
+  EXPECT_EQ(ends[kAlone], -1);
 }
 
 // The stack oversubscribed by one core's flows (water-filling), and several

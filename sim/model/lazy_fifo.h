@@ -20,6 +20,15 @@ class LazyFifo {
   bool empty() const { return head_ == items_.size(); }
   const T& front() const { return items_[head_]; }
   void push_back(const T& v) { items_.push_back(v); }
+  // Puts back an item just taken from the front (rare: a DMA engine's pick
+  // made ahead of its time and undone).
+  void push_front(const T& v) {
+    if (head_ > 0) {
+      items_[--head_] = v;
+    } else {
+      items_.insert(items_.begin(), v);
+    }
+  }
   void pop_front() {
     ++head_;
     if (head_ == items_.size()) {

@@ -18,4 +18,12 @@ inline sc_core::sc_time ScPs(Picos p) {
   return sc_core::sc_time(static_cast<double>(p), sc_core::SC_PS);
 }
 
+// ScPs(p).value(): the picoseconds a wait of Ps(p) lasts, without building
+// the sc_time where that is exactly p.
+inline sc_core::sc_time::value_type ScPsValue(Picos p) {
+  constexpr Picos kExactBelow = Picos{1} << 52;
+  if (p >= 0 && p < kExactBelow) return static_cast<sc_core::sc_time::value_type>(p);
+  return ScPs(p).value();
+}
+
 }  // namespace nsim

@@ -14,15 +14,13 @@ namespace nsim {
 namespace neuron {
 namespace {
 
-struct Loaded {
-  const rt::NeuronCoreDevice* core = nullptr;  // a Runtime::Reset makes new cores
-  std::vector<rt::KernelRef> programs;
-};
-
 struct Cache {
   std::mutex mu;
   std::map<std::string, std::vector<Kernel>> kernels;  // config hash | programs | key
-  std::map<std::string, Loaded> loaded;                // core index | config hash | programs | key
+  // core index | config hash | programs | key. A Runtime::Reset makes new
+  // cores (maybe at the same address): entries count only while the core
+  // holds them (NeuronCoreDevice::Holds).
+  std::map<std::string, std::vector<rt::KernelRef>> loaded;
   int64_t generated = 0;
 };
 
@@ -53,7 +51,7 @@ rt::ExecutionHandle LaunchPrograms(rt::NeuronCoreDevice& core, const std::string
   {
     std::lock_guard<std::mutex> lock(c.mu);
     auto it = c.loaded.find(core_key);
-    if (it != c.loaded.end() && it->second.core == &core) refs = it->second.programs;
+    if (it != c.loaded.end() && core.Holds(it->second.front())) refs = it->second;
   }
   if (refs.empty()) {
     const std::vector<Kernel>* kernels = nullptr;
@@ -70,7 +68,7 @@ rt::ExecutionHandle LaunchPrograms(rt::NeuronCoreDevice& core, const std::string
     }
     for (const Kernel& k : *kernels) refs.push_back(core.LoadKernel(k));
     std::lock_guard<std::mutex> lock(c.mu);
-    c.loaded[core_key] = Loaded{&core, refs};
+    c.loaded[core_key] = refs;
   }
   const int stream = CurrentStream(core.index());
   if (refs.size() == 1) return core.ExecuteAsync(refs[0], bindings, stream, CurrentCorrelationId());

@@ -165,33 +165,33 @@ PartitionRows::PartitionRows(const BoundAccess& a, OnChipMemory& mem)
     : a_(a),
       mem_(mem),
       per_row_(a.partitions > 0 ? a.count / a.partitions : 0),
-      one_run_(OneRun(a.dims)),
-      load_(LoadRunFor(a.dtype)),
-      store_(StoreRunFor(a.dtype)) {}
+      one_run_(OneRun(a.dims)) {}
 
 void PartitionRows::Read(int64_t first, int64_t n, float* out) const {
+  const LoadRunFn load = LoadRunFor(a_.dtype);
   for (int64_t p = first; p < first + n; ++p, out += per_row_) {
     const uint8_t* row = mem_.Row(a_.space, a_.partition_start + p) + a_.base;
     if (one_run_) {
-      load_(row, per_row_, out);
+      load(row, per_row_, out);
       continue;
     }
     const int64_t esize = DTypeSize(a_.dtype);
     float* dst = out;
-    ForEachRun(a_.dims, [&](int64_t off, int64_t len) { load_(row + off * esize, len, dst); dst += len; });
+    ForEachRun(a_.dims, [&](int64_t off, int64_t len) { load(row + off * esize, len, dst); dst += len; });
   }
 }
 
 void PartitionRows::Write(int64_t first, int64_t n, const float* in) const {
+  const StoreRunFn store = StoreRunFor(a_.dtype);
   for (int64_t p = first; p < first + n; ++p, in += per_row_) {
     uint8_t* row = mem_.Row(a_.space, a_.partition_start + p) + a_.base;
     if (one_run_) {
-      store_(in, per_row_, row);
+      store(in, per_row_, row);
       continue;
     }
     const int64_t esize = DTypeSize(a_.dtype);
     const float* src = in;
-    ForEachRun(a_.dims, [&](int64_t off, int64_t len) { store_(src, len, row + off * esize); src += len; });
+    ForEachRun(a_.dims, [&](int64_t off, int64_t len) { store(src, len, row + off * esize); src += len; });
   }
 }
 

@@ -85,8 +85,6 @@ class PartitionRows {
   OnChipMemory& mem_;
   int64_t per_row_;
   bool one_run_;  // each row is one run of consecutive elements
-  LoadRunFn load_;
-  StoreRunFn store_;
 };
 
 // True when writing `dst` row by row (row p after reading every source's row

@@ -14,15 +14,19 @@ const char* DTypeName(DType t);                 // "f32", "bf16", "f16", "i32"
 bool ParseDType(const std::string& s, DType* out);  // accepts the names above and fp32/float32/bfloat16/fp16/float16/int32
 bool IsFloat16Bit(DType t);                     // bf16 or f16
 
-// Inline: they sit on the simulator's per-element path.
-inline uint16_t FloatToBF16(float f) {  // round to nearest even; NaN stays NaN
+// The one bf16 conversion of the simulator, per element: the run loops of
+// sim/memory/dtype_run_loops.h vectorise these same functions. Branch-free,
+// so that those loops vectorise. always_inline: a translation unit built for
+// the host's vector units (-mavx2) inlines them too, so no out-of-line copy
+// built for AVX2 can stand in for the portable one at link time.
+[[gnu::always_inline]] inline uint16_t FloatToBF16(float f) {  // round to nearest even; NaN stays NaN
   uint32_t bits;
   std::memcpy(&bits, &f, 4);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet NaN
-  bits += 0x7fffu + ((bits >> 16) & 1u);  // ties to even
-  return static_cast<uint16_t>(bits >> 16);
+  const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;  // ties to even
+  const uint32_t quiet_nan = (bits >> 16) | 0x40u;  // a NaN keeps its top half, quiet bit set
+  return static_cast<uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
 }
-inline float BF16ToFloat(uint16_t h) {
+[[gnu::always_inline]] inline float BF16ToFloat(uint16_t h) {
   const uint32_t bits = static_cast<uint32_t>(h) << 16;
   float f;
   std::memcpy(&f, &bits, 4);

@@ -4,7 +4,9 @@ namespace nsim {
 
 bool HostHasAvx2Fma() {
 #if defined(__x86_64__) || defined(__i386__)
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // HostBuild asks from static initialisers: __builtin_cpu_init makes the
+  // answer valid even before libgcc's own constructor has run.
+  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
   return has;
 #else
   return false;

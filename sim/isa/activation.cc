@@ -53,19 +53,19 @@ InstrCost CostActivation(const Kernel& k, const Instruction& in, const HardwareC
 }
 
 void ExecActivation(ExecContext& ctx, const Instruction& in) {
-  ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
   const ScalarColumn scale = ScalarPerPartition(ctx, in.scalar0, 1);
   const ScalarColumn bias = ScalarPerPartition(ctx, in.scalar1, 2);
   ScratchFloats& sums = ctx.buf[3];
   if (in.acc.present()) sums.resize(static_cast<size_t>(parts));
-  for (int64_t p = 0; p < parts; ++p) {
-    float* row = &x[p * per];
-    ActivateRow(in.func, row, scale[p], bias[p], per);
-    if (in.acc.present()) sums[p] = SumRow(row, per);  // the fp32 results, before dst's rounding
-  }
-  ctx.Write(in.dst, x);
-  if (in.acc.present()) ctx.Write(in.acc, sums);
+  ElementwiseRows<1>(ctx, in.dst, {&in.src0}, [&](float* const* rows, int64_t first, int64_t n) {
+    for (int64_t p = first; p < first + n; ++p) {
+      float* row = rows[0] + (p - first) * per;
+      ActivateRow(in.func, row, scale[p], bias[p], per);
+      if (in.acc.present()) sums[p] = SumRow(row, per);  // the fp32 results, before dst's rounding
+    }
+  });
+  if (in.acc.present()) ctx.Write(in.acc, sums);  // after dst, as before: acc may overlap it
 }
 
 SIM_REGISTER_OPCODE(activation, {Opcode::kActivation, "activation", "ACTIVATE", EngineBit(EngineId::kScalar),

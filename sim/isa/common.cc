@@ -124,5 +124,10 @@ ScalarColumn ScalarPerPartition(ExecContext& ctx, const Scalar& s, int slot) {
   return {nullptr, static_cast<float>(s.imm)};
 }
 
+int64_t RowBlock(int64_t per_row, int64_t rows, int64_t min_rows) {
+  const int64_t fit = std::max<int64_t>(1, kRowBlockElements / std::max<int64_t>(per_row, 1));
+  return std::min(rows, std::max(fit, min_rows));
+}
+
 }  // namespace isa
 }  // namespace nsim

@@ -1,8 +1,13 @@
 #pragma once
 // Helpers shared by the instruction families: operand checks that produce
 // errors naming the instruction, and the quantities cost formulas use.
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <initializer_list>
+#include <new>
 #include <string>
+#include <utility>
 
 #include "sim/isa/opcode_spec.h"
 
@@ -58,6 +63,78 @@ struct ScalarColumn {
   float operator[](int64_t p) const { return column != nullptr ? column[p] : imm; }
 };
 ScalarColumn ScalarPerPartition(ExecContext& ctx, const Scalar& s, int slot);
+
+// ---- element-wise instructions, a block of rows at a time ----
+
+// Elements per block of rows: a few KB of fp32 per operand, so that an
+// instruction's row buffers stay in L1 between converting, computing and
+// converting back (issue 12).
+constexpr int64_t kRowBlockElements = 2048;
+
+// Rows per block for rows of `per_row` elements: at least `min_rows` (when
+// there are that many), at most `rows`.
+int64_t RowBlock(int64_t per_row, int64_t rows, int64_t min_rows = 1);
+
+// The bound access of `ap`, valid across later Resolve calls: the pre-bound
+// one, or one bound now and copied into `storage` (raw: nothing is
+// constructed on the per-instruction path unless needed).
+struct BoundStorage {
+  alignas(BoundAccess) unsigned char bytes[sizeof(BoundAccess)];
+};
+inline const BoundAccess* StableBound(ExecContext& ctx, const AccessPattern& ap, BoundStorage* storage) {
+  const BoundAccess* b = ctx.Resolve(ap);
+  return b != &ctx.bind_scratch ? b : new (storage->bytes) BoundAccess(*b);
+}
+
+// Runs an element-wise instruction whose dst and N sources are on-chip
+// [P, F] operands of the same shape, a block of rows at a time: reads rows
+// [p, p + n) of every source into fp32 buffers ctx.buf[0..N), calls
+// compute(rows, p, n) (source i's row p + r at rows[i] + r * F; compute
+// leaves dst's fp32 values in rows[0]), and writes rows[0] to dst. The same
+// values as reading every source whole, computing and writing dst: when dst
+// could overwrite a source row before it is read, one block holds every row.
+// Callers read their per-partition scalar columns before (into other slots).
+template <size_t N, class Compute>
+void ElementwiseRows(ExecContext& ctx, const AccessPattern& dst, const std::array<const AccessPattern*, N>& srcs,
+                     Compute&& compute);
+
+// ---- implementation of the template ----
+namespace internal {
+template <size_t N, size_t... I>
+std::array<PartitionRows, N> RowsOf(const std::array<const BoundAccess*, N>& bound, OnChipMemory& mem,
+                                    std::index_sequence<I...>) {
+  return {PartitionRows(*bound[I], mem)...};
+}
+}  // namespace internal
+
+template <size_t N, class Compute>
+void ElementwiseRows(ExecContext& ctx, const AccessPattern& dst, const std::array<const AccessPattern*, N>& srcs,
+                     Compute&& compute) {
+  BoundStorage storage[N + 1];
+  const BoundAccess* out_bound = StableBound(ctx, dst, &storage[N]);
+  std::array<const BoundAccess*, N> in_bound;
+  bool blocks = true;
+  for (size_t i = 0; i < N; ++i) {
+    in_bound[i] = StableBound(ctx, *srcs[i], &storage[i]);
+    blocks = blocks && RowsWriteBehindReads(*out_bound, *in_bound[i]);
+  }
+  const PartitionRows out(*out_bound, ctx.mem);
+  const std::array<PartitionRows, N> in = internal::RowsOf(in_bound, ctx.mem, std::make_index_sequence<N>());
+  const int64_t parts = out.partitions(), per = out.per_row();
+  if (parts == 0 || per == 0) return;
+  const int64_t block = blocks ? RowBlock(per, parts) : parts;
+  float* rows[N];
+  for (size_t i = 0; i < N; ++i) {
+    ctx.buf[i].resize(static_cast<size_t>(block * per));
+    rows[i] = ctx.buf[i].data();
+  }
+  for (int64_t p = 0; p < parts; p += block) {
+    const int64_t n = std::min(block, parts - p);
+    for (size_t i = 0; i < N; ++i) in[i].Read(p, n, rows[i]);
+    compute(static_cast<float* const*>(rows), p, n);
+    out.Write(p, n, rows[0]);
+  }
+}
 
 }  // namespace isa
 }  // namespace nsim

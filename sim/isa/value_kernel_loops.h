@@ -1,7 +1,7 @@
 #pragma once
 // The loops behind value_kernels.h, written once and compiled twice: in
 // value_kernels.cc (portable) and value_kernels_avx2.cc (-mavx2
-// -ffp-contract=off, used when the host has AVX2). Everything here has
+// -ffp-contract=off, chosen when the host has AVX2). Everything here has
 // internal linkage, so each file keeps its own build. Every loop computes
 // each element (or, for folds and scans, each chain) with the same IEEE
 // operations in the same order on both builds: no fast-math, no contraction
@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "sim/isa/value_kernels.h"
 #include "sim/kernel/kernel.h"
 
 namespace nsim {
@@ -60,7 +61,7 @@ float Fold(const float* row, int64_t n, F f) {
 }
 
 // kLanes rows folded side by side: lane j holds row j's running value.
-constexpr int kLanes = 8;
+constexpr int kLanes = kReduceRowsSideBySide;
 template <class F>
 void FoldRows(const float* x, int64_t rows, int64_t n, float* out, F f) {
   int64_t r = 0;
@@ -137,6 +138,10 @@ float SumRow(const float* row, int64_t n) {
 void IotaRow(double start, double step, int32_t n, float* row) {
   for (int32_t i = 0; i < n; ++i) row[i] = static_cast<float>(start + static_cast<double>(i) * step);
 }
+
+// This build's loops as a table (value_kernels.h).
+constexpr value_kernels_internal::Table kThisBuild = {&AluVector, &AluScalar, &ActivateRow, &ReduceRows,
+                                                       &SumRow,    &ScanRow,   &IotaRow};
 
 }  // namespace loops
 }  // namespace

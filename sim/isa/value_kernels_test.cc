@@ -1,24 +1,66 @@
-// The AVX2 build of the value kernels gives the portable build's bits for
-// every ALU op, activation function, reduction, scan and iota, on data with
-// signed zeros, infinities, NaNs, subnormals and lengths with vector tails.
+// The value kernels the simulator calls (value_kernels.h, the build chosen
+// for this host) and every build of them give the bits of a plain scalar
+// reference, element by element, for every ALU op, activation function,
+// reduction, scan and iota, on data with signed zeros, infinities, NaNs,
+// subnormals and lengths with vector tails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <string>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "sim/base/host_cpu.h"
-#include "sim/isa/value_kernel_loops.h"  // the portable build, compiled into this test
-#include "sim/isa/value_kernels_avx2.h"
+#include "sim/isa/value_kernels.h"
 
 namespace nsim {
 namespace isa {
 namespace {
 
-namespace avx2 = value_kernels_avx2;
+// ---- the scalar reference: one element at a time, the ISA's definitions ----
+float RefAlu(AluOp op, float a, float b) {
+  switch (op) {
+    case AluOp::kAdd: return a + b;
+    case AluOp::kSub: return a - b;
+    case AluOp::kMul: return a * b;
+    case AluOp::kMax: return std::max(a, b);
+    case AluOp::kMin: return std::min(a, b);
+    case AluOp::kDivide: return a / b;
+    case AluOp::kPow: return std::pow(a, b);
+    case AluOp::kBypass:
+    case AluOp::kNone: return a;
+  }
+  return a;
+}
+
+float RefAct(ActFunc f, float x) {
+  switch (f) {
+    case ActFunc::kIdentity: return x;
+    case ActFunc::kExp: return std::exp(x);
+    case ActFunc::kRsqrt: return 1.0f / std::sqrt(x);
+    case ActFunc::kSqrt: return std::sqrt(x);
+    case ActFunc::kReciprocal: return 1.0f / x;
+    case ActFunc::kSilu: return x / (1.0f + std::exp(-x));
+    case ActFunc::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case ActFunc::kTanh: return std::tanh(x);
+    case ActFunc::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case ActFunc::kSquare: return x * x;
+    case ActFunc::kRelu: return x > 0 ? x : 0.0f;
+    case ActFunc::kLog: return std::log(x);
+  }
+  return x;
+}
+
+float RefReduce(ReduceOp op, const float* row, int64_t n) {
+  float acc = row[0];
+  for (int64_t i = 1; i < n; ++i) {
+    acc = op == ReduceOp::kMax ? std::max(acc, row[i]) : op == ReduceOp::kMin ? std::min(acc, row[i]) : acc + row[i];
+  }
+  return op == ReduceOp::kMean ? acc / static_cast<float>(n) : acc;
+}
 
 std::vector<float> Data(int64_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -47,48 +89,67 @@ void ExpectSameBits(const std::vector<float>& want, const std::vector<float>& go
 
 constexpr int64_t kN = 1037;  // not a multiple of any vector width
 
-TEST(ValueKernelsTest, Avx2BuildMatchesPortableBuild) {
-  if (!HostHasAvx2Fma()) GTEST_SKIP() << "host without AVX2";
+// One build (a table of entry points) against the reference.
+void ExpectMatchesReference(const value_kernels_internal::Table& build, const std::string& name) {
   const std::vector<float> a = Data(kN, 1), b = Data(kN, 2);
   for (int o = 0; o < kNumAluOps; ++o) {
     const AluOp op = static_cast<AluOp>(o);
-    std::vector<float> want = a, got = a;
-    loops::AluVector(op, want.data(), b.data(), kN);
-    avx2::AluVector(op, got.data(), b.data(), kN);
-    ExpectSameBits(want, got, std::string("AluVector ") + AluOpName(op));
+    std::vector<float> want(kN), got = a;
+    for (int64_t i = 0; i < kN; ++i) want[i] = RefAlu(op, a[i], b[i]);
+    build.alu_vector(op, got.data(), b.data(), kN);
+    ExpectSameBits(want, got, name + " AluVector " + AluOpName(op));
     for (float s : {2.5f, -0.0f, std::numeric_limits<float>::quiet_NaN()}) {
-      want = a, got = a;
-      loops::AluScalar(op, want.data(), s, kN);
-      avx2::AluScalar(op, got.data(), s, kN);
-      ExpectSameBits(want, got, std::string("AluScalar ") + AluOpName(op));
+      got = a;
+      for (int64_t i = 0; i < kN; ++i) want[i] = RefAlu(op, a[i], s);
+      build.alu_scalar(op, got.data(), s, kN);
+      ExpectSameBits(want, got, name + " AluScalar " + AluOpName(op));
     }
     for (int o1 = 0; o1 < kNumAluOps; o1 += 3) {
-      want = a, got = a;
-      loops::ScanRow(op, static_cast<AluOp>(o1), want.data(), b.data(), 0.25f, kN);
-      avx2::ScanRow(op, static_cast<AluOp>(o1), got.data(), b.data(), 0.25f, kN);
-      ExpectSameBits(want, got, std::string("ScanRow ") + AluOpName(op));
+      const AluOp op1 = static_cast<AluOp>(o1);
+      float carry = 0.25f;
+      for (int64_t i = 0; i < kN; ++i) want[i] = carry = RefAlu(op1, RefAlu(op, a[i], carry), b[i]);
+      got = a;
+      build.scan_row(op, op1, got.data(), b.data(), 0.25f, kN);
+      ExpectSameBits(want, got, name + " ScanRow " + AluOpName(op) + " " + AluOpName(op1));
     }
   }
   for (int f = 0; f < kNumActFuncs; ++f) {
-    std::vector<float> want = a, got = a;
-    loops::ActivateRow(static_cast<ActFunc>(f), want.data(), 1.5f, -0.25f, kN);
-    avx2::ActivateRow(static_cast<ActFunc>(f), got.data(), 1.5f, -0.25f, kN);
-    ExpectSameBits(want, got, std::string("ActivateRow ") + ActFuncName(static_cast<ActFunc>(f)));
-    ExpectSameBits({loops::SumRow(want.data(), kN)}, {avx2::SumRow(want.data(), kN)}, "SumRow");
+    const ActFunc func = static_cast<ActFunc>(f);
+    std::vector<float> want(kN), got = a;
+    for (int64_t i = 0; i < kN; ++i) want[i] = RefAct(func, a[i] * 1.5f + -0.25f);
+    build.activate_row(func, got.data(), 1.5f, -0.25f, kN);
+    ExpectSameBits(want, got, name + " ActivateRow " + ActFuncName(func));
+    float sum = 0.0f;
+    for (int64_t i = 0; i < kN; ++i) sum += want[i];
+    ExpectSameBits({sum}, {build.sum_row(want.data(), kN)}, name + " SumRow");
   }
   for (int r = 0; r < kNumReduceOps; ++r) {
+    const ReduceOp op = static_cast<ReduceOp>(r);
     for (int64_t rows : {1, 8, 17}) {
       const int64_t n = kN / rows;
       std::vector<float> want(rows), got(rows);
-      loops::ReduceRows(static_cast<ReduceOp>(r), a.data(), rows, n, want.data());
-      avx2::ReduceRows(static_cast<ReduceOp>(r), a.data(), rows, n, got.data());
-      ExpectSameBits(want, got, std::string("ReduceRows ") + ReduceOpName(static_cast<ReduceOp>(r)));
+      for (int64_t row = 0; row < rows; ++row) want[row] = RefReduce(op, a.data() + row * n, n);
+      build.reduce_rows(op, a.data(), rows, n, got.data());
+      ExpectSameBits(want, got, name + " ReduceRows " + ReduceOpName(op));
     }
   }
   std::vector<float> want(kN), got(kN);
-  loops::IotaRow(0.1, 1.0 / 3.0, static_cast<int32_t>(kN), want.data());
-  avx2::IotaRow(0.1, 1.0 / 3.0, static_cast<int32_t>(kN), got.data());
-  ExpectSameBits(want, got, "IotaRow");
+  for (int64_t i = 0; i < kN; ++i) want[i] = static_cast<float>(0.1 + static_cast<double>(i) * (1.0 / 3.0));
+  build.iota_row(0.1, 1.0 / 3.0, static_cast<int32_t>(kN), got.data());
+  ExpectSameBits(want, got, name + " IotaRow");
+}
+
+// What the simulator calls: value_kernels.h's entry points.
+TEST(ValueKernelsTest, DispatchedKernelsMatchTheScalarReference) {
+  const value_kernels_internal::Table dispatched = {&AluVector, &AluScalar, &ActivateRow, &ReduceRows,
+                                                    &SumRow,    &ScanRow,   &IotaRow};
+  ExpectMatchesReference(dispatched, "dispatched");
+}
+
+TEST(ValueKernelsTest, EveryBuildMatchesTheScalarReference) {
+  ExpectMatchesReference(value_kernels_internal::kPortable, "portable");
+  if (!HostHasAvx2Fma()) GTEST_SKIP() << "host without AVX2: the AVX2 build is not run";
+  ExpectMatchesReference(value_kernels_internal::kAvx2, "avx2");
 }
 
 // The side-by-side row folds keep each row's left-to-right order.
@@ -101,7 +162,7 @@ TEST(ValueKernelsTest, ReduceRowsFoldsEachRowLeftToRight) {
     for (int64_t i = 1; i <= r + 1 && i < n; ++i) x[r * n + i] = 1.0f;
   }
   std::vector<float> out(rows);
-  loops::ReduceRows(ReduceOp::kSum, x.data(), rows, n, out.data());
+  ReduceRows(ReduceOp::kSum, x.data(), rows, n, out.data());
   for (int64_t r = 0; r < rows; ++r) EXPECT_EQ(out[r], 16777216.0f) << r;
 }
 

@@ -80,10 +80,10 @@ InstrCost CostTensorTensor(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorTensor(ExecContext& ctx, const Instruction& in) {
-  ScratchFloats& a = ctx.Read(in.src0, 0);
-  const ScratchFloats& b = ctx.Read(in.src1, 1);
-  AluVector(in.alu0, a.data(), b.data(), static_cast<int64_t>(a.size()));
-  ctx.Write(in.dst, a);
+  const int64_t per = in.src0.FreeElements();
+  ElementwiseRows<2>(ctx, in.dst, {&in.src0, &in.src1}, [&](float* const* rows, int64_t, int64_t n) {
+    AluVector(in.alu0, rows[0], rows[1], n * per);
+  });
 }
 
 int64_t ElementFlops(const Kernel&, const Instruction& in) { return in.dst.NumElements(); }
@@ -109,16 +109,16 @@ InstrCost CostTensorScalar(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorScalar(ExecContext& ctx, const Instruction& in) {
-  ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
   const float* s0 = ScalarValues(ctx, in.scalar0, parts, 1);
   const float* s1 = in.alu1 != AluOp::kNone ? ScalarValues(ctx, in.scalar1, parts, 2) : nullptr;
-  for (int64_t p = 0; p < parts; ++p) {  // each element sees op0 then op1, as one pass would
-    float* row = &x[p * per];
-    AluScalar(in.alu0, row, s0[p], per);
-    if (s1 != nullptr) AluScalar(in.alu1, row, s1[p], per);
-  }
-  ctx.Write(in.dst, x);
+  ElementwiseRows<1>(ctx, in.dst, {&in.src0}, [&](float* const* rows, int64_t first, int64_t n) {
+    for (int64_t p = first; p < first + n; ++p) {  // each element sees op0 then op1, as one pass would
+      float* row = rows[0] + (p - first) * per;
+      AluScalar(in.alu0, row, s0[p], per);
+      if (s1 != nullptr) AluScalar(in.alu1, row, s1[p], per);
+    }
+  });
 }
 
 SIM_REGISTER_OPCODE(tensor_scalar, {Opcode::kTensorScalar, "tensor_scalar", "TENSOR_SCALAR_PTR",
@@ -150,12 +150,25 @@ InstrCost CostTensorReduce(const Kernel& k, const Instruction& in, const Hardwar
   return EngineCost(c.vector, work);
 }
 
+// src is read a block of partitions at a time (its fp32 rows stay in L1),
+// with at least the rows ReduceRows folds side by side; dst is written once
+// every source row is read.
 void ExecTensorReduce(ExecContext& ctx, const Instruction& in) {
-  const ScratchFloats& x = ctx.Read(in.src0, 0);
-  const int64_t inner = InnerSize(in.src0);
+  const PartitionRows src(*ctx.Resolve(in.src0), ctx.mem);
+  const int64_t inner = InnerSize(in.src0), parts = src.partitions(), per = src.per_row();
+  const int64_t folds = inner > 0 ? per / inner : 0;  // reduced rows per partition
   ScratchFloats& out = ctx.buf[1];
-  out.resize(x.size() / static_cast<size_t>(inner));  // every element written below
-  ReduceRows(in.reduce, x.data(), static_cast<int64_t>(out.size()), inner, out.data());
+  out.resize(static_cast<size_t>(parts * folds));  // every element written below
+  if (parts > 0 && folds > 0) {
+    const int64_t block = RowBlock(per, parts, (kReduceRowsSideBySide + folds - 1) / folds);
+    ScratchFloats& x = ctx.buf[0];
+    x.resize(static_cast<size_t>(block * per));
+    for (int64_t p = 0; p < parts; p += block) {
+      const int64_t n = std::min(block, parts - p);
+      src.Read(p, n, x.data());
+      ReduceRows(in.reduce, x.data(), n * folds, inner, out.data() + p * folds);
+    }
+  }
   ctx.Write(in.dst, out);
 }
 
@@ -176,7 +189,9 @@ InstrCost CostTensorCopy(const Kernel& k, const Instruction& in, const HardwareC
   return UnaryCost(k, in, c, 1.0);
 }
 
-void ExecTensorCopy(ExecContext& ctx, const Instruction& in) { ctx.Write(in.dst, ctx.Read(in.src0, 0)); }
+void ExecTensorCopy(ExecContext& ctx, const Instruction& in) {
+  ElementwiseRows<1>(ctx, in.dst, {&in.src0}, [](float* const*, int64_t, int64_t) {});
+}
 
 SIM_REGISTER_OPCODE(tensor_copy, {Opcode::kTensorCopy, "tensor_copy", "TENSOR_COPY",
                                   EngineBit(EngineId::kVector) | EngineBit(EngineId::kGpSimd) |

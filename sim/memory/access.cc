@@ -161,13 +161,76 @@ __attribute__((noinline)) void WriteFloatsGeneral(const BoundAccess& a, OnChipMe
 
 }  // namespace
 
+PartitionRows::PartitionRows(const BoundAccess& a, OnChipMemory& mem)
+    : a_(a),
+      mem_(mem),
+      per_row_(a.partitions > 0 ? a.count / a.partitions : 0),
+      one_run_(OneRun(a.dims)) {}
+
+void PartitionRows::Read(int64_t first, int64_t n, float* out) const {
+  const LoadRunFn load = LoadRunFor(a_.dtype);
+  for (int64_t p = first; p < first + n; ++p, out += per_row_) {
+    const uint8_t* row = mem_.Row(a_.space, a_.partition_start + p) + a_.base;
+    if (one_run_) {
+      load(row, per_row_, out);
+      continue;
+    }
+    const int64_t esize = DTypeSize(a_.dtype);
+    float* dst = out;
+    ForEachRun(a_.dims, [&](int64_t off, int64_t len) { load(row + off * esize, len, dst); dst += len; });
+  }
+}
+
+void PartitionRows::Write(int64_t first, int64_t n, const float* in) const {
+  const StoreRunFn store = StoreRunFor(a_.dtype);
+  for (int64_t p = first; p < first + n; ++p, in += per_row_) {
+    uint8_t* row = mem_.Row(a_.space, a_.partition_start + p) + a_.base;
+    if (one_run_) {
+      store(in, per_row_, row);
+      continue;
+    }
+    const int64_t esize = DTypeSize(a_.dtype);
+    const float* src = in;
+    ForEachRun(a_.dims, [&](int64_t off, int64_t len) { store(src, len, row + off * esize); src += len; });
+  }
+}
+
+namespace {
+// The bytes an on-chip access touches within each of its partitions, [lo, hi).
+void ByteExtent(const BoundAccess& a, int64_t* lo, int64_t* hi) {
+  int64_t first = 0, last = 0;  // element offsets from base
+  for (const ApDim& d : a.dims) {
+    const int64_t span = (d.size - 1) * d.stride;
+    (span < 0 ? first : last) += span;
+  }
+  const int64_t esize = DTypeSize(a.dtype);
+  *lo = static_cast<int64_t>(a.base) + first * esize;
+  *hi = static_cast<int64_t>(a.base) + (last + 1) * esize;
+}
+}  // namespace
+
+bool RowsWriteBehindReads(const BoundAccess& dst, const BoundAccess& src) {
+  // dst row p is partition dst.partition_start + p; a source row q sharing
+  // that partition comes later (q > p) only if dst starts above src.
+  if (dst.space != src.space || dst.partition_start <= src.partition_start || dst.count == 0 || src.count == 0) {
+    return true;
+  }
+  if (src.partition_start + src.partitions <= dst.partition_start) return true;  // no partition in common
+  int64_t dlo, dhi, slo, shi;
+  ByteExtent(dst, &dlo, &dhi);
+  ByteExtent(src, &slo, &shi);
+  return dhi <= slo || shi <= dlo;
+}
+
 void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out) {
-  if (VisitRows(a, mem, [&](const uint8_t* p, int64_t n) { LoadRun(a.dtype, p, n, out); out += n; })) return;
+  const LoadRunFn load = LoadRunFor(a.dtype);
+  if (VisitRows(a, mem, [&](const uint8_t* p, int64_t n) { load(p, n, out); out += n; })) return;
   ReadFloatsGeneral(a, mem, hbm, out);
 }
 
 void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const float* in) {
-  if (VisitRows(a, mem, [&](uint8_t* p, int64_t n) { StoreRun(a.dtype, p, n, in); in += n; })) return;
+  const StoreRunFn store = StoreRunFor(a.dtype);
+  if (VisitRows(a, mem, [&](uint8_t* p, int64_t n) { store(in, n, p); in += n; })) return;
   WriteFloatsGeneral(a, mem, hbm, in);
 }
 

@@ -8,6 +8,7 @@
 
 #include "sim/base/dtype.h"
 #include "sim/kernel/kernel.h"
+#include "sim/memory/dtype_runs.h"
 #include "sim/memory/hbm.h"
 #include "sim/memory/onchip_memory.h"
 
@@ -64,6 +65,32 @@ bool CopyRawDirect(const BoundAccess& dst, const BoundAccess& src, OnChipMemory&
 // The same, converting to/from fp32 (stores round to the access's dtype).
 void ReadFloats(const BoundAccess& a, OnChipMemory& mem, const HbmMemory& hbm, float* out);
 void WriteFloats(const BoundAccess& a, OnChipMemory& mem, HbmMemory& hbm, const float* in);
+
+// An on-chip access read or written a block of partitions at a time,
+// converting to/from fp32: element-wise instructions process a [P, F] tile
+// in blocks of rows small enough that their fp32 copies stay in L1, instead
+// of staging whole operands (issue 12: 256 KB per [128, 512] operand, out of
+// L1 and L2). Row p holds partition p's free elements in pattern order.
+class PartitionRows {
+ public:
+  PartitionRows(const BoundAccess& a, OnChipMemory& mem);
+  int64_t partitions() const { return a_.partitions; }
+  int64_t per_row() const { return per_row_; }
+  // Rows [first, first + n) to/from out/in, row r at (r - first) * per_row().
+  void Read(int64_t first, int64_t n, float* out) const;
+  void Write(int64_t first, int64_t n, const float* in) const;
+
+ private:
+  const BoundAccess& a_;
+  OnChipMemory& mem_;
+  int64_t per_row_;
+  bool one_run_;  // each row is one run of consecutive elements
+};
+
+// True when writing `dst` row by row (row p after reading every source's row
+// p) leaves each source row unchanged until it is read: no later source row
+// shares bytes with an earlier dst row. Both on chip.
+bool RowsWriteBehindReads(const BoundAccess& dst, const BoundAccess& src);
 
 // ---- implementation of the template ----
 template <class Dims, class F>

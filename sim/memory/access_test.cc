@@ -5,6 +5,7 @@
 #include "sim/memory/access.h"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -60,29 +61,44 @@ TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
   EXPECT_EQ(mismatches, 0);
 }
 
-// Runs of fewer than 4 elements convert one element at a time (no build
-// dispatch): the same bits as FloatToBF16 for every rounding case, and loads
-// back exactly.
-TEST(Access, ShortBf16RunsRoundLikeFloatToBF16) {
+// LoadRun/StoreRun (what the simulator calls, the build chosen for this
+// host) and every build of the bf16 loops round exactly as FloatToBF16 and
+// load back exactly, for runs of every length up to 17 (vector bodies and
+// tails) and one long run.
+void ExpectBf16RunsExact(void (*load)(const uint8_t*, int64_t, float*), void (*store)(const float*, int64_t, uint8_t*),
+                         const std::string& build) {
   const std::vector<float> values = RoundingCases();
-  int64_t mismatches = 0;
-  for (size_t i = 0; i + 3 <= values.size(); i += 3) {
-    for (int64_t n = 1; n <= 3; ++n) {
-      uint16_t stored[3] = {};
-      StoreRun(DType::kBF16, reinterpret_cast<uint8_t*>(stored), n, &values[i]);
-      float back[3] = {};
-      LoadRun(DType::kBF16, reinterpret_cast<const uint8_t*>(stored), n, back);
+  std::vector<int64_t> lengths;
+  for (int64_t n = 1; n <= 17; ++n) lengths.push_back(n);
+  lengths.push_back(static_cast<int64_t>(values.size()));
+  std::vector<uint16_t> stored(values.size());
+  std::vector<float> back(values.size());
+  for (int64_t n : lengths) {
+    int64_t mismatches = 0;
+    for (size_t first = 0; first + n <= values.size(); first += n) {
+      store(&values[first], n, reinterpret_cast<uint8_t*>(stored.data()));
+      load(reinterpret_cast<const uint8_t*>(stored.data()), n, back.data());
       for (int64_t j = 0; j < n; ++j) {
-        const uint32_t expected_bits = static_cast<uint32_t>(FloatToBF16(values[i + j])) << 16;
+        const uint16_t want = FloatToBF16(values[first + j]);
         uint32_t back_bits;
         std::memcpy(&back_bits, &back[j], 4);
-        if ((stored[j] != FloatToBF16(values[i + j]) || back_bits != expected_bits) && ++mismatches <= 5) {
-          ADD_FAILURE() << "case " << i + j << " in a run of " << n;
+        if ((stored[j] != want || back_bits != static_cast<uint32_t>(want) << 16) && ++mismatches <= 5) {
+          ADD_FAILURE() << build << ": case " << first + j << " in a run of " << n;
         }
       }
     }
+    EXPECT_EQ(mismatches, 0) << build << " runs of " << n;
   }
-  EXPECT_EQ(mismatches, 0);
+}
+
+TEST(Access, Bf16RunsOfEveryBuildRoundLikeFloatToBF16) {
+  ExpectBf16RunsExact([](const uint8_t* p, int64_t n, float* out) { LoadRun(DType::kBF16, p, n, out); },
+                      [](const float* in, int64_t n, uint8_t* p) { StoreRun(DType::kBF16, p, n, in); }, "dispatch");
+  ExpectBf16RunsExact(dtype_runs_internal::kPortableBf16Loops.load, dtype_runs_internal::kPortableBf16Loops.store,
+                      "portable");
+  if (HostHasAvx2Fma()) {
+    ExpectBf16RunsExact(dtype_runs_internal::kAvx2Bf16Loops.load, dtype_runs_internal::kAvx2Bf16Loops.store, "avx2");
+  }
 }
 
 // An on-chip access whose rows are one run each (read and written row by row)
@@ -174,28 +190,6 @@ TEST(Access, CopyRawDirectMatchesStagedCopy) {
   gapped_hbm.dims.d[0] = ApDim{2, 12};
   EXPECT_FALSE(CopyRawDirect(sbuf, gapped_hbm, direct_mem, direct_hbm));
   EXPECT_FALSE(CopyRawDirect(sbuf, sbuf, direct_mem, direct_hbm));
-}
-
-// The AVX2 build of the conversion loops (used on this host when it has AVX2)
-// gives the portable build's bits, including odd lengths (vector tails).
-TEST(Access, Bf16LoopsOfEveryBuildAgree) {
-  if (!HostHasAvx2Fma()) GTEST_SKIP() << "host without AVX2";
-  const std::vector<float> values = RoundingCases();
-  for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{13}, static_cast<int64_t>(values.size())}) {
-    std::vector<uint16_t> portable(n), avx2(n);
-    dtype_runs_internal::Bf16StorePortable(values.data(), n, reinterpret_cast<uint8_t*>(portable.data()));
-    dtype_runs_internal::Bf16StoreAvx2(values.data(), n, reinterpret_cast<uint8_t*>(avx2.data()));
-    ASSERT_EQ(portable, avx2) << n;
-    std::vector<float> back_portable(n), back_avx2(n);
-    dtype_runs_internal::Bf16LoadPortable(reinterpret_cast<const uint8_t*>(portable.data()), n, back_portable.data());
-    dtype_runs_internal::Bf16LoadAvx2(reinterpret_cast<const uint8_t*>(portable.data()), n, back_avx2.data());
-    ASSERT_EQ(std::memcmp(back_portable.data(), back_avx2.data(), n * 4), 0) << n;
-    for (int64_t i = 0; i < n; ++i) {
-      uint32_t loaded;
-      std::memcpy(&loaded, &back_portable[i], 4);
-      ASSERT_EQ(loaded, static_cast<uint32_t>(portable[i]) << 16) << i;
-    }
-  }
 }
 
 }  // namespace

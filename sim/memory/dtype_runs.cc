@@ -8,44 +8,50 @@
 namespace nsim {
 
 namespace dtype_runs_internal {
-void Bf16LoadPortable(const uint8_t* p, int64_t n, float* out) { Bf16LoadLoop(p, n, out); }
-void Bf16StorePortable(const float* in, int64_t n, uint8_t* p) { Bf16StoreLoop(in, n, p); }
+const Bf16Loops kPortableBf16Loops = kThisBuildBf16Loops;
 }  // namespace dtype_runs_internal
 
-// Runs shorter than this (a small tile's rows) convert one element at a
-// time: the build dispatch and the vectorised loops' setup would cost more
-// than the run. Conversions are exact per element: the same bits either way.
-constexpr int64_t kShortRun = 4;
+namespace {
+HostBuild<dtype_runs_internal::Bf16Loops> g_bf16(dtype_runs_internal::kPortableBf16Loops,
+                                                 dtype_runs_internal::kAvx2Bf16Loops);
+[[maybe_unused]] const bool g_bf16_chosen = g_bf16.ChooseForHost();
+}  // namespace
 
-__attribute__((optimize("no-tree-vectorize"))) void Bf16LoadShort(const uint8_t* p, int64_t n, float* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = Bf16ToFloat(p + 2 * i);
+namespace {
+void F32Load(const uint8_t* p, int64_t n, float* out) { std::memcpy(out, p, n * 4); }
+void F32Store(const float* in, int64_t n, uint8_t* p) { std::memcpy(p, in, n * 4); }
+template <DType kType>
+void ElementLoad(const uint8_t* p, int64_t n, float* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = LoadElement(kType, p + i * DTypeSize(kType));
 }
-__attribute__((optimize("no-tree-vectorize"))) void Bf16StoreShort(const float* in, int64_t n, uint8_t* p) {
-  for (int64_t i = 0; i < n; ++i) FloatToBf16(in[i], p + 2 * i);
+template <DType kType>
+void ElementStore(const float* in, int64_t n, uint8_t* p) {
+  for (int64_t i = 0; i < n; ++i) StoreElement(kType, p + i * DTypeSize(kType), in[i]);
 }
+}  // namespace
 
-void LoadRun(DType t, const uint8_t* p, int64_t n, float* out) {
+LoadRunFn LoadRunFor(DType t) {
   switch (t) {
-    case DType::kF32: std::memcpy(out, p, n * 4); return;
-    case DType::kBF16:
-      if (n < kShortRun) return Bf16LoadShort(p, n, out);
-      if (HostHasAvx2Fma()) return dtype_runs_internal::Bf16LoadAvx2(p, n, out);
-      return dtype_runs_internal::Bf16LoadPortable(p, n, out);
-    default:
-      for (int64_t i = 0; i < n; ++i) out[i] = LoadElement(t, p + i * DTypeSize(t));
+    case DType::kF32: return &F32Load;
+    case DType::kBF16: return g_bf16->load;
+    case DType::kF16: return &ElementLoad<DType::kF16>;
+    case DType::kI32: return &ElementLoad<DType::kI32>;
   }
+  return &ElementLoad<DType::kF32>;
 }
 
-void StoreRun(DType t, uint8_t* p, int64_t n, const float* in) {
+StoreRunFn StoreRunFor(DType t) {
   switch (t) {
-    case DType::kF32: std::memcpy(p, in, n * 4); return;
-    case DType::kBF16:
-      if (n < kShortRun) return Bf16StoreShort(in, n, p);
-      if (HostHasAvx2Fma()) return dtype_runs_internal::Bf16StoreAvx2(in, n, p);
-      return dtype_runs_internal::Bf16StorePortable(in, n, p);
-    default:
-      for (int64_t i = 0; i < n; ++i) StoreElement(t, p + i * DTypeSize(t), in[i]);
+    case DType::kF32: return &F32Store;
+    case DType::kBF16: return g_bf16->store;
+    case DType::kF16: return &ElementStore<DType::kF16>;
+    case DType::kI32: return &ElementStore<DType::kI32>;
   }
+  return &ElementStore<DType::kF32>;
 }
+
+void LoadRun(DType t, const uint8_t* p, int64_t n, float* out) { LoadRunFor(t)(p, n, out); }
+
+void StoreRun(DType t, uint8_t* p, int64_t n, const float* in) { StoreRunFor(t)(in, n, p); }
 
 }  // namespace nsim

@@ -1,9 +1,9 @@
 #pragma once
 // Converting a run of packed device elements to and from fp32: the inner
 // loops of access.cc. Stores round as sim/base/dtype.h (bf16/fp16 to nearest
-// even). Conversions are exact per element, so the AVX2 build
-// (dtype_runs_avx2.cc, picked at run time) gives the same bits as the
-// portable one.
+// even). Conversions are exact per element, so the AVX2 build of the bf16
+// loops (dtype_runs_avx2.cc, chosen once per process) gives the same bits as
+// the portable one.
 #include <cstdint>
 
 #include "sim/base/dtype.h"
@@ -13,12 +13,21 @@ namespace nsim {
 void LoadRun(DType t, const uint8_t* p, int64_t n, float* out);
 void StoreRun(DType t, uint8_t* p, int64_t n, const float* in);
 
+// The loops LoadRun and StoreRun run for `t`: callers converting many runs
+// of one dtype (a tile's rows) take the dtype switch once.
+using LoadRunFn = void (*)(const uint8_t* p, int64_t n, float* out);
+using StoreRunFn = void (*)(const float* in, int64_t n, uint8_t* p);
+LoadRunFn LoadRunFor(DType t);
+StoreRunFn StoreRunFor(DType t);
+
 namespace dtype_runs_internal {
-// The bf16 loops of each build (exposed for the test).
-void Bf16LoadPortable(const uint8_t* p, int64_t n, float* out);
-void Bf16StorePortable(const float* in, int64_t n, uint8_t* p);
-void Bf16LoadAvx2(const uint8_t* p, int64_t n, float* out);
-void Bf16StoreAvx2(const float* in, int64_t n, uint8_t* p);
+// The bf16 loops of one build (dtype_run_loops.h).
+struct Bf16Loops {
+  void (*load)(const uint8_t* p, int64_t n, float* out);
+  void (*store)(const float* in, int64_t n, uint8_t* p);
+};
+extern const Bf16Loops kPortableBf16Loops;
+extern const Bf16Loops kAvx2Bf16Loops;  // call only when HostHasAvx2Fma()
 }  // namespace dtype_runs_internal
 
 }  // namespace nsim

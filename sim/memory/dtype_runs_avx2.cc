@@ -1,13 +1,13 @@
 // The AVX2 build of dtype_run_loops.h (sim/memory/BUILD: -mavx2); called only
-// when the host has AVX2 (dtype_runs.cc checks at run time).
-#include "sim/memory/dtype_run_loops.h"
+// when the host has AVX2 (dtype_runs.cc chooses once per process).
 #include "sim/memory/dtype_runs.h"
+
+#include "sim/memory/dtype_run_loops.h"
 
 namespace nsim {
 namespace dtype_runs_internal {
 
-void Bf16LoadAvx2(const uint8_t* p, int64_t n, float* out) { Bf16LoadLoop(p, n, out); }
-void Bf16StoreAvx2(const float* in, int64_t n, uint8_t* p) { Bf16StoreLoop(in, n, p); }
+const Bf16Loops kAvx2Bf16Loops = kThisBuildBf16Loops;
 
 }  // namespace dtype_runs_internal
 }  // namespace nsim

@@ -8,10 +8,15 @@ namespace nsim {
 
 OnChipMemory::OnChipMemory(const MemoryParams& p)
     : partitions_(p.partitions),
-      sbuf_pitch_(p.sbuf_bytes_per_partition),
-      psum_pitch_(p.psum_banks * p.psum_bank_bytes),
-      sbuf_(Zeroed(p.partitions * p.sbuf_bytes_per_partition)),
-      psum_(Zeroed(p.partitions * p.psum_banks * p.psum_bank_bytes)) {}
+      sbuf_pitch_(HostPitch(p.sbuf_bytes_per_partition)),
+      psum_pitch_(HostPitch(p.psum_banks * p.psum_bank_bytes)),
+      sbuf_(Zeroed(p.partitions * sbuf_pitch_)),
+      psum_(Zeroed(p.partitions * psum_pitch_)) {}
+
+int64_t OnChipMemory::HostPitch(int64_t partition_bytes) {
+  constexpr int64_t kLine = 64, kSkewLines = 17;
+  return (partition_bytes + kLine - 1) / kLine * kLine + kSkewLines * kLine;
+}
 
 OnChipMemory::Bytes OnChipMemory::Zeroed(int64_t bytes) {
   void* p = std::calloc(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 1);

@@ -16,6 +16,8 @@ class OnChipMemory {
   uint8_t* Row(MemSpace space, int64_t partition) {
     return space == MemSpace::kSbuf ? sbuf_.get() + partition * sbuf_pitch_ : psum_.get() + partition * psum_pitch_;
   }
+  // Bytes from one partition's row to the next in host memory: at least the
+  // partition's size, see HostPitch.
   int64_t Pitch(MemSpace space) const { return space == MemSpace::kSbuf ? sbuf_pitch_ : psum_pitch_; }
   // Zeroes [offset, offset + bytes) in partitions [0, partitions), so that a
   // kernel never sees data left behind by an earlier one.
@@ -31,6 +33,14 @@ class OnChipMemory {
   };
   using Bytes = std::unique_ptr<uint8_t[], Free>;
   static Bytes Zeroed(int64_t bytes);
+  // A partition's bytes rounded up to whole cache lines, plus a skew of 17
+  // lines. Partition sizes are powers of two or small multiples of them
+  // (192 KiB, 16 KiB): rows that far apart map to the same few sets of the
+  // host's caches, so the 128 rows of one tile evicted each other (a
+  // [128, 512] bf16 tile kept ~1/8 of itself in a 1 MiB L2). An odd skew of
+  // more lines than a typical row spreads consecutive rows over all sets.
+  // Not observable: every access goes through Row() and Pitch().
+  static int64_t HostPitch(int64_t partition_bytes);
   int64_t partitions_, sbuf_pitch_, psum_pitch_;
   Bytes sbuf_, psum_;
 };

@@ -68,7 +68,7 @@ void ExecActivation(ExecContext& ctx, const Instruction& in) {
   if (in.acc.present()) ctx.Write(in.acc, sums);  // after dst, as before: acc may overlap it
 }
 
-SIM_REGISTER_OPCODE(activation, {Opcode::kActivation, "activation", "ACTIVATE", EngineBit(EngineId::kScalar),
+SIM_REGISTER_OPCODE(activation, {Opcode::kActivation,
                                  ValidateActivation, CostActivation, ExecActivation,
                                  [](const Kernel&, const Instruction& in) { return 2 * in.dst.NumElements(); }});
 

@@ -58,14 +58,14 @@ void ExecDma(ExecContext& ctx, const Instruction& in) {
   }
 }
 
-SIM_REGISTER_OPCODE(dma_copy, {Opcode::kDmaCopy, "dma_copy", "DMA_DIRECT2D", kAllEngines, ValidateDma, CostDma,
+SIM_REGISTER_OPCODE(dma_copy, {Opcode::kDmaCopy, ValidateDma, CostDma,
                                ExecDma, [](const Kernel&, const Instruction&) { return int64_t{0}; }});
 
 void ValidateWait(const Kernel& k, const Instruction& in, const HardwareConfig&) {
   if (in.waits.empty() && in.signals.empty()) Fail(k, in, "wait without wait= or signal= does nothing");
 }
 
-SIM_REGISTER_OPCODE(wait, {Opcode::kWait, "wait", "EVENT_SEMAPHORE", kAllEngines, ValidateWait,
+SIM_REGISTER_OPCODE(wait, {Opcode::kWait, ValidateWait,
                            [](const Kernel&, const Instruction& in, const HardwareConfig& c) {
                              return DispatchCost(c, in.engine);
                            },

@@ -37,7 +37,7 @@ void ExecIota(ExecContext& ctx, const Instruction& in) {
   ctx.Write(in.dst, v);
 }
 
-SIM_REGISTER_OPCODE(iota, {Opcode::kIota, "iota", "IOTA", EngineBit(EngineId::kGpSimd), ValidateIota, CostIota,
+SIM_REGISTER_OPCODE(iota, {Opcode::kIota, ValidateIota, CostIota,
                            ExecIota, [](const Kernel&, const Instruction&) { return int64_t{0}; }});
 
 void ValidatePartitionReduce(const Kernel& k, const Instruction& in, const HardwareConfig&) {
@@ -80,8 +80,7 @@ void ExecPartitionReduce(ExecContext& ctx, const Instruction& in) {
   ctx.Write(in.dst, out);
 }
 
-SIM_REGISTER_OPCODE(partition_reduce, {Opcode::kPartitionReduce, "partition_reduce", "PARTITION_REDUCE",
-                                       EngineBit(EngineId::kGpSimd), ValidatePartitionReduce, CostPartitionReduce,
+SIM_REGISTER_OPCODE(partition_reduce, {Opcode::kPartitionReduce, ValidatePartitionReduce, CostPartitionReduce,
                                        ExecPartitionReduce,
                                        [](const Kernel&, const Instruction& in) { return in.src0.NumElements(); }});
 

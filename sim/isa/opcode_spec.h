@@ -1,7 +1,8 @@
 #pragma once
 // What each opcode means to the model: which engines may run it, how its
 // operands are checked against a config, what it costs, and what it computes.
-// One file per instruction family registers its specs (SIM_REGISTER_OPCODE);
+// One file per instruction family registers its models (SIM_REGISTER_OPCODE:
+// validate, cost, execute, flops; names and engines come from opcode_table.h);
 // the engine model looks them up by Opcode, never by if-ladder.
 #include <cstdint>
 #include <memory>
@@ -100,29 +101,32 @@ struct ExecContext {
   void Write(const AccessPattern& ap, const ScratchFloats& values);
 };
 
-// name, hw_name and engines are sim/kernel/opcode_table.h's row: the registry
-// fills them from it and rejects a registration that states them differently.
-struct OpcodeSpec {
+// What one family file registers for an opcode: how it is checked, timed,
+// computed and counted. Its name, profiler name and engines are
+// sim/kernel/opcode_table.h's row, never restated here.
+struct OpcodeModel {
   Opcode opcode;
-  const char* name;          // text form, e.g. "tensor_tensor" (OpcodeName)
-  const char* hw_name;       // profiler opcode as Neuron tools show it, e.g. "TENSOR_TENSOR" (OpcodeHwName)
-  uint32_t engines;          // bit per EngineId allowed to run it (OpcodeEngines)
   void (*validate)(const Kernel&, const Instruction&, const HardwareConfig&);  // throws SimError
   InstrCost (*cost)(const Kernel&, const Instruction&, const HardwareConfig&);
   void (*execute)(ExecContext&, const Instruction&);
   int64_t (*flops)(const Kernel&, const Instruction&);  // arithmetic work, for the profiler
 };
 
+// An opcode's table row and its registered model, as the simulator uses them.
+struct OpcodeSpec : OpcodeModel {
+  const char* name;     // text form, e.g. "tensor_tensor" (OpcodeName)
+  const char* hw_name;  // profiler opcode as Neuron tools show it, e.g. "TENSOR_TENSOR" (OpcodeHwName)
+  uint32_t engines;     // bit per EngineId allowed to run it (OpcodeEngines)
+};
+
 const OpcodeSpec& Spec(Opcode op);
 
 namespace isa_internal {
-bool RegisterOpcode(const OpcodeSpec& spec);
+bool RegisterOpcode(const OpcodeModel& model);
 }
 #define SIM_REGISTER_OPCODE(var, ...) \
   static const bool var##_registered = ::nsim::isa_internal::RegisterOpcode(__VA_ARGS__)
 
-constexpr uint32_t EngineBit(EngineId e) { return EngineMask(e); }
-constexpr uint32_t kAllEngines = kAnyEngineMask;
 // Whether every opcode of opcode_table.h has a registered model.
 bool AllOpcodesRegistered();
 

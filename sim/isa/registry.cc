@@ -20,26 +20,11 @@ std::array<Slot, kNumOpcodes>& Table() {
 }  // namespace
 
 namespace isa_internal {
-bool RegisterOpcode(const OpcodeSpec& spec) {
-  const Opcode op = spec.opcode;
+bool RegisterOpcode(const OpcodeModel& model) {
+  const Opcode op = model.opcode;
   Slot& slot = Table()[static_cast<int>(op)];
-  // The names and engines are opcode_table.h's: a registration may leave them
-  // out (nullptr, 0) but never contradict them.
-  auto differs = [](const char* given, const char* table) { return given != nullptr && std::string(given) != table; };
-  if (differs(spec.name, OpcodeName(op)) || differs(spec.hw_name, OpcodeHwName(op)) ||
-      (spec.engines != 0 && spec.engines != OpcodeEngines(op))) {
-    std::ostringstream os;
-    os << "the model of opcode " << OpcodeName(op) << " registers name/hw_name/engines "
-       << (spec.name ? spec.name : "-") << "/" << (spec.hw_name ? spec.hw_name : "-") << "/" << spec.engines
-       << " but sim/kernel/opcode_table.h says " << OpcodeName(op) << "/" << OpcodeHwName(op) << "/"
-       << OpcodeEngines(op);
-    throw SimError(os.str());
-  }
   if (slot.registered) throw SimError(std::string("opcode registered twice: ") + OpcodeName(op));
-  slot.spec = spec;
-  slot.spec.name = OpcodeName(op);
-  slot.spec.hw_name = OpcodeHwName(op);
-  slot.spec.engines = OpcodeEngines(op);
+  slot.spec = OpcodeSpec{model, OpcodeName(op), OpcodeHwName(op), OpcodeEngines(op)};
   slot.registered = true;
   return true;
 }

@@ -50,8 +50,7 @@ void ExecScan(ExecContext& ctx, const Instruction& in) {
 // Two ALU operations per element.
 int64_t ScanFlops(const Kernel&, const Instruction& in) { return 2 * in.dst.NumElements(); }
 
-SIM_REGISTER_OPCODE(tensor_tensor_scan, {Opcode::kTensorTensorScan, "tensor_tensor_scan", "TENSOR_TENSOR_SCAN",
-                                         EngineBit(EngineId::kVector), ValidateScan, CostScan, ExecScan, ScanFlops});
+SIM_REGISTER_OPCODE(tensor_tensor_scan, {Opcode::kTensorTensorScan, ValidateScan, CostScan, ExecScan, ScanFlops});
 
 }  // namespace
 }  // namespace isa

@@ -90,7 +90,7 @@ void ExecMatmul(ExecContext& ctx, const Instruction& in) {
   ctx.Write(in.dst, out);
 }
 
-SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, "matmul", "MATMUL", EngineBit(EngineId::kTensor), ValidateMatmul,
+SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, ValidateMatmul,
                              CostMatmul, ExecMatmul, [](const Kernel&, const Instruction& in) {
                                return 2 * in.src0.Partitions() * in.src0.FreeElements() * in.src1.FreeElements();
                              }});
@@ -123,7 +123,7 @@ void ExecTranspose(ExecContext& ctx, const Instruction& in) {
   ctx.Write(in.dst, out);
 }
 
-SIM_REGISTER_OPCODE(transpose, {Opcode::kTranspose, "transpose", "TRANSPOSE", EngineBit(EngineId::kTensor),
+SIM_REGISTER_OPCODE(transpose, {Opcode::kTranspose,
                                 ValidateTranspose, CostTranspose, ExecTranspose,
                                 [](const Kernel&, const Instruction&) { return int64_t{0}; }});
 

@@ -88,8 +88,7 @@ void ExecTensorTensor(ExecContext& ctx, const Instruction& in) {
 
 int64_t ElementFlops(const Kernel&, const Instruction& in) { return in.dst.NumElements(); }
 
-SIM_REGISTER_OPCODE(tensor_tensor, {Opcode::kTensorTensor, "tensor_tensor", "TENSOR_TENSOR",
-                                    EngineBit(EngineId::kVector), ValidateTensorTensor, CostTensorTensor,
+SIM_REGISTER_OPCODE(tensor_tensor, {Opcode::kTensorTensor, ValidateTensorTensor, CostTensorTensor,
                                     ExecTensorTensor, ElementFlops});
 
 // ---- tensor_scalar ----
@@ -121,8 +120,7 @@ void ExecTensorScalar(ExecContext& ctx, const Instruction& in) {
   });
 }
 
-SIM_REGISTER_OPCODE(tensor_scalar, {Opcode::kTensorScalar, "tensor_scalar", "TENSOR_SCALAR_PTR",
-                                    EngineBit(EngineId::kVector) | EngineBit(EngineId::kGpSimd),
+SIM_REGISTER_OPCODE(tensor_scalar, {Opcode::kTensorScalar,
                                     ValidateTensorScalar, CostTensorScalar, ExecTensorScalar, ElementFlops});
 
 // ---- tensor_reduce (innermost free dim) ----
@@ -172,8 +170,7 @@ void ExecTensorReduce(ExecContext& ctx, const Instruction& in) {
   ctx.Write(in.dst, out);
 }
 
-SIM_REGISTER_OPCODE(tensor_reduce, {Opcode::kTensorReduce, "tensor_reduce", "REDUCE",
-                                    EngineBit(EngineId::kVector), ValidateTensorReduce, CostTensorReduce,
+SIM_REGISTER_OPCODE(tensor_reduce, {Opcode::kTensorReduce, ValidateTensorReduce, CostTensorReduce,
                                     ExecTensorReduce, [](const Kernel&, const Instruction& in) {
                                       return in.src0.NumElements();
                                     }});
@@ -193,9 +190,7 @@ void ExecTensorCopy(ExecContext& ctx, const Instruction& in) {
   ElementwiseRows<1>(ctx, in.dst, {&in.src0}, [](float* const*, int64_t, int64_t) {});
 }
 
-SIM_REGISTER_OPCODE(tensor_copy, {Opcode::kTensorCopy, "tensor_copy", "TENSOR_COPY",
-                                  EngineBit(EngineId::kVector) | EngineBit(EngineId::kGpSimd) |
-                                      EngineBit(EngineId::kScalar),
+SIM_REGISTER_OPCODE(tensor_copy, {Opcode::kTensorCopy,
                                   ValidateTensorCopy, CostTensorCopy, ExecTensorCopy,
                                   [](const Kernel&, const Instruction&) { return int64_t{0}; }});
 
@@ -215,8 +210,7 @@ void ExecMemset(ExecContext& ctx, const Instruction& in) {
   ctx.Write(in.dst, v);
 }
 
-SIM_REGISTER_OPCODE(memset, {Opcode::kMemset, "memset", "MEMSET",
-                             EngineBit(EngineId::kVector) | EngineBit(EngineId::kGpSimd), ValidateMemset,
+SIM_REGISTER_OPCODE(memset, {Opcode::kMemset, ValidateMemset,
                              CostMemset, ExecMemset,
                              [](const Kernel&, const Instruction&) { return int64_t{0}; }});
 

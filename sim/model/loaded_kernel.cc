@@ -414,7 +414,7 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
 void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, WalkState* state) {
   const Instruction& in = kernel_.streams[e][i];
   const OpcodeSpec& spec = Spec(in.opcode);
-  if (!(spec.engines & EngineBit(in.engine)) || static_cast<int>(in.engine) != e) {
+  if (!(spec.engines & EngineMask(in.engine)) || static_cast<int>(in.engine) != e) {
     std::ostringstream os;
     os << KernelWhere(kernel_) << " line " << in.line << ": " << spec.name << " cannot run on the "
        << EngineName(static_cast<EngineId>(e)) << " engine";

@@ -7,6 +7,7 @@
 // Ops provides: using V (a GCC vector of W floats); static constexpr int W;
 // static V Splat(float); static V MulAdd(V a, V b, V c) returning c + a * b
 // (fused only where gemm.h allows).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -80,10 +81,11 @@ struct BlockedGemm {
     Tile<MR, NV>(g, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
   }
 
-  // A's whole-kRows panels, each K rows of kRows consecutive m: a tile then
-  // reads one contiguous stream instead of K lines m_size floats apart.
+  // A's panels, each K rows of kRows consecutive m (the last one K rows of
+  // the m_size % kRows leftover m): a tile then reads one contiguous stream
+  // instead of K lines m_size floats apart.
   struct Packed {
-    std::vector<float> a;  // panel p at p * K * kRows
+    std::vector<float> a;  // the panel of rows [m0, ...) at m0 * K
     std::vector<float> b;  // the current column block: K rows of 2 * W
   };
   static Packed& Scratch() {
@@ -91,12 +93,13 @@ struct BlockedGemm {
     return p;
   }
   static void PackA(const Args& g, Packed& p) {
-    const int64_t panels = g.m_size / kRows;
-    p.a.resize(static_cast<size_t>(panels * g.k_size * kRows));
+    p.a.resize(static_cast<size_t>(g.m_size * g.k_size));
     float* dst = p.a.data();
-    for (int64_t panel = 0; panel < panels; ++panel)
-      for (int64_t k = 0; k < g.k_size; ++k, dst += kRows)
-        std::memcpy(dst, g.a + k * g.m_size + panel * kRows, sizeof(float) * kRows);
+    for (int64_t m0 = 0; m0 < g.m_size; m0 += kRows) {
+      const int64_t rows = std::min<int64_t>(kRows, g.m_size - m0);
+      for (int64_t k = 0; k < g.k_size; ++k, dst += rows)
+        std::memcpy(dst, g.a + k * g.m_size + m0, sizeof(float) * rows);
+    }
   }
   static void PackedColumn(const Args& g, Packed& p, int64_t n0) {
     constexpr int64_t kCols = 2 * W;
@@ -106,24 +109,26 @@ struct BlockedGemm {
     int64_t m0 = 0;
     for (; m0 + kRows <= g.m_size; m0 += kRows)
       Tile<kRows, 2>(g, p.a.data() + m0 * g.k_size, kRows, p.b.data(), kCols, m0, n0);
-    Rest<2>(g, m0, n0);
+    const int64_t rest = g.m_size - m0;  // the leftover panel: K rows of `rest` m
+    Rest<2>(g, p.a.data() + m0 * g.k_size, rest, p.b.data(), kCols, m0, n0);
   }
 
   template <int NV>
   static void Column(const Args& g, int64_t n0) {
     int64_t m0 = 0;
     for (; m0 + kRows <= g.m_size; m0 += kRows) Tile<kRows, NV>(g, m0, n0);
-    Rest<NV>(g, m0, n0);
+    Rest<NV>(g, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
   }
-  // The last m_size % kRows rows, from the operands in place.
+  // The last m_size % kRows rows [m0, m_size), A and B as in Tile.
   template <int NV>
-  static void Rest(const Args& g, int64_t m0, int64_t n0) {
+  static void Rest(const Args& g, const float* a, int64_t a_step, const float* b, int64_t b_step, int64_t m0,
+                   int64_t n0) {
     switch (g.m_size - m0) {
-      case 5: return Tile<5, NV>(g, m0, n0);
-      case 4: return Tile<4, NV>(g, m0, n0);
-      case 3: return Tile<3, NV>(g, m0, n0);
-      case 2: return Tile<2, NV>(g, m0, n0);
-      case 1: return Tile<1, NV>(g, m0, n0);
+      case 5: return Tile<5, NV>(g, a, a_step, b, b_step, m0, n0);
+      case 4: return Tile<4, NV>(g, a, a_step, b, b_step, m0, n0);
+      case 3: return Tile<3, NV>(g, a, a_step, b, b_step, m0, n0);
+      case 2: return Tile<2, NV>(g, a, a_step, b, b_step, m0, n0);
+      case 1: return Tile<1, NV>(g, a, a_step, b, b_step, m0, n0);
       default: return;
     }
   }

@@ -184,7 +184,7 @@ struct BlockedGemm {
   // magnitude in [2^-63, 2^63). Two such numbers multiply to <= 24
   // significant bits with a magnitude in [2^-126, 2^126): an exact normal
   // fp32 number. Subnormals, infinities and NaNs fail the range check.
-  // Nonzero when the fp32 value with these bits does not qualify.
+  // Unqualified: nonzero when the fp32 value with these bits does not qualify.
   static uint32_t Unqualified(uint32_t bits) {
     const uint32_t mag = bits & 0x7fffffffu;
     // Exponent field in [127 - 63, 127 + 63) as one unsigned compare

@@ -25,6 +25,21 @@ namespace isa {
 void MatmulPartitionOrder(const float* a, const float* b, float* out, int64_t out_stride, int64_t k_size,
                           int64_t m_size, int64_t n_size, bool accumulate);
 
+// bf16 rows read in place: row k's element i is the bf16 at
+// rows + k * pitch + 2 * i (bytes; any alignment).
+struct Bf16Rows {
+  const uint8_t* rows;
+  int64_t pitch;
+};
+
+// MatmulPartitionOrder of bf16 operands (a: K rows of M, b: K rows of N),
+// packed straight from their rows: the same floats as on their fp32 values
+// (bf16 widens exactly), without an fp32 copy of either operand. Returns
+// false, writing nothing, when the host or the shape needs the general path
+// (then widen the operands and call MatmulPartitionOrder).
+bool MatmulBf16PartitionOrder(Bf16Rows a, Bf16Rows b, float* out, int64_t out_stride, int64_t k_size,
+                              int64_t m_size, int64_t n_size, bool accumulate);
+
 // True when every product x * y of an element x of `a` and y of `b` is exact
 // in fp32 (see above). Exposed for the test.
 bool ProductsExact(const float* a, int64_t na, const float* b, int64_t nb);
@@ -47,6 +62,7 @@ enum class Fusion {
 void MatmulPortable(const GemmArgs& g);
 void MatmulAvx2(const GemmArgs& g, Fusion fusion);
 bool ProductsExactAvx2(const float* a, int64_t na, const float* b, int64_t nb);
+bool MatmulBf16Avx2(Bf16Rows a, Bf16Rows b, const GemmArgs& out);  // out's a and b unused
 }  // namespace gemm_internal
 
 }  // namespace isa

@@ -7,10 +7,12 @@
 // Ops provides: using V (a GCC vector of W floats); static constexpr int W;
 // static V Splat(float); static V MulAdd(V a, V b, V c) returning c + a * b
 // (fused only where gemm.h allows).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "sim/base/dtype.h"
 #include "sim/isa/gemm.h"
 
 namespace nsim {
@@ -80,50 +82,60 @@ struct BlockedGemm {
     Tile<MR, NV>(g, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
   }
 
-  // A's whole-kRows panels, each K rows of kRows consecutive m: a tile then
-  // reads one contiguous stream instead of K lines m_size floats apart.
+  // A's panels, each K rows of kRows consecutive m (the last one K rows of
+  // the m_size % kRows leftover m): a tile then reads one contiguous stream
+  // instead of K lines m_size floats apart.
   struct Packed {
-    std::vector<float> a;  // panel p at p * K * kRows
+    std::vector<float> a;  // the panel of rows [m0, ...) at m0 * K
     std::vector<float> b;  // the current column block: K rows of 2 * W
   };
   static Packed& Scratch() {
     thread_local Packed p;
     return p;
   }
-  static void PackA(const Args& g, Packed& p) {
-    const int64_t panels = g.m_size / kRows;
-    p.a.resize(static_cast<size_t>(panels * g.k_size * kRows));
+  // copy_a(k, i, n, dst) puts A's elements (k, [i, i + n)) in dst as fp32.
+  template <class CopyA>
+  static void PackA(const Args& g, Packed& p, CopyA&& copy_a) {
+    p.a.resize(static_cast<size_t>(g.m_size * g.k_size));
     float* dst = p.a.data();
-    for (int64_t panel = 0; panel < panels; ++panel)
-      for (int64_t k = 0; k < g.k_size; ++k, dst += kRows)
-        std::memcpy(dst, g.a + k * g.m_size + panel * kRows, sizeof(float) * kRows);
+    for (int64_t m0 = 0; m0 < g.m_size; m0 += kRows) {
+      const int64_t rows = std::min<int64_t>(kRows, g.m_size - m0);
+      for (int64_t k = 0; k < g.k_size; ++k, dst += rows) copy_a(k, m0, rows, dst);
+    }
   }
-  static void PackedColumn(const Args& g, Packed& p, int64_t n0) {
-    constexpr int64_t kCols = 2 * W;
+  static constexpr int64_t kCols = 2 * W;  // a packed column block of B
+  // copy_b(k, j, n, dst) as copy_a, for B's elements (k, [j, j + n)).
+  template <class CopyB>
+  static void PackedColumn(const Args& g, Packed& p, int64_t n0, CopyB&& copy_b) {
     p.b.resize(static_cast<size_t>(g.k_size * kCols));
-    for (int64_t k = 0; k < g.k_size; ++k)
-      std::memcpy(p.b.data() + k * kCols, g.b + k * g.n_size + n0, sizeof(float) * kCols);
+    for (int64_t k = 0; k < g.k_size; ++k) copy_b(k, n0, kCols, p.b.data() + k * kCols);
+    PackedTiles(g, p, n0);
+  }
+  // Every row's tiles of column block [n0, n0 + kCols), A and B packed.
+  static void PackedTiles(const Args& g, const Packed& p, int64_t n0) {
     int64_t m0 = 0;
     for (; m0 + kRows <= g.m_size; m0 += kRows)
       Tile<kRows, 2>(g, p.a.data() + m0 * g.k_size, kRows, p.b.data(), kCols, m0, n0);
-    Rest<2>(g, m0, n0);
+    const int64_t rest = g.m_size - m0;  // the leftover panel: K rows of `rest` m
+    Rest<2>(g, p.a.data() + m0 * g.k_size, rest, p.b.data(), kCols, m0, n0);
   }
 
   template <int NV>
   static void Column(const Args& g, int64_t n0) {
     int64_t m0 = 0;
     for (; m0 + kRows <= g.m_size; m0 += kRows) Tile<kRows, NV>(g, m0, n0);
-    Rest<NV>(g, m0, n0);
+    Rest<NV>(g, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
   }
-  // The last m_size % kRows rows, from the operands in place.
+  // The last m_size % kRows rows [m0, m_size), A and B as in Tile.
   template <int NV>
-  static void Rest(const Args& g, int64_t m0, int64_t n0) {
+  static void Rest(const Args& g, const float* a, int64_t a_step, const float* b, int64_t b_step, int64_t m0,
+                   int64_t n0) {
     switch (g.m_size - m0) {
-      case 5: return Tile<5, NV>(g, m0, n0);
-      case 4: return Tile<4, NV>(g, m0, n0);
-      case 3: return Tile<3, NV>(g, m0, n0);
-      case 2: return Tile<2, NV>(g, m0, n0);
-      case 1: return Tile<1, NV>(g, m0, n0);
+      case 5: return Tile<5, NV>(g, a, a_step, b, b_step, m0, n0);
+      case 4: return Tile<4, NV>(g, a, a_step, b, b_step, m0, n0);
+      case 3: return Tile<3, NV>(g, a, a_step, b, b_step, m0, n0);
+      case 2: return Tile<2, NV>(g, a, a_step, b, b_step, m0, n0);
+      case 1: return Tile<1, NV>(g, a, a_step, b, b_step, m0, n0);
       default: return;
     }
   }
@@ -172,27 +184,82 @@ struct BlockedGemm {
   // magnitude in [2^-63, 2^63). Two such numbers multiply to <= 24
   // significant bits with a magnitude in [2^-126, 2^126): an exact normal
   // fp32 number. Subnormals, infinities and NaNs fail the range check.
+  // Unqualified: nonzero when the fp32 value with these bits does not qualify.
+  static uint32_t Unqualified(uint32_t bits) {
+    const uint32_t mag = bits & 0x7fffffffu;
+    // Exponent field in [127 - 63, 127 + 63) as one unsigned compare
+    // (branch-free, so the loops vectorise).
+    const uint32_t from_min = mag - (uint32_t{127 - 63} << 23);
+    const uint32_t out_of_range = static_cast<uint32_t>(from_min >= (uint32_t{126} << 23)) & (mag != 0);
+    return (mag & 0xfffu) | out_of_range;
+  }
   static bool Qualify(const float* x, int64_t n) {
     uint32_t bad = 0;
     for (int64_t i = 0; i < n; ++i) {
       uint32_t bits;
       std::memcpy(&bits, &x[i], 4);
-      const uint32_t mag = bits & 0x7fffffffu;
-      // Exponent field in [127 - 63, 127 + 63) as one unsigned compare
-      // (branch-free, so the loop vectorises).
-      const uint32_t from_min = mag - (uint32_t{127 - 63} << 23);
-      const uint32_t out_of_range = static_cast<uint32_t>(from_min >= (uint32_t{126} << 23)) & (mag != 0);
-      bad |= (mag & 0xfffu) | out_of_range;
+      bad |= Unqualified(bits);
     }
     return bad == 0;
+  }
+
+  // ---- bf16 operands packed from their rows (gemm.h MatmulBf16PartitionOrder) ----
+
+  // Shapes whose every tile runs packed (Run's packed path with no columns
+  // left over): the only ones RunBf16 takes.
+  static bool Bf16Packable(const Args& g) {
+    return g.m_size >= kRows && g.n_size >= 4 * W && g.n_size % kCols == 0 && g.k_size >= 8;
+  }
+  static const uint8_t* Bf16At(Bf16Rows x, int64_t k, int64_t i) { return x.rows + k * x.pitch + 2 * i; }
+  // Widens n bf16 values at src into dst (exact: the bits move up 16).
+  static void Widen(const uint8_t* src, int64_t n, float* dst) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, src + 2 * i, 2);
+      dst[i] = BF16ToFloat(h);
+    }
+  }
+  // Unqualified(h << 16) != 0 for a bf16 value's bits h, in 16-bit lanes
+  // (twice as many per vector): the widened bits' low 16 are zero, so the
+  // significand always qualifies and Unqualified's exponent compare, shifted
+  // down 16 bits, is the same compare.
+  static uint16_t UnqualifiedBf16(uint16_t h) {
+    const uint16_t mag = h & 0x7fffu;
+    const uint16_t from_min = static_cast<uint16_t>(mag - ((127 - 63) << 7));
+    return static_cast<uint16_t>(from_min >= (126 << 7)) & static_cast<uint16_t>(mag != 0);
+  }
+  // Qualify on the widened values of K rows of n elements.
+  static bool QualifyBf16(Bf16Rows x, int64_t k_size, int64_t n) {
+    uint16_t bad = 0;
+    for (int64_t k = 0; k < k_size; ++k) {
+      const uint8_t* row = Bf16At(x, k, 0);
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, row + 2 * i, 2);
+        bad |= UnqualifiedBf16(h);
+      }
+    }
+    return bad == 0;
+  }
+  static void RunBf16(Bf16Rows a, Bf16Rows b, const Args& g) {
+    Packed& p = Scratch();
+    PackA(g, p, [&](int64_t k, int64_t i, int64_t n, float* dst) { Widen(Bf16At(a, k, i), n, dst); });
+    for (int64_t n0 = 0; n0 < g.n_size; n0 += kCols)
+      PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) { Widen(Bf16At(b, k, j), n, dst); });
   }
 
   static void Run(const Args& g) {
     int64_t n0 = 0;
     if (g.m_size >= kRows && g.n_size >= 4 * W && g.k_size >= 8) {  // packing pays for itself
       Packed& p = Scratch();
-      PackA(g, p);
-      for (; n0 + 2 * W <= g.n_size; n0 += 2 * W) PackedColumn(g, p, n0);
+      PackA(g, p, [&](int64_t k, int64_t i, int64_t n, float* dst) {
+        std::memcpy(dst, g.a + k * g.m_size + i, sizeof(float) * n);
+      });
+      for (; n0 + kCols <= g.n_size; n0 += kCols) {
+        PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) {
+          std::memcpy(dst, g.b + k * g.n_size + j, sizeof(float) * n);
+        });
+      }
     }
     for (; n0 + 2 * W <= g.n_size; n0 += 2 * W) Column<2>(g, n0);
     if (n0 + W <= g.n_size) {

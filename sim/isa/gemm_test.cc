@@ -5,6 +5,7 @@
 #include "sim/isa/gemm.h"
 
 #include "sim/base/host_cpu.h"
+#include "sim/isa/gemm_kernel.h"  // the bf16 qualification, compared exhaustively
 
 #include <gtest/gtest.h>
 
@@ -34,6 +35,8 @@ std::vector<float> Reference(const std::vector<float>& a, const std::vector<floa
   }
   return out;
 }
+
+typedef float V4 __attribute__((vector_size(16)));
 
 uint32_t Bits(float f) {
   uint32_t u;
@@ -68,6 +71,33 @@ void ExpectSame(const std::vector<float>& want, const std::vector<float>& got, c
   }
 }
 
+// Whether every value is a bf16 value (its low 16 bits zero).
+bool AllBf16(const std::vector<float>& v) {
+  for (float x : v)
+    if ((Bits(x) & 0xffffu) != 0) return false;
+  return true;
+}
+
+// x's K rows of `width` as bf16 rows `pitch` bytes apart, starting one byte
+// into the buffer (unaligned, with gaps between rows).
+std::vector<uint8_t> Bf16Buffer(const std::vector<float>& x, int64_t width, int64_t pitch) {
+  const int64_t rows = static_cast<int64_t>(x.size()) / width;
+  std::vector<uint8_t> buf(static_cast<size_t>(1 + rows * pitch), 0xee);
+  for (int64_t k = 0; k < rows; ++k) {
+    for (int64_t i = 0; i < width; ++i) {
+      const uint16_t h = static_cast<uint16_t>(Bits(x[k * width + i]) >> 16);
+      std::memcpy(buf.data() + 1 + k * pitch + 2 * i, &h, 2);
+    }
+  }
+  return buf;
+}
+
+// The shapes MatmulBf16PartitionOrder takes on an AVX2 host (gemm_kernel.h
+// Bf16Packable with 8-float vectors).
+bool Bf16PathTakes(int64_t kk, int64_t m, int64_t n) {
+  return HostHasAvx2Fma() && m >= 6 && n >= 32 && n % 16 == 0 && kk >= 8;
+}
+
 // Every path on one problem, writing fresh outputs and accumulating onto `psum`.
 void CheckAllPaths(const std::vector<float>& a, const std::vector<float>& b, int64_t kk, int64_t m, int64_t n) {
   const std::vector<float> psum = Random(m * n, false, static_cast<uint32_t>(kk * 1000 + m * 10 + n));
@@ -82,6 +112,16 @@ void CheckAllPaths(const std::vector<float>& a, const std::vector<float>& b, int
       MatmulPartitionOrder(g.a, g.b, g.out, g.out_stride, g.k_size, g.m_size, g.n_size, g.accumulate);
     });
     run("portable", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulPortable(g); });
+    if (AllBf16(a) && AllBf16(b)) {
+      const std::vector<uint8_t> abuf = Bf16Buffer(a, m, 2 * m + 6), bbuf = Bf16Buffer(b, n, 2 * n + 2);
+      run("bf16 rows", [&](const gemm_internal::GemmArgs& g) {
+        const bool taken = MatmulBf16PartitionOrder(Bf16Rows{abuf.data() + 1, 2 * m + 6},
+                                                    Bf16Rows{bbuf.data() + 1, 2 * n + 2}, g.out, g.out_stride,
+                                                    g.k_size, g.m_size, g.n_size, g.accumulate);
+        ASSERT_EQ(taken, Bf16PathTakes(kk, m, n));
+        if (!taken) MatmulPartitionOrder(g.a, g.b, g.out, g.out_stride, g.k_size, g.m_size, g.n_size, g.accumulate);
+      });
+    }
     if (!HostHasAvx2Fma()) continue;
     using gemm_internal::Fusion;
     run("avx2", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulAvx2(g, Fusion::kNever); });
@@ -109,7 +149,7 @@ TEST(GemmTest, EveryPathMatchesThePartitionOrderLoop) {
   uint32_t seed = 1;
   for (int64_t kk : {1, 2, 7, 64, 128}) {
     for (int64_t m : {1, 5, 6, 7, 13, 128}) {
-      for (int64_t n : {1, 3, 4, 8, 15, 16, 17, 40, 512}) {
+      for (int64_t n : {1, 3, 4, 8, 15, 16, 17, 40, 48, 512}) {
         for (bool bf16 : {true, false}) {
           CheckAllPaths(Random(kk * m, bf16, seed), Random(kk * n, bf16, seed + 1), kk, m, n);
           seed += 2;
@@ -149,8 +189,9 @@ TEST(GemmTest, ProductsExactOnlyForShortSignificandsInRange) {
   EXPECT_TRUE(ProductsExact(zeros.data(), 16, bf16.data(), 256));
 }
 
-TEST(GemmTest, SpecialValuesMatchOnEveryPath) {
-  const int64_t kk = 9, m = 7, n = 19;
+// Infinities, NaNs and out-of-range magnitudes: nothing fuses.
+void SpecialValues(int64_t n) {
+  const int64_t kk = 9, m = 7;
   std::vector<float> a = Random(kk * m, true, 11), b = Random(kk * n, true, 12);
   a[3] = std::numeric_limits<float>::infinity();
   a[10] = 0x1p100f;
@@ -158,6 +199,20 @@ TEST(GemmTest, SpecialValuesMatchOnEveryPath) {
   b[20] = 0x1p-120f;
   b[33] = 0x1p100f;
   CheckAllPaths(a, b, kk, m, n);
+}
+
+// The bf16 qualification agrees with the fp32 one on every bf16 value.
+TEST(GemmTest, Bf16QualificationMatchesTheWidenedValues) {
+  using Kernel = BlockedGemm<SeparateOps<V4, 4>>;
+  for (uint32_t h = 0; h <= 0xffffu; ++h) {
+    ASSERT_EQ(Kernel::UnqualifiedBf16(static_cast<uint16_t>(h)) != 0, Kernel::Unqualified(h << 16) != 0) << h;
+  }
+}
+
+TEST(GemmTest, SpecialValuesMatchOnEveryPath) {
+  for (int64_t n : {19, 32}) {  // 32: also the bf16 rows path, unfused
+    SpecialValues(n);
+  }
 }
 
 }  // namespace

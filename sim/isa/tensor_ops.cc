@@ -69,14 +69,31 @@ InstrCost CostMatmul(const Kernel& k, const Instruction& in, const HardwareConfi
   return cost;
 }
 
+// A bf16 SBUF operand whose partitions' free elements are contiguous, read
+// in place; false otherwise.
+bool Bf16RowsOf(ExecContext& ctx, const AccessPattern& ap, Bf16Rows* rows) {
+  const BoundAccess* a = ctx.Resolve(ap);
+  if (a->dtype != DType::kBF16) return false;
+  rows->rows = ContiguousRows(*a, ctx.mem, &rows->pitch);
+  return rows->rows != nullptr;
+}
+
 void ExecMatmul(ExecContext& ctx, const Instruction& in) {
   const int64_t kk = in.src0.Partitions(), m = in.src0.FreeElements(), n = in.src1.FreeElements();
+  int64_t stride = 0;
+  float* psum = F32Rows(ctx, in.dst, &stride);
+  Bf16Rows a, b;
+  // Operands packed straight from SBUF's bf16 rows (the common case), the
+  // product straight into PSUM.
+  if (psum != nullptr && Bf16RowsOf(ctx, in.src0, &a) && Bf16RowsOf(ctx, in.src1, &b) &&
+      MatmulBf16PartitionOrder(a, b, psum, stride, kk, m, n, in.accumulate)) {
+    return;
+  }
   const ScratchFloats& s = ctx.Read(in.src0, 0);
   const ScratchFloats& mv = ctx.Read(in.src1, 1);
   // The product goes straight into PSUM when dst's rows are contiguous;
   // accumulation adds the finished product to PSUM's values, as the hardware does.
-  int64_t stride = 0;
-  if (float* psum = F32Rows(ctx, in.dst, &stride)) {
+  if (psum != nullptr) {
     MatmulPartitionOrder(s.data(), mv.data(), psum, stride, kk, m, n, in.accumulate);
     return;
   }

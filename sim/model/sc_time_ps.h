@@ -3,7 +3,9 @@
 // floating-point conversion. sc_time(double, SC_PS) stores int64(p + 0.5)
 // computed in double; that is exactly p below 2^52 ps, so there the value
 // is set directly; above (and for negative p) the double path is kept, with
-// its rounding, so waits are the same picoseconds either way.
+// its rounding, so waits are the same picoseconds either way. Setting the
+// value directly assumes SystemC's default resolution, 1 ps: SimHost refuses
+// to run under any other (time_resolution_test).
 #include <cstdint>
 
 #include <systemc>

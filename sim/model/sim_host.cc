@@ -27,8 +27,26 @@ struct SimHost::Modules {
   }
 };
 
+namespace {
+
+// The model counts time in integer picoseconds and hands SystemC their
+// values directly (sc_time_ps.h): its time resolution must be the default,
+// 1 ps. A program embedding the model in its own SystemC simulation with
+// another resolution gets this error instead of times off by that factor.
+void CheckTimeResolution() {
+  const sc_core::sc_time resolution = sc_core::sc_get_time_resolution();
+  if (resolution != sc_core::sc_time(1, sc_core::SC_PS)) {
+    throw SimError("SystemC's time resolution is " + resolution.to_string() +
+                   "; the model counts in picoseconds and needs the default, 1 ps (remove the "
+                   "sc_set_time_resolution call)");
+  }
+}
+
+}  // namespace
+
 SimHost::SimHost() : core_used_(kMaxCores, false), stack_used_(kMaxStacks, false) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);  // keep tool output clean
+  CheckTimeResolution();
   modules_ = std::make_unique<Modules>();
   // Elaborate and let every process reach its first wait now, so that the
   // first execution's start notifications find them waiting.

@@ -1,10 +1,17 @@
 // One producer of per-execution metrics (sim/model/execution_metrics.h): the
 // same kernel reports the same DMA transfer count, bytes, HBM bytes, engine
 // busy time and active time through the runtime's record, the profiler's
-// device summary of a profiled runtime run, and `nsim run`'s summary.json.
+// device summary of a profiled runtime run, and `nsim run`'s summary.json;
+// and the model's busy and active times equal unions recomputed from its
+// records (all three reports come from Summarize, so they cannot disagree
+// among themselves when Summarize is wrong).
 // Before, the model counted a queue's transfers as dma_copy instructions and
 // the profiler counted them as DMA pieces.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +48,24 @@ Kernel PiecesKernel() {
 }
 
 constexpr int64_t kElements = 128 * 64;
+
+// The total length of the union of [start, end) intervals, the plain way
+// (sort, then sweep): an independent check of Summarize's busy and active
+// times, which build their unions as records arrive.
+Picos UnionLength(std::vector<std::pair<Picos, Picos>> spans) {
+  std::sort(spans.begin(), spans.end());
+  Picos total = 0, open = 0, close = 0;
+  bool any = false;
+  for (const auto& [start, end] : spans) {
+    if (any && start <= close) {
+      close = std::max(close, end);
+      continue;
+    }
+    if (any) total += close - open;
+    open = start, close = end, any = true;
+  }
+  return any ? total + (close - open) : 0;
+}
 
 // The profiler's view of one run of PiecesKernel through the runtime.
 struct ProfiledRun {
@@ -85,6 +110,19 @@ TEST(MetricsAgreement, RuntimeRecordProfilerSummaryAndNsimRunReportTheSameNumber
   int64_t queue_transfers = 0;
   for (const auto& [name, q] : rec.dma_queues) queue_transfers += q.transfers;
   EXPECT_EQ(queue_transfers, rec.dma_transfers);
+  // Busy time per engine and active time, recomputed from the records.
+  std::vector<std::pair<Picos, Picos>> all;
+  for (int e = 0; e < kNumEngines; ++e) {
+    std::vector<std::pair<Picos, Picos>> mine;
+    for (const InstructionRecord& r : rec.instructions) {
+      if (static_cast<int>(r.engine) == e) mine.push_back({r.start, r.end});
+    }
+    EXPECT_EQ(rec.engines[e].busy, UnionLength(mine)) << EngineName(static_cast<EngineId>(e));
+    all.insert(all.end(), mine.begin(), mine.end());
+  }
+  for (const DmaRecord& d : rec.dma) all.push_back({d.start, d.end});
+  EXPECT_GT(rec.active_time, 0);
+  EXPECT_EQ(rec.active_time, UnionLength(all));
 
   // The profiler's device summary of the runtime execution.
   const prof::DeviceSummary& s = profiled.summary;

@@ -16,6 +16,16 @@
 namespace nsim {
 namespace {
 
+// On-chip memory of `partitions` rows of `sbuf_bytes` and one PSUM bank of `psum_bytes`.
+MemoryParams SmallMemory(int64_t partitions, int64_t sbuf_bytes, int64_t psum_bytes) {
+  MemoryParams p;
+  p.partitions = partitions;
+  p.sbuf_bytes_per_partition = sbuf_bytes;
+  p.psum_banks = 1;
+  p.psum_bank_bytes = psum_bytes;
+  return p;
+}
+
 // Every exponent and sign with the low half-words that decide rounding.
 std::vector<float> RoundingCases() {
   std::vector<float> values;
@@ -33,11 +43,7 @@ std::vector<float> RoundingCases() {
 TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
   const std::vector<float> values = RoundingCases();
   const int64_t n = static_cast<int64_t>(values.size());
-  MemoryParams p;
-  p.partitions = 1;
-  p.sbuf_bytes_per_partition = 2 * n;
-  p.psum_banks = 1;
-  p.psum_bank_bytes = 2;
+  const MemoryParams p = SmallMemory(1, 2 * n, 2);
   OnChipMemory mem(p);
   HbmMemory hbm(0);
   BoundAccess a;
@@ -104,11 +110,7 @@ TEST(Access, Bf16RunsOfEveryBuildRoundLikeFloatToBF16) {
 // An on-chip access whose rows are one run each (read and written row by row)
 // moves the elements in pattern order, as the general walk does.
 TEST(Access, OneRunRowsReadAndWriteInPatternOrder) {
-  MemoryParams p;
-  p.partitions = 4;
-  p.sbuf_bytes_per_partition = 64;
-  p.psum_banks = 1;
-  p.psum_bank_bytes = 4;
+  const MemoryParams p = SmallMemory(4, 64, 4);
   OnChipMemory mem(p);
   HbmMemory hbm(0);
   BoundAccess rows;  // partitions 1..2, f32 elements 2..7 of each as [2, 3] (one run of 6)
@@ -142,11 +144,7 @@ TEST(Access, OneRunRowsReadAndWriteInPatternOrder) {
 // same bytes to the same places as the staged ReadRaw/WriteRaw pair; other
 // pairs are left to the caller.
 TEST(Access, CopyRawDirectMatchesStagedCopy) {
-  MemoryParams p;
-  p.partitions = 4;
-  p.sbuf_bytes_per_partition = 64;
-  p.psum_banks = 1;
-  p.psum_bank_bytes = 16;
+  const MemoryParams p = SmallMemory(4, 64, 16);
   OnChipMemory direct_mem(p), staged_mem(p);
   HbmMemory direct_hbm(1 << 20), staged_hbm(1 << 20);
   BoundAccess hbm;  // 12 bf16 elements at 0x1f002 (crosses no page; any address works)

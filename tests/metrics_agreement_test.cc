@@ -9,9 +9,7 @@
 // the profiler counted them as DMA pieces.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <utility>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +20,7 @@
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
 #include "sim/model/device.h"
+#include "sim/model/interval_union.h"
 #include "tools/run_output.h"
 
 namespace nsim {
@@ -49,23 +48,9 @@ Kernel PiecesKernel() {
 
 constexpr int64_t kElements = 128 * 64;
 
-// The total length of the union of [start, end) intervals, the plain way
-// (sort, then sweep): an independent check of Summarize's busy and active
-// times, which build their unions as records arrive.
-Picos UnionLength(std::vector<std::pair<Picos, Picos>> spans) {
-  std::sort(spans.begin(), spans.end());
-  Picos total = 0, open = 0, close = 0;
-  bool any = false;
-  for (const auto& [start, end] : spans) {
-    if (any && start <= close) {
-      close = std::max(close, end);
-      continue;
-    }
-    if (any) total += close - open;
-    open = start, close = end, any = true;
-  }
-  return any ? total + (close - open) : 0;
-}
+// Busy and active time the plain way (sort, merge, sum: interval_union.h),
+// an independent check of Summarize's unions built as records arrive.
+Picos UnionLength(Intervals spans) { return IntervalsLength(MergeIntervals(std::move(spans))); }
 
 // The profiler's view of one run of PiecesKernel through the runtime.
 struct ProfiledRun {
@@ -111,9 +96,9 @@ TEST(MetricsAgreement, RuntimeRecordProfilerSummaryAndNsimRunReportTheSameNumber
   for (const auto& [name, q] : rec.dma_queues) queue_transfers += q.transfers;
   EXPECT_EQ(queue_transfers, rec.dma_transfers);
   // Busy time per engine and active time, recomputed from the records.
-  std::vector<std::pair<Picos, Picos>> all;
+  Intervals all;
   for (int e = 0; e < kNumEngines; ++e) {
-    std::vector<std::pair<Picos, Picos>> mine;
+    Intervals mine;
     for (const InstructionRecord& r : rec.instructions) {
       if (static_cast<int>(r.engine) == e) mine.push_back({r.start, r.end});
     }

@@ -111,6 +111,9 @@ TEST(NeuronExecution, AnotherDeviceRecompiles) {
 // loaded on the old neuron:0, are generated and loaded again for the new one
 // (one program per physical core) instead of being run stale.
 TEST(NeuronExecution, ACoreMadeAfterResetGetsNewKernels) {
+  struct ResetAtEnd {  // later tests get LNC=1 cores even if an assertion returns early
+    ~ResetAtEnd() { rt::Runtime::Get().Reset(); }
+  } reset_at_end;
   auto f = compile(&testing::RmsNorm, kFullgraph);
   const Tensor x = at::randn({256, 512}, 0), w = at::randn({512}, 1);
   f(x.to(kNeuron), w.to(kNeuron));
@@ -125,7 +128,6 @@ TEST(NeuronExecution, ACoreMadeAfterResetGetsNewKernels) {
   EXPECT_EQ((*run)->program_kernels.size(), 2u);
   EXPECT_EQ(f.core().regions().size(), 1u);  // no retrace: only the kernels are new
   EXPECT_LE(testing::MaxRelError(y, testing::RmsNorm(x, w)), 1e-5);
-  rt::Runtime::Get().Reset();
 }
 
 // An op without a lowering: an error naming it with fullgraph, else the

@@ -344,9 +344,6 @@ std::string FormatTensors(const Kernel& k) {
   return out;
 }
 
-// The stream an instruction sits in decides the engine that runs it, so the
-// prefix comes from the stream rather than from Instruction::engine.
-
 }  // namespace
 
 std::string FormatNumber(double v) {

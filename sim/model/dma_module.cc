@@ -316,11 +316,13 @@ void DmaModule::NotePiece(int dma_engine, const Transfer& t, const PieceCost& p,
   e.transfers++;
   e.descriptors += p.descriptors;
   e.busy += end - start;
-  run_->result->dma_activity.Add(start, end);
   QueueTotals& q = queue_totals_[t.queue];
   q.used = true;
   q.bytes += p.bytes;
+  // Inside the queue's last interval (another piece of its transfer): already
+  // in both unions.
   if (start >= q.last_start && end <= q.last_end) return;
+  run_->result->dma_activity.Add(start, end);
   q.busy.Add(start, end);
   q.last_start = start;
   q.last_end = end;

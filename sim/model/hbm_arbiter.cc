@@ -28,8 +28,6 @@ void HbmArbiter::Configure(double stack_bytes_per_ns, double core_share_bytes_pe
   engine_bw_ = engine_bytes_per_ns;
 }
 
-void HbmArbiter::Transfer(int core, double bytes) { TransferCapped(core, bytes, nullptr); }
-
 void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
   Flow f{core, bytes, 0, cap, event_pool_.Acquire(), nullptr, 0};
   CatchUpLone();
@@ -38,13 +36,6 @@ void HbmArbiter::TransferCapped(int core, double bytes, const double* cap) {
   Reschedule();
   sc_core::wait(*f.done);
   event_pool_.Release(f.done);  // OnTick has notified it and forgotten the flow
-}
-
-void HbmArbiter::TransferAfter(int core, double bytes, Picos delay) {
-  Flow f{core, bytes, 0, nullptr, event_pool_.Acquire(), nullptr, 0};
-  Delay(&f, Now() + delay, Join::kOnTick);
-  sc_core::wait(*f.done);
-  event_pool_.Release(f.done);
 }
 
 void HbmArbiter::StartFlow(int core, double bytes, Picos start, Join join, FlowListener* who, int tag) {

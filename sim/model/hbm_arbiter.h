@@ -37,17 +37,10 @@ class HbmArbiter : public sc_core::sc_module {
 
   // Bytes per ns: the whole stack, one core's share of it, one DMA engine.
   void Configure(double stack_bytes_per_ns, double core_share_bytes_per_ns, double engine_bytes_per_ns);
-  // Blocks the calling thread until `bytes` have moved for `core`.
-  void Transfer(int core, double bytes);
-  // The same after `delay` ps (> 0): the flow joins the stack when the delay
-  // ends, on the arbiter's own tick, so the caller is woken once, at its
-  // end, instead of also when it starts (a DMA piece's setup, then its
-  // bytes). Flows that start together join in the order they were asked for.
-  void TransferAfter(int core, double bytes, Picos delay);
   // How a flow started by StartFlow joins the stack at its start:
-  // kOnTick as TransferAfter's (the flows starting together join in the
-  // order asked), kAfterTick as a thread calling Transfer at its start
-  // (after the flows the stack's tick at that time ends and starts).
+  // kOnTick on the arbiter's own tick then (the flows starting together join
+  // in the order asked), kAfterTick as a thread calling TransferCapped at its
+  // start (after the flows the stack's tick at that time ends and starts).
   enum class Join { kOnTick, kAfterTick };
   // Starts a flow of `bytes` for `core` at absolute time `start` (>= now)
   // without blocking; `who->FlowDone(tag)` is called when it has moved its
@@ -100,7 +93,7 @@ class HbmArbiter : public sc_core::sc_module {
   double stack_bw_ = 0, core_bw_ = 0, engine_bw_ = 0;  // bytes per ns
   Picos last_ = 0;
   std::vector<Flow*> flows_;  // in the order they started
-  // TransferAfter's flows not started yet, by start, then in the order asked
+  // StartFlow's kOnTick flows not started yet, by start, then in the order asked
   // (mostly asked in start order: inserted at or near the back).
   struct Delayed {
     Picos start;

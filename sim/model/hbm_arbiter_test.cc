@@ -123,11 +123,10 @@ class Reference {
   Picos tick_ = -1;
 };
 
-// How a flow's thread starts it: Transfer at its start, or TransferAfter a
-// delay that ends at its start (as a DMA piece's setup), when it can, or
-// without blocking, StartFlow (as the DMA module does; ends told to a
-// listener), after the delay or at its start.
-enum class Start { kAtStart, kAfterDelay, kListener };
+// How a flow's thread starts it: TransferCapped at its start (as a copy
+// does), or without blocking, StartFlow (as the DMA module does; ends told to
+// a listener) some delay before its start.
+enum class Start { kAtStart, kListener };
 
 // Notes when each StartFlow flow ends.
 class EndsListener : public FlowListener {
@@ -159,13 +158,8 @@ std::vector<Picos> ArbiterEnds(Bandwidths bw, const std::vector<FlowSpec>& specs
         stack.StartFlow(s.core, s.bytes, Now() + delay, join, &listener, static_cast<int>(i));
         return;
       }
-      if (how == Start::kAfterDelay && !s.capped && delay > 0) {
-        sc_core::wait(Ps(s.start - delay));
-        stack.TransferAfter(s.core, s.bytes, delay);
-      } else {
-        sc_core::wait(Ps(s.start));
-        stack.TransferCapped(s.core, s.bytes, s.capped ? &cap : nullptr);
-      }
+      sc_core::wait(Ps(s.start));
+      stack.TransferCapped(s.core, s.bytes, s.capped ? &cap : nullptr);
       ends[i] = Now() - t0;
     });
   }
@@ -175,11 +169,9 @@ std::vector<Picos> ArbiterEnds(Bandwidths bw, const std::vector<FlowSpec>& specs
 
 void ExpectSameEnds(Bandwidths bw, const std::vector<FlowSpec>& specs) {
   const std::vector<Picos> want = Reference(bw, specs).Ends();
-  for (Start how : {Start::kAtStart, Start::kAfterDelay, Start::kListener}) {
+  for (Start how : {Start::kAtStart, Start::kListener}) {
     const std::vector<Picos> got = ArbiterEnds(bw, specs, how);
-    const char* way = how == Start::kAtStart      ? " started at its start"
-                      : how == Start::kAfterDelay ? " started after a delay"
-                                                  : " started by StartFlow";
+    const char* way = how == Start::kAtStart ? " started at its start" : " started by StartFlow";
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
       ASSERT_GE(want[i], 0) << "flow " << i;
@@ -285,7 +277,7 @@ TEST(HbmArbiter, CancelledFlowsChangeNothing) {
 // cores with capped flows (per-flow rates). Starts are distinct: with equal
 // rates, water-filling gives each flow a rate by its start order (which for
 // flows starting together is their threads' order, or the order
-// TransferAfter was called in).
+// StartFlow was called in).
 TEST(HbmArbiter, SharedStackEndsAsTheModel) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 40; ++trial) {

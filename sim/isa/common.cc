@@ -113,12 +113,6 @@ float* F32Rows(ExecContext& ctx, const AccessPattern& ap, int64_t* stride) {
   return reinterpret_cast<float*>(rows);
 }
 
-const float* ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot) {
-  if (s.is_ap) return ctx.Read(s.ap, slot).data();
-  ctx.buf[slot].assign(static_cast<size_t>(partitions), static_cast<float>(s.imm));
-  return ctx.buf[slot].data();
-}
-
 ScalarColumn ScalarPerPartition(ExecContext& ctx, const Scalar& s, int slot) {
   if (s.is_ap) return {ctx.Read(s.ap, slot).data(), 0.0f};
   return {nullptr, static_cast<float>(s.imm)};

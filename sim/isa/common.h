@@ -50,13 +50,9 @@ InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_lat
 // operand is not f32 or its rows are not contiguous (model/access.h).
 float* F32Rows(ExecContext& ctx, const AccessPattern& ap, int64_t* stride);
 
-// Per-partition scalar values (immediate broadcast or a column read), in
-// ctx.buf[slot]; valid until that slot is reused.
-const float* ScalarValues(ExecContext& ctx, const Scalar& s, int64_t partitions, int slot);
-
-// A Scalar's value per partition without a buffer for an immediate (which
-// ScalarValues fills on every instruction): a column is read into
-// ctx.buf[slot], valid until that slot is reused.
+// A Scalar's value per partition: the immediate itself (no buffer filled per
+// instruction), or a column read into ctx.buf[slot], valid until that slot is
+// reused.
 struct ScalarColumn {
   const float* column = nullptr;  // nullptr: the immediate
   float imm = 0;

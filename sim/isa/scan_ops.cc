@@ -40,8 +40,8 @@ InstrCost CostScan(const Kernel& k, const Instruction& in, const HardwareConfig&
 }
 
 void ExecScan(ExecContext& ctx, const Instruction& in) {
-  const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
-  const float* initial = ScalarValues(ctx, in.scalar0, parts, 2);
+  const int64_t per = in.src0.FreeElements();
+  const ScalarColumn initial = ScalarPerPartition(ctx, in.scalar0, 2);
   ElementwiseRows<2>(ctx, in.dst, {&in.src0, &in.src1}, [&](float* const* rows, int64_t first, int64_t n) {
     for (int64_t r = 0; r < n; ++r) ScanRow(in.alu0, in.alu1, rows[0] + r * per, rows[1] + r * per, initial[first + r], per);
   });

@@ -108,14 +108,15 @@ InstrCost CostTensorScalar(const Kernel& k, const Instruction& in, const Hardwar
 }
 
 void ExecTensorScalar(ExecContext& ctx, const Instruction& in) {
-  const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
-  const float* s0 = ScalarValues(ctx, in.scalar0, parts, 1);
-  const float* s1 = in.alu1 != AluOp::kNone ? ScalarValues(ctx, in.scalar1, parts, 2) : nullptr;
+  const int64_t per = in.src0.FreeElements();
+  const bool two_ops = in.alu1 != AluOp::kNone;
+  const ScalarColumn s0 = ScalarPerPartition(ctx, in.scalar0, 1);
+  const ScalarColumn s1 = two_ops ? ScalarPerPartition(ctx, in.scalar1, 2) : ScalarColumn{};
   ElementwiseRows<1>(ctx, in.dst, {&in.src0}, [&](float* const* rows, int64_t first, int64_t n) {
     for (int64_t p = first; p < first + n; ++p) {  // each element sees op0 then op1, as one pass would
       float* row = rows[0] + (p - first) * per;
       AluScalar(in.alu0, row, s0[p], per);
-      if (s1 != nullptr) AluScalar(in.alu1, row, s1[p], per);
+      if (two_ops) AluScalar(in.alu1, row, s1[p], per);
     }
   });
 }

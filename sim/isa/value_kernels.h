@@ -14,7 +14,24 @@
 namespace nsim {
 namespace isa {
 
-#include "sim/isa/value_kernel_decls.inc"  // IWYU pragma: export
+// a[i] = op(a[i], b[i]) for i < n.
+void AluVector(AluOp op, float* a, const float* b, int64_t n);
+// a[i] = op(a[i], s) for i < n.
+void AluScalar(AluOp op, float* a, float s, int64_t n);
+// row[i] = f(row[i] * scale + bias) for i < n.
+void ActivateRow(ActFunc f, float* row, float scale, float bias, int64_t n);
+// out[r] = the reduction of row r, x[r * n .. r * n + n) (n >= 1), accumulated
+// left to right from its first element; mean divides the sum by n. Rows are
+// folded side by side (independent chains, each still left to right), so the
+// adds overlap instead of waiting on one another's latency.
+void ReduceRows(ReduceOp op, const float* x, int64_t rows, int64_t n, float* out);
+// Sum of row[0..n), left to right.
+float SumRow(const float* row, int64_t n);
+// The running scan of tensor_tensor_scan over one row, carried in fp32:
+// carry = op1(op0(a[i], carry), b[i]); a[i] = carry, from carry = initial.
+void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n);
+// row[i] = fp32(start + i * step), computed in double, for i < n.
+void IotaRow(double start, double step, int32_t n, float* row);
 
 // ReduceRows folds this many rows side by side (fewer rows: one at a time).
 constexpr int kReduceRowsSideBySide = 8;

@@ -265,8 +265,10 @@ DmaModule::PieceCost DmaModule::CostOf(const DmaParams& d, const DmaPiece& p) {
     c.busy = -1;
     return c;
   }
-  c.moving = static_cast<Picos>(std::ceil(ps));
-  c.busy_for = static_cast<Picos>(ScPsValue(c.setup) + ScPsValue(c.moving));
+  // Its bytes at the engine bandwidth, rounded up: the wait after the setup
+  // of a piece that does not touch HBM.
+  const Picos moving = static_cast<Picos>(std::ceil(ps));
+  c.busy_for = c.setup_for + static_cast<Picos>(ScPsValue(moving));
   return c;
 }
 

@@ -56,8 +56,7 @@ class DmaModule : public sc_core::sc_module, private FlowListener {
     int64_t bytes = 0, descriptors = 0;
     Picos setup = 0;   // piece_setup + descriptor x descriptors
     Picos setup_for = 0;  // how long a wait of `setup` lasts: ScPsValue(setup)
-    Picos moving = 0;  // its bytes at the engine bandwidth, rounded up (a piece that does not touch HBM)
-    Picos busy_for = 0;  // how long waits of `setup` and then `moving` last: a piece that does not touch HBM
+    Picos busy_for = 0;  // waits of `setup`, then of its bytes at the engine bandwidth: a piece off HBM
     Picos busy = -1;   // setup + its bytes at the engine bandwidth, rounded (TimeFits); -1: not representable
   };
   struct Transfer {

@@ -1,8 +1,8 @@
 #pragma once
 // The union of [start, end) intervals, built as the intervals come, without
-// a sort. Records arrive nearly ordered: an execution's instruction records
-// in order of start (after Summarize's merge), its DMA pieces in order of end
-// (each is recorded at completion).
+// a sort. An execution's records are in order of start (SortRecords); the
+// DMA module's union of pieces it does not record (dma_activity) is built as
+// they complete, in order of end.
 // - RunningUnion: intervals in order of start; keeps only the open block.
 // - IntervalSet: any order; keeps the sorted disjoint blocks. In order of
 //   start or of end only the last blocks change (amortised O(1) per

@@ -100,7 +100,8 @@ class DmaQueueSlots {
 };
 
 // Per DMA engine and per queue: pieces, bytes, busy; the totals and HBM bytes.
-// Adds every piece's [start, end) to `active`: pieces come in order of end.
+// Adds every piece's [start, end) to `active`: pieces come in order of start
+// (SortRecords).
 void SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionResult* r, IntervalSet* active) {
   r->dma_engines.assign(static_cast<size_t>(config.dma.engines), DmaEngineSummary{});
   std::vector<IntervalSet> engine_iv(config.dma.engines);

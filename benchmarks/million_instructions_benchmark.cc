@@ -55,29 +55,33 @@ Kernel VectorAddStream(int64_t steps, int64_t parts, int64_t free) {
     // Buffer s is free once the store of step i - kBuffers has read sum[s]
     // (and so the add of that step has read a[s] and b[s]).
     const int64_t reuse = std::max<int64_t>(0, i - kBuffers + 1);
-    Instruction& la = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    Instruction la = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
     la.dst = Full(k, a[s]);
     la.src0 = Slice(k, x, {rows, all});
     la.waits = {{stored, reuse}};
     la.signals = {{loaded, 1}};
-    Instruction& lb = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    k.Append(la);
+    Instruction lb = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
     lb.queue = 1;
     lb.dst = Full(k, b[s]);
     lb.src0 = Slice(k, y, {rows, all});
     lb.waits = {{stored, reuse}};
     lb.signals = {{loaded, 1}};
-    Instruction& add = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+    k.Append(lb);
+    Instruction add = MakeInstruction(EngineId::kVector, Opcode::kTensorTensor);
     add.alu0 = AluOp::kAdd;
     add.dst = Full(k, sum[s]);
     add.src0 = Full(k, a[s]);
     add.src1 = Full(k, b[s]);
     add.waits = {{loaded, 2 * (i + 1)}, {stored, reuse}};
     add.signals = {{added, 1}};
-    Instruction& st = Emit(k, EngineId::kGpSimd, Opcode::kDmaCopy);
+    k.Append(add);
+    Instruction st = MakeInstruction(EngineId::kGpSimd, Opcode::kDmaCopy);
     st.dst = Slice(k, out, {rows, all});
     st.src0 = Full(k, sum[s]);
     st.waits = {{added, i + 1}};
     st.signals = {{stored, 1}};
+    k.Append(st);
   }
   return k;
 }

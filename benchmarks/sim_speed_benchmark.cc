@@ -41,40 +41,47 @@ Kernel MixedStream(int steps, int64_t parts, int64_t free) {
   const int loaded = AddSemaphore(k, "loaded"), squared = AddSemaphore(k, "squared");
   const int added = AddSemaphore(k, "added"), stored = AddSemaphore(k, "stored");
   for (int i = 0; i < steps; ++i) {
-    Instruction& ld = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    Instruction ld = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
     ld.dst = Full(k, xs);
     ld.src0 = Full(k, x);
     ld.waits = {{stored, i}};
     ld.signals = {{loaded, 1}};
-    Instruction& act = Emit(k, EngineId::kScalar, Opcode::kActivation);
+    k.Append(ld);
+    Instruction act = MakeInstruction(EngineId::kScalar, Opcode::kActivation);
     act.func = ActFunc::kSquare;
     act.dst = Full(k, sq);
     act.src0 = Full(k, xs);
     act.waits = {{loaded, i + 1}};
     act.signals = {{squared, 1}};
-    Instruction& add = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+    k.Append(act);
+    Instruction add = MakeInstruction(EngineId::kVector, Opcode::kTensorTensor);
     add.alu0 = AluOp::kAdd;
     add.dst = Full(k, sm);
     add.src0 = Full(k, sq);
     add.src1 = Full(k, xs);
     add.waits = {{squared, i + 1}};
-    Instruction& rd = Emit(k, EngineId::kVector, Opcode::kTensorReduce);
+    k.Append(add);
+    Instruction rd = MakeInstruction(EngineId::kVector, Opcode::kTensorReduce);
     rd.dst = Full(k, red);
     rd.src0 = Full(k, sm);
     rd.signals = {{added, 1}};
-    Instruction& mm = Emit(k, EngineId::kTensor, Opcode::kMatmul);
+    k.Append(rd);
+    Instruction mm = MakeInstruction(EngineId::kTensor, Opcode::kMatmul);
     mm.dst = Full(k, ps);
     mm.src0 = Full(k, w);
     mm.src1 = Full(k, sm);
     mm.waits = {{added, i + 1}};
-    Instruction& iota = Emit(k, EngineId::kGpSimd, Opcode::kIota);
+    k.Append(mm);
+    Instruction iota = MakeInstruction(EngineId::kGpSimd, Opcode::kIota);
     iota.dst = Full(k, io);
     iota.free_step = 1;
-    Instruction& st = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    k.Append(iota);
+    Instruction st = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
     st.dst = Full(k, y);
     st.src0 = Full(k, sm);
     st.waits = {{added, i + 1}};
     st.signals = {{stored, 1}};
+    k.Append(st);
   }
   return k;
 }
@@ -93,22 +100,26 @@ Kernel ComputeStream(int steps) {
   const int sem = AddSemaphore(k, "step");
   for (int i = 0; i < steps; ++i) {
     const bool sync = i % 16 == 15;
-    Instruction& v = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+    Instruction v = MakeInstruction(EngineId::kVector, Opcode::kTensorTensor);
     v.alu0 = AluOp::kAdd;
     v.dst = Full(k, b);
     v.src0 = v.src1 = Full(k, a);
     if (sync) v.signals = {{sem, 1}};
-    Instruction& s = Emit(k, EngineId::kScalar, Opcode::kActivation);
+    k.Append(v);
+    Instruction s = MakeInstruction(EngineId::kScalar, Opcode::kActivation);
     s.func = ActFunc::kIdentity;
     s.dst = Full(k, c);
     s.src0 = Full(k, a);
     if (sync) s.waits = {{sem, (i + 1) / 16}};
-    Instruction& g = Emit(k, EngineId::kGpSimd, Opcode::kIota);
+    k.Append(s);
+    Instruction g = MakeInstruction(EngineId::kGpSimd, Opcode::kIota);
     g.dst = Full(k, d);
-    Instruction& t = Emit(k, EngineId::kTensor, Opcode::kMatmul);
+    k.Append(g);
+    Instruction t = MakeInstruction(EngineId::kTensor, Opcode::kMatmul);
     t.dst = Full(k, p);
     t.src0 = Full(k, w);
     t.src1 = Full(k, w);
+    k.Append(t);
   }
   return k;
 }
@@ -117,7 +128,7 @@ Kernel ComputeStream(int steps) {
 // FLOPs as the opcode registry counts them (K x M x N each).
 double MatmulMultiplyAdds(const Kernel& k) {
   double flops = 0;
-  for (const Instruction& in : k.streams[static_cast<int>(EngineId::kTensor)]) {
+  for (const InstructionView& in : k.stream(EngineId::kTensor)) {
     if (in.opcode == Opcode::kMatmul) flops += static_cast<double>(Spec(in.opcode).flops(k, in));
   }
   return flops / 2;

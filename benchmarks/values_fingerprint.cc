@@ -25,12 +25,20 @@ struct Chain {
   Kernel& k;
   int sem;
   int n = 0;
+  Instruction pending;  // filled by the caller; appended by the next Next or by Close
+  bool open = false;
   Instruction& Next(EngineId e, Opcode op) {
-    Instruction& in = Emit(k, e, op);
-    if (n > 0) in.waits = {{sem, n}};
-    in.signals = {{sem, 1}};
+    Close();
+    pending = MakeInstruction(e, op);
+    open = true;
+    if (n > 0) pending.waits = {{sem, n}};
+    pending.signals = {{sem, 1}};
     ++n;
-    return in;
+    return pending;
+  }
+  void Close() {
+    if (open) k.Append(pending);
+    open = false;
   }
   int Tile(const std::string& name, DType t, int64_t free = kFree, MemSpace s = MemSpace::kSbuf) {
     return AddTensor(k, name, s, t, {kParts, free});
@@ -144,6 +152,7 @@ Kernel EveryOp() {
   in = &c.Next(EngineId::kScalar, Opcode::kTensorCopy);
   in->dst = Full(k, cp), in->src0 = Full(k, xf);
   c.Store(cp);
+  c.Close();
   return k;
 }
 

@@ -20,8 +20,8 @@ constexpr size_t kMaxInstructions = 64;
 
 bool Small(const nsim::Kernel& k) {
   if (k.NumInstructions() > kMaxInstructions) return false;
-  for (const auto& stream : k.streams) {
-    for (const nsim::Instruction& in : stream) {
+  for (int e = 0; e < nsim::kNumEngines; ++e) {
+    for (const nsim::InstructionView& in : k.stream(e)) {
       for (const nsim::AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
         if (ap->present() && ap->NumElements() > kMaxElements) return false;
       }

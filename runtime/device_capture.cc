@@ -13,7 +13,7 @@ namespace rt {
 namespace {
 
 prof::InstructionSlice Slice(const Kernel& k, const InstructionRecord& rec) {
-  const Instruction& in = k.streams[static_cast<int>(rec.engine)][rec.index];
+  const InstructionView in = k.instruction(rec.engine, rec.index);
   const OpcodeSpec& spec = Spec(in.opcode);
   prof::InstructionSlice s;
   s.lane = EngineLaneName(rec.engine);

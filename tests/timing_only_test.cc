@@ -57,8 +57,8 @@ TEST(TimingOnly, ExampleKernels) {
 // with values; timing-only exists for them).
 double ValueWork(const Kernel& k) {
   double work = 0;
-  for (const auto& stream : k.streams) {
-    for (const Instruction& in : stream) {
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const InstructionView& in : k.stream(e)) {
       work += static_cast<double>(Spec(in.opcode).flops(k, in));
       if (in.dst.present()) work += static_cast<double>(in.dst.NumElements());
     }

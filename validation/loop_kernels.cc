@@ -12,8 +12,8 @@ using S = SliceSpec;
 constexpr int64_t kPartitions = 128;
 constexpr int64_t kTileK = 128, kTileM = 128, kTileN = 512;
 
-Instruction& Dma(Kernel& k, EngineId e, AccessPattern dst, AccessPattern src) {
-  Instruction& in = Emit(k, e, Opcode::kDmaCopy);
+Instruction& Dma(StreamWriter& w, EngineId e, AccessPattern dst, AccessPattern src) {
+  Instruction& in = w.Emit(e, Opcode::kDmaCopy);
   in.dst = std::move(dst);
   in.src0 = std::move(src);
   return in;
@@ -37,8 +37,8 @@ MatmulTensors DeclareMatmul(Kernel& k, const MatmulShape& s) {
           AddTensor(k, "result", MemSpace::kHbm, DType::kBF16, {s.m, s.n})};
 }
 
-Instruction& Matmul(Kernel& k, AccessPattern dst, AccessPattern stat, AccessPattern mov, bool accumulate) {
-  Instruction& in = Emit(k, EngineId::kTensor, Opcode::kMatmul);
+Instruction& Matmul(StreamWriter& w, AccessPattern dst, AccessPattern stat, AccessPattern mov, bool accumulate) {
+  Instruction& in = w.Emit(EngineId::kTensor, Opcode::kMatmul);
   in.dst = std::move(dst);
   in.src0 = std::move(stat);
   in.src1 = std::move(mov);
@@ -49,15 +49,15 @@ Instruction& Matmul(Kernel& k, AccessPattern dst, AccessPattern stat, AccessPatt
 // Copy-out of one PSUM tile on VectorE (fp32 -> bf16) and its store on
 // GpSimd's queue; `tile` counts output tiles, `mm_total` the matmuls that
 // must have completed first.
-void CopyOutAndStore(Kernel& k, const MatmulTensors& t, int psum, int64_t pbuf, int osb, int64_t obufs, int64_t tile,
+void CopyOutAndStore(Kernel& k, StreamWriter& w, const MatmulTensors& t, int psum, int64_t pbuf, int osb, int64_t obufs, int64_t tile,
                      int64_t mm_total, int64_t row0, int64_t col0, int mm, int copied, int stored) {
-  Instruction& cp = Emit(k, EngineId::kVector, Opcode::kTensorCopy);
+  Instruction& cp = w.Emit(EngineId::kVector, Opcode::kTensorCopy);
   cp.dst = Slice(k, osb, {S::All(), S::At(tile % obufs)});
   cp.src0 = Slice(k, psum, {S::All(), S::At(pbuf)});
   WaitFor(cp, mm, mm_total);
   WaitFor(cp, stored, tile - obufs + 1);
   Signal(cp, copied);
-  Instruction& st = Dma(k, EngineId::kGpSimd, Hbm2d(k, t.out, row0, kTileM, col0, kTileN),
+  Instruction& st = Dma(w, EngineId::kGpSimd, Hbm2d(k, t.out, row0, kTileM, col0, kTileN),
                         Slice(k, osb, {S::All(), S::At(tile % obufs)}));
   WaitFor(st, copied, tile + 1);
   Signal(st, stored);
@@ -67,6 +67,7 @@ void CopyOutAndStore(Kernel& k, const MatmulTensors& t, int psum, int64_t pbuf, 
 
 Kernel VectorAddKernel(const char* name, int64_t n, int64_t partitions, int64_t free, int buffers) {
   Kernel k;
+  StreamWriter w(k);
   k.name = name;
   const int a = AddTensor(k, "a", MemSpace::kHbm, DType::kF32, {n}, TensorInit{TensorInit::kRandn, 0, 1});
   const int b = AddTensor(k, "b", MemSpace::kHbm, DType::kF32, {n}, TensorInit{TensorInit::kRandn, 0, 2});
@@ -80,11 +81,11 @@ Kernel VectorAddKernel(const char* name, int64_t n, int64_t partitions, int64_t 
     const int64_t buf = i % buffers;
     auto hbm = [&](int t) { return Ap(k, t, i * partitions * free, {{free, partitions}, {1, free}}); };
     auto tile = [&](int t) { return Slice(k, t, {S::All(), S::At(buf)}); };
-    Instruction& la = Dma(k, EngineId::kSync, tile(at), hbm(a));
+    Instruction& la = Dma(w, EngineId::kSync, tile(at), hbm(a));
     WaitFor(la, added, i - buffers + 1);  // the add that read this buffer has finished
     Signal(la, loaded);
-    Signal(Dma(k, EngineId::kSync, tile(bt), hbm(b)), loaded);
-    Instruction& add = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+    Signal(Dma(w, EngineId::kSync, tile(bt), hbm(b)), loaded);
+    Instruction& add = w.Emit(EngineId::kVector, Opcode::kTensorTensor);
     add.dst = tile(rt);
     add.src0 = tile(at);
     add.src1 = tile(bt);
@@ -92,15 +93,17 @@ Kernel VectorAddKernel(const char* name, int64_t n, int64_t partitions, int64_t 
     WaitFor(add, loaded, 2 * (i + 1));
     WaitFor(add, stored, i - buffers + 1);  // the store that read this result buffer has finished
     Signal(add, added);
-    Instruction& st = Dma(k, EngineId::kGpSimd, hbm(out), tile(rt));
+    Instruction& st = Dma(w, EngineId::kGpSimd, hbm(out), tile(rt));
     WaitFor(st, added, i + 1);
     Signal(st, stored);
   }
+  w.Flush();
   return k;
 }
 
 Kernel MatmulTiledKernel(const MatmulShape& s, int buffers) {
   Kernel k;
+  StreamWriter w(k);
   k.name = "matmul_tiled";
   const MatmulTensors t = DeclareMatmul(k, s);
   const int64_t pbufs = std::min<int64_t>(buffers, 8);
@@ -115,27 +118,29 @@ Kernel MatmulTiledKernel(const MatmulShape& s, int buffers) {
     for (int64_t n = 0; n < s.n / kTileN; ++n, ++tile) {
       for (int64_t kk = 0; kk < s.k / kTileK; ++kk, ++g) {
         const int64_t buf = g % buffers;
-        Instruction& ll = Dma(k, EngineId::kSync, Slice(k, lt, {S::All(), S::At(buf)}),
+        Instruction& ll = Dma(w, EngineId::kSync, Slice(k, lt, {S::All(), S::At(buf)}),
                               Hbm2d(k, t.lhsT, kk * kTileK, kTileK, m * kTileM, kTileM));
         WaitFor(ll, mm, g - buffers + 1);
         Signal(ll, loaded);
-        Signal(Dma(k, EngineId::kSync, Slice(k, rt, {S::All(), S::At(buf)}),
+        Signal(Dma(w, EngineId::kSync, Slice(k, rt, {S::All(), S::At(buf)}),
                    Hbm2d(k, t.rhs, kk * kTileK, kTileK, n * kTileN, kTileN)),
                loaded);
-        Instruction& mu = Matmul(k, Slice(k, ps, {S::All(), S::At(tile % pbufs)}), Slice(k, lt, {S::All(), S::At(buf)}),
+        Instruction& mu = Matmul(w, Slice(k, ps, {S::All(), S::At(tile % pbufs)}), Slice(k, lt, {S::All(), S::At(buf)}),
                                  Slice(k, rt, {S::All(), S::At(buf)}), kk > 0);
         WaitFor(mu, loaded, 2 * (g + 1));
         if (kk == 0) WaitFor(mu, copied, tile - pbufs + 1);
         Signal(mu, mm);
       }
-      CopyOutAndStore(k, t, ps, tile % pbufs, os, buffers, tile, g, m * kTileM, n * kTileN, mm, copied, stored);
+      CopyOutAndStore(k, w, t, ps, tile % pbufs, os, buffers, tile, g, m * kTileM, n * kTileN, mm, copied, stored);
     }
   }
+  w.Flush();
   return k;
 }
 
 Kernel MatmulHoistKernel(const MatmulShape& s, int buffers) {
   Kernel k;
+  StreamWriter w(k);
   k.name = "matmul_hoist_load";
   const MatmulTensors t = DeclareMatmul(k, s);
   const int64_t kt = s.k / kTileK, nt = s.n / kTileN;
@@ -150,7 +155,7 @@ Kernel MatmulHoistKernel(const MatmulShape& s, int buffers) {
   for (int64_t m = 0; m < s.m / kTileM; ++m) {
     const int64_t hb = m % buffers;
     for (int64_t kk = 0; kk < kt; ++kk) {
-      Instruction& ll = Dma(k, EngineId::kSync, Slice(k, row, {S::All(), S::At(hb), S::At(kk)}),
+      Instruction& ll = Dma(w, EngineId::kSync, Slice(k, row, {S::All(), S::At(hb), S::At(kk)}),
                             Hbm2d(k, t.lhsT, kk * kTileK, kTileK, m * kTileM, kTileM));
       if (kk == 0) WaitFor(ll, mm, (m - buffers + 1) * nt * kt);  // row m - buffers fully used
       Signal(ll, lhs);
@@ -158,11 +163,11 @@ Kernel MatmulHoistKernel(const MatmulShape& s, int buffers) {
     for (int64_t n = 0; n < nt; ++n, ++tile) {
       for (int64_t kk = 0; kk < kt; ++kk, ++g) {
         const int64_t buf = g % buffers;
-        Instruction& rl = Dma(k, EngineId::kSync, Slice(k, rt, {S::All(), S::At(buf)}),
+        Instruction& rl = Dma(w, EngineId::kSync, Slice(k, rt, {S::All(), S::At(buf)}),
                               Hbm2d(k, t.rhs, kk * kTileK, kTileK, n * kTileN, kTileN));
         WaitFor(rl, mm, g - buffers + 1);
         Signal(rl, rhs);
-        Instruction& mu = Matmul(k, Slice(k, ps, {S::All(), S::At(tile % pbufs)}),
+        Instruction& mu = Matmul(w, Slice(k, ps, {S::All(), S::At(tile % pbufs)}),
                                  Slice(k, row, {S::All(), S::At(hb), S::At(kk)}), Slice(k, rt, {S::All(), S::At(buf)}),
                                  kk > 0);
         WaitFor(mu, lhs, m * kt + kk + 1);
@@ -170,15 +175,17 @@ Kernel MatmulHoistKernel(const MatmulShape& s, int buffers) {
         if (kk == 0) WaitFor(mu, copied, tile - pbufs + 1);
         Signal(mu, mm);
       }
-      CopyOutAndStore(k, t, ps, tile % pbufs, os, buffers, tile, g, m * kTileM, n * kTileN, mm, copied, stored);
+      CopyOutAndStore(k, w, t, ps, tile % pbufs, os, buffers, tile, g, m * kTileM, n * kTileN, mm, copied, stored);
     }
   }
+  w.Flush();
   return k;
 }
 
 Kernel MatmulBlockKernel(const MatmulShape& s, int buffers) {
   constexpr int64_t kBm = 2, kBn = 2;
   Kernel k;
+  StreamWriter w(k);
   k.name = "matmul_block_free_dims";
   const MatmulTensors t = DeclareMatmul(k, s);
   const int64_t pgroups = std::min<int64_t>(buffers, 8 / (kBm * kBn));  // PSUM: 8 banks of [128, 512] fp32
@@ -195,19 +202,19 @@ Kernel MatmulBlockKernel(const MatmulShape& s, int buffers) {
       for (int64_t kk = 0; kk < s.k / kTileK; ++kk, ++g) {
         const int64_t buf = g % buffers;
         for (int64_t i = 0; i < kBm; ++i) {
-          Instruction& ll = Dma(k, EngineId::kSync, Slice(k, lt, {S::All(), S::At(buf), S::At(i)}),
+          Instruction& ll = Dma(w, EngineId::kSync, Slice(k, lt, {S::All(), S::At(buf), S::At(i)}),
                                 Hbm2d(k, t.lhsT, kk * kTileK, kTileK, (mb * kBm + i) * kTileM, kTileM));
           if (i == 0) WaitFor(ll, mm, (g - buffers + 1) * kBm * kBn);
           Signal(ll, loaded);
         }
         for (int64_t j = 0; j < kBn; ++j) {
-          Signal(Dma(k, EngineId::kSync, Slice(k, rt, {S::All(), S::At(buf), S::At(j)}),
+          Signal(Dma(w, EngineId::kSync, Slice(k, rt, {S::All(), S::At(buf), S::At(j)}),
                      Hbm2d(k, t.rhs, kk * kTileK, kTileK, (nb * kBn + j) * kTileN, kTileN)),
                  loaded);
         }
         for (int64_t i = 0; i < kBm; ++i) {
           for (int64_t j = 0; j < kBn; ++j) {
-            Instruction& mu = Matmul(k, Slice(k, ps, {S::All(), S::At(pg * kBm * kBn + i * kBn + j)}),
+            Instruction& mu = Matmul(w, Slice(k, ps, {S::All(), S::At(pg * kBm * kBn + i * kBn + j)}),
                                      Slice(k, lt, {S::All(), S::At(buf), S::At(i)}),
                                      Slice(k, rt, {S::All(), S::At(buf), S::At(j)}), kk > 0);
             WaitFor(mu, loaded, (kBm + kBn) * (g + 1));
@@ -219,12 +226,13 @@ Kernel MatmulBlockKernel(const MatmulShape& s, int buffers) {
       for (int64_t i = 0; i < kBm; ++i) {
         for (int64_t j = 0; j < kBn; ++j) {
           const int64_t tile = block * kBm * kBn + i * kBn + j;
-          CopyOutAndStore(k, t, ps, pg * kBm * kBn + i * kBn + j, os, buffers * kBm * kBn, tile, g * kBm * kBn,
+          CopyOutAndStore(k, w, t, ps, pg * kBm * kBn + i * kBn + j, os, buffers * kBm * kBn, tile, g * kBm * kBn,
                           (mb * kBm + i) * kTileM, (nb * kBn + j) * kTileN, mm, copied, stored);
         }
       }
     }
   }
+  w.Flush();
   return k;
 }
 
@@ -232,6 +240,7 @@ Kernel MatmulOptimisedKernel(const MatmulShape& s, int buffers) {
   constexpr int64_t kTm = 16, kTn = 2, kTk = 8;  // tiles per block
   constexpr int64_t kBlockM = kTm * kTileM, kBlockN = kTn * kTileN;
   Kernel k;
+  StreamWriter w(k);
   k.name = "matmul_fully_optimised";
   const MatmulTensors t = DeclareMatmul(k, s);
   const int64_t nbm = s.m / kBlockM, nbn = s.n / kBlockN, nbk = s.k / (kTk * kTileK);
@@ -249,14 +258,14 @@ Kernel MatmulOptimisedKernel(const MatmulShape& s, int buffers) {
   const int64_t mm_per_rhs = nbm * kMmPerLhs;
   int64_t rhs_it = 0, lhs_it = 0, grp = 0;
   for (int64_t nb = 0; nb < nbn; ++nb) {
-    Instruction& zero = Emit(k, EngineId::kVector, Opcode::kMemset);
+    Instruction& zero = w.Emit(EngineId::kVector, Opcode::kMemset);
     zero.dst = Full(k, res);
     zero.scalar0 = Imm(0);
     WaitFor(zero, stored, nb * nbm * kTm * kTn);  // the previous N block is stored
     for (int64_t kb = 0; kb < nbk; ++kb, ++rhs_it) {
       const int64_t rb = rhs_it % rbufs;
       for (int64_t bk = 0; bk < kTk; ++bk) {
-        Instruction& rl = Dma(k, EngineId::kSync, Slice(k, rt, {S::All(), S::At(rb), S::At(bk)}),
+        Instruction& rl = Dma(w, EngineId::kSync, Slice(k, rt, {S::All(), S::At(rb), S::At(bk)}),
                               Hbm2d(k, t.rhs, (kb * kTk + bk) * kTileK, kTileK, nb * kBlockN, kBlockN));
         if (bk == 0) WaitFor(rl, mm, (rhs_it - rbufs + 1) * mm_per_rhs);
         Signal(rl, rhs);
@@ -264,7 +273,7 @@ Kernel MatmulOptimisedKernel(const MatmulShape& s, int buffers) {
       for (int64_t mb = 0; mb < nbm; ++mb, ++lhs_it) {
         const int64_t lb = lhs_it % lbufs;
         for (int64_t bk = 0; bk < kTk; ++bk) {
-          Instruction& ll = Dma(k, EngineId::kSync, Slice(k, lt, {S::All(), S::At(lb), S::At(bk)}),
+          Instruction& ll = Dma(w, EngineId::kSync, Slice(k, lt, {S::All(), S::At(lb), S::At(bk)}),
                                 Hbm2d(k, t.lhsT, (kb * kTk + bk) * kTileK, kTileK, mb * kBlockM, kBlockM));
           if (bk == 0) WaitFor(ll, mm, (lhs_it - lbufs + 1) * kMmPerLhs);
           Signal(ll, lhs);
@@ -274,7 +283,7 @@ Kernel MatmulOptimisedKernel(const MatmulShape& s, int buffers) {
             const int64_t pb = grp % pbufs;
             for (int64_t bk = 0; bk < kTk; ++bk) {
               Instruction& mu = Matmul(
-                  k, Slice(k, ps, {S::All(), S::At(pb)}),
+                  w, Slice(k, ps, {S::All(), S::At(pb)}),
                   Slice(k, lt, {S::All(), S::At(lb), S::At(bk), S::Range(bm * kTileM, (bm + 1) * kTileM)}),
                   Slice(k, rt, {S::All(), S::At(rb), S::At(bk), S::Range(bn * kTileN, (bn + 1) * kTileN)}), bk > 0);
               if (bk == 0) {
@@ -284,7 +293,7 @@ Kernel MatmulOptimisedKernel(const MatmulShape& s, int buffers) {
               }
               Signal(mu, mm);
             }
-            Instruction& add = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+            Instruction& add = w.Emit(EngineId::kVector, Opcode::kTensorTensor);
             add.dst = add.src0 = Slice(k, res, {S::All(), S::At((mb * kTm + bm) * kTn + bn)});
             add.src1 = Slice(k, ps, {S::All(), S::At(pb)});
             add.alu0 = AluOp::kAdd;
@@ -297,7 +306,7 @@ Kernel MatmulOptimisedKernel(const MatmulShape& s, int buffers) {
     for (int64_t mb = 0; mb < nbm; ++mb) {
       for (int64_t bm = 0; bm < kTm; ++bm) {
         for (int64_t bn = 0; bn < kTn; ++bn) {
-          Instruction& st = Dma(k, EngineId::kGpSimd,
+          Instruction& st = Dma(w, EngineId::kGpSimd,
                                 Hbm2d(k, t.out, mb * kBlockM + bm * kTileM, kTileM, nb * kBlockN + bn * kTileN, kTileN),
                                 Slice(k, res, {S::All(), S::At((mb * kTm + bm) * kTn + bn)}));
           WaitFor(st, red, grp);
@@ -306,6 +315,7 @@ Kernel MatmulOptimisedKernel(const MatmulShape& s, int buffers) {
       }
     }
   }
+  w.Flush();
   return k;
 }
 

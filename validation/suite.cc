@@ -102,9 +102,10 @@ Kernel OneDma(const char* name, MemSpace dst_space, int64_t partitions, int64_t 
   k.name = name;
   const int h = AddTensor(k, "h", MemSpace::kHbm, DType::kF32, {partitions, elems});
   const int s = AddTensor(k, "s", MemSpace::kSbuf, DType::kF32, {partitions, elems});
-  Instruction& in = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+  Instruction in = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
   in.dst = dst_space == MemSpace::kHbm ? Full(k, h) : Full(k, s);
   in.src0 = dst_space == MemSpace::kHbm ? Full(k, s) : Full(k, h);
+  k.Append(in);
   return k;
 }
 
@@ -115,10 +116,11 @@ Kernel Activations(const char* name, const std::vector<ActFunc>& funcs, bool dep
   const int b = AddTensor(k, "b", MemSpace::kSbuf, DType::kF32, {128, 1});
   const int c = AddTensor(k, "c", MemSpace::kSbuf, DType::kF32, {128, 1});
   for (size_t i = 0; i < funcs.size(); ++i) {
-    Instruction& in = Emit(k, EngineId::kScalar, Opcode::kActivation);
+    Instruction in = MakeInstruction(EngineId::kScalar, Opcode::kActivation);
     in.func = funcs[i];
     in.src0 = Full(k, dependent ? (i % 2 ? b : a) : a);
     in.dst = Full(k, dependent ? (i % 2 ? a : b) : (i % 2 ? b : c));
+    k.Append(in);
   }
   return k;
 }
@@ -128,10 +130,11 @@ Kernel GpSimdSmall() {
   k.name = "gpsimd_small";
   const int x = AddTensor(k, "x", MemSpace::kSbuf, DType::kF32, {128, 5, 8});
   for (int i = 0; i < 5; ++i) {
-    Instruction& in = Emit(k, EngineId::kGpSimd, Opcode::kTensorScalar);
+    Instruction in = MakeInstruction(EngineId::kGpSimd, Opcode::kTensorScalar);
     in.dst = in.src0 = Slice(k, x, {S::All(), S::At(i)});
     in.alu0 = AluOp::kMul;
     in.scalar0 = Imm(2);
+    k.Append(in);
   }
   return k;
 }
@@ -147,22 +150,25 @@ Kernel TrivialAdd() {
   }
   const int loaded = AddSemaphore(k, "loaded"), added = AddSemaphore(k, "added");
   for (int i = 0; i < 2; ++i) {
-    Instruction& ld = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    Instruction ld = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
     ld.dst = Full(k, sb[i]);
     ld.src0 = Full(k, hbm[i]);
     ld.signals.push_back({loaded, 1});
+    k.Append(ld);
   }
-  Instruction& add = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+  Instruction add = MakeInstruction(EngineId::kVector, Opcode::kTensorTensor);
   add.dst = Full(k, sb[2]);
   add.src0 = Full(k, sb[0]);
   add.src1 = Full(k, sb[1]);
   add.alu0 = AluOp::kAdd;
   add.waits.push_back({loaded, 2});
   add.signals.push_back({added, 1});
-  Instruction& st = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+  k.Append(add);
+  Instruction st = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
   st.dst = Full(k, hbm[2]);
   st.src0 = Full(k, sb[2]);
   st.waits.push_back({added, 1});
+  k.Append(st);
   return k;
 }
 

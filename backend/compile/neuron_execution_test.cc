@@ -80,8 +80,8 @@ TEST(NeuronExecution, LargeInputsAreTiledInOneKernel) {
   ASSERT_EQ(ActivitySince(from).executions, 1);
   const Kernel& k = rt::Runtime::Get().core(0).records().back()->kernel->loaded->kernel();
   int64_t dmas = 0;
-  for (const auto& stream : k.streams) {
-    for (const Instruction& in : stream) dmas += in.opcode == Opcode::kDmaCopy;
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (const InstructionView& in : k.stream(e)) dmas += in.opcode == Opcode::kDmaCopy;
   }
   EXPECT_GT(dmas, 3 * 4);  // x, b and the output, in at least four tiles each
 }

@@ -20,9 +20,10 @@ Kernel HbmCopyKernel(uint64_t nbytes) {
   // The DMA model spreads an HBM-to-HBM transfer over engines by the rows
   // of its first dim: up to 128 rows, so all engines take part.
   const int64_t rows = std::gcd(n, kMaxPartitions);
-  Instruction& in = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+  Instruction in = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
   in.dst = Ap(k, dst, 0, {{n / rows, rows}, {1, n / rows}});
   in.src0 = Ap(k, src, 0, {{n / rows, rows}, {1, n / rows}});
+  k.Append(in);
   return k;
 }
 

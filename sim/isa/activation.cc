@@ -22,7 +22,7 @@ int TableSet(ActFunc f) {
   return 0;
 }
 
-void ValidateActivation(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateActivation(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "src");
   RequireSameShape(k, in, in.dst, "dst", in.src0, "src");
@@ -37,7 +37,7 @@ void ValidateActivation(const Kernel& k, const Instruction& in, const HardwareCo
   }
 }
 
-InstrCost CostActivation(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostActivation(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   const ScalarEngineParams& s = c.scalar;
   const bool copy_like = TableSet(in.func) == 0 && in.func != ActFunc::kSquare;
   const bool sixteen = IsFloat16Bit(TypeOf(k, in.src0)) && IsFloat16Bit(TypeOf(k, in.dst));
@@ -52,7 +52,7 @@ InstrCost CostActivation(const Kernel& k, const Instruction& in, const HardwareC
   return cost;
 }
 
-void ExecActivation(ExecContext& ctx, const Instruction& in) {
+void ExecActivation(ExecContext& ctx, const InstructionView& in) {
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
   const ScalarColumn scale = ScalarPerPartition(ctx, in.scalar0, 1);
   const ScalarColumn bias = ScalarPerPartition(ctx, in.scalar1, 2);
@@ -70,7 +70,7 @@ void ExecActivation(ExecContext& ctx, const Instruction& in) {
 
 SIM_REGISTER_OPCODE(activation, {Opcode::kActivation,
                                  ValidateActivation, CostActivation, ExecActivation,
-                                 [](const Kernel&, const Instruction& in) { return 2 * in.dst.NumElements(); }});
+                                 [](const Kernel&, const InstructionView& in) { return 2 * in.dst.NumElements(); }});
 
 }  // namespace
 }  // namespace isa

@@ -9,7 +9,7 @@
 namespace nsim {
 namespace isa {
 
-void Fail(const Kernel& k, const Instruction& in, const std::string& msg) {
+void Fail(const Kernel& k, const InstructionView& in, const std::string& msg) {
   std::ostringstream os;
   os << "kernel '" << k.name << "'";
   if (in.line > 0) os << " line " << in.line;
@@ -23,7 +23,7 @@ bool InSpace(const Kernel& k, const AccessPattern& ap, MemSpace s) { return Tens
 bool OnChip(const Kernel& k, const AccessPattern& ap) { return !InSpace(k, ap, MemSpace::kHbm); }
 DType TypeOf(const Kernel& k, const AccessPattern& ap) { return TensorOf(k, ap).dtype; }
 
-void RequireOnChip(const Kernel& k, const Instruction& in, const AccessPattern& ap, const char* role) {
+void RequireOnChip(const Kernel& k, const InstructionView& in, const AccessPattern& ap, const char* role) {
   if (!ap.present()) Fail(k, in, std::string("missing operand ") + role);
   if (!OnChip(k, ap)) {
     Fail(k, in, std::string(role) + " " + OperandName(k, ap) + " is in HBM; " + EngineName(in.engine) +
@@ -37,7 +37,7 @@ void RequireOnChip(const Kernel& k, const Instruction& in, const AccessPattern& 
   }
 }
 
-void RequireSameShape(const Kernel& k, const Instruction& in, const AccessPattern& a, const char* an,
+void RequireSameShape(const Kernel& k, const InstructionView& in, const AccessPattern& a, const char* an,
                       const AccessPattern& b, const char* bn) {
   if (a.Partitions() != b.Partitions()) {
     std::ostringstream os;
@@ -53,7 +53,7 @@ void RequireSameShape(const Kernel& k, const Instruction& in, const AccessPatter
   }
 }
 
-void RequireColumn(const Kernel& k, const Instruction& in, const Scalar& s, const char* role,
+void RequireColumn(const Kernel& k, const InstructionView& in, const Scalar& s, const char* role,
                    const AccessPattern& like) {
   if (!s.is_ap) return;
   RequireOnChip(k, in, s.ap, role);

@@ -14,7 +14,7 @@
 namespace nsim {
 namespace isa {
 
-[[noreturn]] void Fail(const Kernel& k, const Instruction& in, const std::string& msg);
+[[noreturn]] void Fail(const Kernel& k, const InstructionView& in, const std::string& msg);
 std::string OperandName(const Kernel& k, const AccessPattern& ap);  // tensor name
 
 const TensorDecl& TensorOf(const Kernel& k, const AccessPattern& ap);
@@ -23,12 +23,12 @@ bool InSpace(const Kernel& k, const AccessPattern& ap, MemSpace s);
 DType TypeOf(const Kernel& k, const AccessPattern& ap);
 
 // Requires an on-chip operand, readable/writable by the instruction's engine.
-void RequireOnChip(const Kernel& k, const Instruction& in, const AccessPattern& ap, const char* role);
+void RequireOnChip(const Kernel& k, const InstructionView& in, const AccessPattern& ap, const char* role);
 // Requires `a` and `b` to have the same partitions and free element count.
-void RequireSameShape(const Kernel& k, const Instruction& in, const AccessPattern& a, const char* an,
+void RequireSameShape(const Kernel& k, const InstructionView& in, const AccessPattern& a, const char* an,
                       const AccessPattern& b, const char* bn);
 // A Scalar operand that is an AP must be a [P,1] column matching `like`.
-void RequireColumn(const Kernel& k, const Instruction& in, const Scalar& s, const char* role,
+void RequireColumn(const Kernel& k, const InstructionView& in, const Scalar& s, const char* role,
                    const AccessPattern& like);
 
 int64_t InnerStrideBytes(const Kernel& k, const AccessPattern& ap);  // innermost free stride

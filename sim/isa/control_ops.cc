@@ -26,7 +26,7 @@ InstrCost DispatchCost(const HardwareConfig& c, EngineId e) {
   return cost;
 }
 
-void ValidateDma(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+void ValidateDma(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   if (!in.dst.present() || !in.src0.present()) Fail(k, in, "needs dst and src");
   if (in.dst.NumElements() != in.src0.NumElements()) {
     Fail(k, in, "dst " + OperandName(k, in.dst) + " has " + std::to_string(in.dst.NumElements()) + " elements but src " +
@@ -37,7 +37,7 @@ void ValidateDma(const Kernel& k, const Instruction& in, const HardwareConfig& c
   }
 }
 
-InstrCost CostDma(const Kernel&, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostDma(const Kernel&, const InstructionView& in, const HardwareConfig& c) {
   // The issuing sequencer writes a queue entry; descriptors were prebuilt by
   // the compiler (S9 mode 'none'), so only the trigger occupies it.
   InstrCost cost = DispatchCost(c, in.engine);
@@ -45,7 +45,7 @@ InstrCost CostDma(const Kernel&, const Instruction& in, const HardwareConfig& c)
   return cost;
 }
 
-void ExecDma(ExecContext& ctx, const Instruction& in) {
+void ExecDma(ExecContext& ctx, const InstructionView& in) {
   const BoundAccess dst = ctx.Bind(in.dst), src = ctx.Bind(in.src0);
   if (dst.dtype == src.dtype) {
     if (CopyRawDirect(dst, src, ctx.mem, ctx.hbm)) return;  // HBM <-> on chip, no staging
@@ -59,18 +59,18 @@ void ExecDma(ExecContext& ctx, const Instruction& in) {
 }
 
 SIM_REGISTER_OPCODE(dma_copy, {Opcode::kDmaCopy, ValidateDma, CostDma,
-                               ExecDma, [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+                               ExecDma, [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
-void ValidateWait(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateWait(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   if (in.waits.empty() && in.signals.empty()) Fail(k, in, "wait without wait= or signal= does nothing");
 }
 
 SIM_REGISTER_OPCODE(wait, {Opcode::kWait, ValidateWait,
-                           [](const Kernel&, const Instruction& in, const HardwareConfig& c) {
+                           [](const Kernel&, const InstructionView& in, const HardwareConfig& c) {
                              return DispatchCost(c, in.engine);
                            },
-                           [](ExecContext&, const Instruction&) {},
-                           [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+                           [](ExecContext&, const InstructionView&) {},
+                           [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
 }  // namespace
 }  // namespace isa

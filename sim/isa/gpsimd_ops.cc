@@ -9,22 +9,22 @@ namespace nsim {
 namespace isa {
 namespace {
 
-void ValidateIota(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateIota(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
 }
 
-InstrCost CostIota(const Kernel&, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostIota(const Kernel&, const InstructionView& in, const HardwareConfig& c) {
   const double n = static_cast<double>(in.dst.FreeElements());
   return EngineCost(c.gpsimd, static_cast<double>(c.gpsimd.start_cycles) + c.gpsimd.iota_cycles_per_elem * n);
 }
 
 // One partition's values: (base + p * partition_step) + i * free_step in
 // double, rounded to fp32 (value_kernels.h).
-void IotaRow(const Instruction& in, int64_t p, int32_t per, float* row) {
+void IotaRow(const InstructionView& in, int64_t p, int32_t per, float* row) {
   isa::IotaRow(in.base + static_cast<double>(p) * in.partition_step, in.free_step, per, row);
 }
 
-void ExecIota(ExecContext& ctx, const Instruction& in) {
+void ExecIota(ExecContext& ctx, const InstructionView& in) {
   const int64_t parts = in.dst.Partitions(), per = in.dst.FreeElements();  // per fits a partition's bytes
   int64_t stride = 0;
   if (float* rows = F32Rows(ctx, in.dst, &stride)) {  // f32 dst: written in place
@@ -38,9 +38,9 @@ void ExecIota(ExecContext& ctx, const Instruction& in) {
 }
 
 SIM_REGISTER_OPCODE(iota, {Opcode::kIota, ValidateIota, CostIota,
-                           ExecIota, [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+                           ExecIota, [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
-void ValidatePartitionReduce(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidatePartitionReduce(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "src");
   if (in.dst.FreeElements() != in.src0.FreeElements()) {
@@ -56,12 +56,12 @@ void ValidatePartitionReduce(const Kernel& k, const Instruction& in, const Hardw
   if (in.reduce == ReduceOp::kMean) Fail(k, in, "op=mean is not supported across partitions (use sum)");
 }
 
-InstrCost CostPartitionReduce(const Kernel&, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostPartitionReduce(const Kernel&, const InstructionView& in, const HardwareConfig& c) {
   const double n = static_cast<double>(in.src0.FreeElements());
   return EngineCost(c.gpsimd, static_cast<double>(c.gpsimd.start_cycles) + c.gpsimd.partition_reduce_cycles_per_elem * n);
 }
 
-void ExecPartitionReduce(ExecContext& ctx, const Instruction& in) {
+void ExecPartitionReduce(ExecContext& ctx, const InstructionView& in) {
   const ScratchFloats& x = ctx.Read(in.src0, 0);
   const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
   ScratchFloats& out = ctx.buf[1];
@@ -82,7 +82,7 @@ void ExecPartitionReduce(ExecContext& ctx, const Instruction& in) {
 
 SIM_REGISTER_OPCODE(partition_reduce, {Opcode::kPartitionReduce, ValidatePartitionReduce, CostPartitionReduce,
                                        ExecPartitionReduce,
-                                       [](const Kernel&, const Instruction& in) { return in.src0.NumElements(); }});
+                                       [](const Kernel&, const InstructionView& in) { return in.src0.NumElements(); }});
 
 }  // namespace
 }  // namespace isa

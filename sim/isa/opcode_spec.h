@@ -106,10 +106,10 @@ struct ExecContext {
 // sim/kernel/opcode_table.h's row, never restated here.
 struct OpcodeModel {
   Opcode opcode;
-  void (*validate)(const Kernel&, const Instruction&, const HardwareConfig&);  // throws SimError
-  InstrCost (*cost)(const Kernel&, const Instruction&, const HardwareConfig&);
-  void (*execute)(ExecContext&, const Instruction&);
-  int64_t (*flops)(const Kernel&, const Instruction&);  // arithmetic work, for the profiler
+  void (*validate)(const Kernel&, const InstructionView&, const HardwareConfig&);  // throws SimError
+  InstrCost (*cost)(const Kernel&, const InstructionView&, const HardwareConfig&);
+  void (*execute)(ExecContext&, const InstructionView&);
+  int64_t (*flops)(const Kernel&, const InstructionView&);  // arithmetic work, for the profiler
 };
 
 // An opcode's table row and its registered model, as the simulator uses them.

@@ -15,7 +15,7 @@ namespace nsim {
 namespace isa {
 namespace {
 
-void ValidateScan(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateScan(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "data0");
   RequireOnChip(k, in, in.src1, "data1");
@@ -31,7 +31,7 @@ void ValidateScan(const Kernel& k, const Instruction& in, const HardwareConfig&)
 // the config's two-input factor (vector.two_input_factor, the same S11 2N of
 // tensor_tensor off its fast path); no performance mode is documented for the
 // scan, so none applies. divide/pow cost as elsewhere on VectorE.
-InstrCost CostScan(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostScan(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   const VectorEngineParams& v = c.vector;
   const double factor = std::max(VectorAluFactor(in.alu0, v), VectorAluFactor(in.alu1, v));
   double work = static_cast<double>(in.src0.FreeElements()) * v.two_input_factor * factor;
@@ -39,7 +39,7 @@ InstrCost CostScan(const Kernel& k, const Instruction& in, const HardwareConfig&
   return EngineCost(v, work);
 }
 
-void ExecScan(ExecContext& ctx, const Instruction& in) {
+void ExecScan(ExecContext& ctx, const InstructionView& in) {
   const int64_t per = in.src0.FreeElements();
   const ScalarColumn initial = ScalarPerPartition(ctx, in.scalar0, 2);
   ElementwiseRows<2>(ctx, in.dst, {&in.src0, &in.src1}, [&](float* const* rows, int64_t first, int64_t n) {
@@ -48,7 +48,7 @@ void ExecScan(ExecContext& ctx, const Instruction& in) {
 }
 
 // Two ALU operations per element.
-int64_t ScanFlops(const Kernel&, const Instruction& in) { return 2 * in.dst.NumElements(); }
+int64_t ScanFlops(const Kernel&, const InstructionView& in) { return 2 * in.dst.NumElements(); }
 
 SIM_REGISTER_OPCODE(tensor_tensor_scan, {Opcode::kTensorTensorScan, ValidateScan, CostScan, ExecScan, ScanFlops});
 

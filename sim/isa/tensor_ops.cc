@@ -11,12 +11,12 @@ namespace nsim {
 namespace isa {
 namespace {
 
-double DtypeFactor(const Kernel& k, const Instruction& in, const TensorEngineParams& t) {
+double DtypeFactor(const Kernel& k, const InstructionView& in, const TensorEngineParams& t) {
   const bool fp32 = TypeOf(k, in.src0) == DType::kF32 || (in.src1.present() && TypeOf(k, in.src1) == DType::kF32);
   return fp32 ? t.fp32_factor : 1.0;
 }
 
-void RequirePsumDst(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+void RequirePsumDst(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   RequireOnChip(k, in, in.dst, "dst");
   if (!InSpace(k, in.dst, MemSpace::kPsum)) Fail(k, in, "dst " + OperandName(k, in.dst) + " must be in PSUM");
   if (TypeOf(k, in.dst) != DType::kF32) Fail(k, in, "dst must be f32: PSUM accumulates in FP32 (S1)");
@@ -29,7 +29,7 @@ void RequirePsumDst(const Kernel& k, const Instruction& in, const HardwareConfig
   }
 }
 
-void ValidateMatmul(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+void ValidateMatmul(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   RequirePsumDst(k, in, c);
   RequireOnChip(k, in, in.src0, "stationary");
   RequireOnChip(k, in, in.src1, "moving");
@@ -49,7 +49,7 @@ void ValidateMatmul(const Kernel& k, const Instruction& in, const HardwareConfig
   if (in.dst.Partitions() != m || in.dst.FreeElements() != n) fail_shape("dst must be [M, N]");
 }
 
-InstrCost CostMatmul(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostMatmul(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   const TensorEngineParams& t = c.tensor;
   const double f = DtypeFactor(k, in, t);
   // fp32 (S1 "roughly 4x"; S14 "each FP32 matmul lowers to two FP32_LO_HI
@@ -78,7 +78,7 @@ bool Bf16RowsOf(ExecContext& ctx, const AccessPattern& ap, Bf16Rows* rows) {
   return rows->rows != nullptr;
 }
 
-void ExecMatmul(ExecContext& ctx, const Instruction& in) {
+void ExecMatmul(ExecContext& ctx, const InstructionView& in) {
   const int64_t kk = in.src0.Partitions(), m = in.src0.FreeElements(), n = in.src1.FreeElements();
   int64_t stride = 0;
   float* psum = F32Rows(ctx, in.dst, &stride);
@@ -108,11 +108,11 @@ void ExecMatmul(ExecContext& ctx, const Instruction& in) {
 }
 
 SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, ValidateMatmul,
-                             CostMatmul, ExecMatmul, [](const Kernel&, const Instruction& in) {
+                             CostMatmul, ExecMatmul, [](const Kernel&, const InstructionView& in) {
                                return 2 * in.src0.Partitions() * in.src0.FreeElements() * in.src1.FreeElements();
                              }});
 
-void ValidateTranspose(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+void ValidateTranspose(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   RequirePsumDst(k, in, c);
   RequireOnChip(k, in, in.src0, "src");
   const int64_t p = in.src0.Partitions(), f = in.src0.FreeElements();
@@ -123,14 +123,14 @@ void ValidateTranspose(const Kernel& k, const Instruction& in, const HardwareCon
   }
 }
 
-InstrCost CostTranspose(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostTranspose(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   const double p = static_cast<double>(in.src0.Partitions()), f = static_cast<double>(in.src0.FreeElements());
   const double work = std::max(p, std::min(static_cast<double>(c.tensor.mm_init_latency_cycles), f)) *
                       DtypeFactor(k, in, c.tensor);  // S11 nc_transpose: max(P, min(64, F))
   return EngineCost(c.tensor, work);
 }
 
-void ExecTranspose(ExecContext& ctx, const Instruction& in) {
+void ExecTranspose(ExecContext& ctx, const InstructionView& in) {
   const int64_t p = in.src0.Partitions(), f = in.src0.FreeElements();
   const ScratchFloats& x = ctx.Read(in.src0, 0);
   ScratchFloats& out = ctx.buf[1];
@@ -142,7 +142,7 @@ void ExecTranspose(ExecContext& ctx, const Instruction& in) {
 
 SIM_REGISTER_OPCODE(transpose, {Opcode::kTranspose,
                                 ValidateTranspose, CostTranspose, ExecTranspose,
-                                [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+                                [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
 }  // namespace
 }  // namespace isa

@@ -20,7 +20,7 @@ bool AllSixteenBit(const Kernel& k, std::initializer_list<const AccessPattern*> 
 
 // S2: tensor_copy / tensor_scalar (and memset) run 4x faster with SBUF-only,
 // 16-bit, contiguous operands; 2x when non-contiguous or one side in PSUM.
-double CopyPerfMode(const Kernel& k, const Instruction& in, const VectorEngineParams& v) {
+double CopyPerfMode(const Kernel& k, const InstructionView& in, const VectorEngineParams& v) {
   const AccessPattern* src = in.src0.present() ? &in.src0 : &in.dst;
   if (!AllSixteenBit(k, {&in.dst, src})) return 1.0;
   const bool sbuf = InSpace(k, in.dst, MemSpace::kSbuf) && InSpace(k, *src, MemSpace::kSbuf);
@@ -30,7 +30,7 @@ double CopyPerfMode(const Kernel& k, const Instruction& in, const VectorEnginePa
 }
 
 // Cost of a one-input elementwise instruction on whichever engine runs it.
-InstrCost UnaryCost(const Kernel& k, const Instruction& in, const HardwareConfig& c, double per_elem) {
+InstrCost UnaryCost(const Kernel& k, const InstructionView& in, const HardwareConfig& c, double per_elem) {
   const AccessPattern& main = in.src0.present() ? in.src0 : in.dst;
   const double n = static_cast<double>(main.FreeElements());
   switch (in.engine) {
@@ -50,7 +50,7 @@ InstrCost UnaryCost(const Kernel& k, const Instruction& in, const HardwareConfig
 }
 
 // ---- tensor_tensor ----
-void ValidateTensorTensor(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateTensorTensor(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "src0");
   RequireOnChip(k, in, in.src1, "src1");
@@ -59,7 +59,7 @@ void ValidateTensorTensor(const Kernel& k, const Instruction& in, const Hardware
   if (!IsArithmetic(in.alu0)) Fail(k, in, "needs op=add|subtract|multiply|max|min|divide|pow");
 }
 
-InstrCost CostTensorTensor(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostTensorTensor(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   const VectorEngineParams& v = c.vector;
   const bool psum0 = InSpace(k, in.src0, MemSpace::kPsum), psum1 = InSpace(k, in.src1, MemSpace::kPsum);
   const bool both_sbuf = !psum0 && !psum1;
@@ -79,20 +79,20 @@ InstrCost CostTensorTensor(const Kernel& k, const Instruction& in, const Hardwar
   return cost;
 }
 
-void ExecTensorTensor(ExecContext& ctx, const Instruction& in) {
+void ExecTensorTensor(ExecContext& ctx, const InstructionView& in) {
   const int64_t per = in.src0.FreeElements();
   ElementwiseRows<2>(ctx, in.dst, {&in.src0, &in.src1}, [&](float* const* rows, int64_t, int64_t n) {
     AluVector(in.alu0, rows[0], rows[1], n * per);
   });
 }
 
-int64_t ElementFlops(const Kernel&, const Instruction& in) { return in.dst.NumElements(); }
+int64_t ElementFlops(const Kernel&, const InstructionView& in) { return in.dst.NumElements(); }
 
 SIM_REGISTER_OPCODE(tensor_tensor, {Opcode::kTensorTensor, ValidateTensorTensor, CostTensorTensor,
                                     ExecTensorTensor, ElementFlops});
 
 // ---- tensor_scalar ----
-void ValidateTensorScalar(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateTensorScalar(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "src");
   RequireSameShape(k, in, in.dst, "dst", in.src0, "src");
@@ -101,13 +101,13 @@ void ValidateTensorScalar(const Kernel& k, const Instruction& in, const Hardware
   RequireColumn(k, in, in.scalar1, "scalar1", in.src0);
 }
 
-InstrCost CostTensorScalar(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostTensorScalar(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   // S11: performing one operator costs the same as performing two.
   const double factor = std::max(VectorAluFactor(in.alu0, c.vector), VectorAluFactor(in.alu1, c.vector));
   return UnaryCost(k, in, c, factor);
 }
 
-void ExecTensorScalar(ExecContext& ctx, const Instruction& in) {
+void ExecTensorScalar(ExecContext& ctx, const InstructionView& in) {
   const int64_t per = in.src0.FreeElements();
   const bool two_ops = in.alu1 != AluOp::kNone;
   const ScalarColumn s0 = ScalarPerPartition(ctx, in.scalar0, 1);
@@ -127,7 +127,7 @@ SIM_REGISTER_OPCODE(tensor_scalar, {Opcode::kTensorScalar,
 // ---- tensor_reduce (innermost free dim) ----
 int64_t InnerSize(const AccessPattern& ap) { return ap.dims.size() > 1 ? ap.dims.back().size : 1; }
 
-void ValidateTensorReduce(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateTensorReduce(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "src");
   if (in.dst.Partitions() != in.src0.Partitions() ||
@@ -140,7 +140,7 @@ void ValidateTensorReduce(const Kernel& k, const Instruction& in, const Hardware
   }
 }
 
-InstrCost CostTensorReduce(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostTensorReduce(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   // S11: N/2 with bf16 in and out and op add or max; else N.
   const bool fast = TypeOf(k, in.src0) == DType::kBF16 && TypeOf(k, in.dst) == DType::kBF16 &&
                     in.reduce != ReduceOp::kMin;
@@ -152,7 +152,7 @@ InstrCost CostTensorReduce(const Kernel& k, const Instruction& in, const Hardwar
 // src is read a block of partitions at a time (its fp32 rows stay in L1),
 // with at least the rows ReduceRows folds side by side; dst is written once
 // every source row is read.
-void ExecTensorReduce(ExecContext& ctx, const Instruction& in) {
+void ExecTensorReduce(ExecContext& ctx, const InstructionView& in) {
   const PartitionRows src(*ctx.Resolve(in.src0), ctx.mem);
   const int64_t inner = InnerSize(in.src0), parts = src.partitions(), per = src.per_row();
   const int64_t folds = inner > 0 ? per / inner : 0;  // reduced rows per partition
@@ -172,40 +172,40 @@ void ExecTensorReduce(ExecContext& ctx, const Instruction& in) {
 }
 
 SIM_REGISTER_OPCODE(tensor_reduce, {Opcode::kTensorReduce, ValidateTensorReduce, CostTensorReduce,
-                                    ExecTensorReduce, [](const Kernel&, const Instruction& in) {
+                                    ExecTensorReduce, [](const Kernel&, const InstructionView& in) {
                                       return in.src0.NumElements();
                                     }});
 
 // ---- tensor_copy ----
-void ValidateTensorCopy(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateTensorCopy(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "src");
   RequireSameShape(k, in, in.dst, "dst", in.src0, "src");
 }
 
-InstrCost CostTensorCopy(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostTensorCopy(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   return UnaryCost(k, in, c, 1.0);
 }
 
-void ExecTensorCopy(ExecContext& ctx, const Instruction& in) {
+void ExecTensorCopy(ExecContext& ctx, const InstructionView& in) {
   ElementwiseRows<1>(ctx, in.dst, {&in.src0}, [](float* const*, int64_t, int64_t) {});
 }
 
 SIM_REGISTER_OPCODE(tensor_copy, {Opcode::kTensorCopy,
                                   ValidateTensorCopy, CostTensorCopy, ExecTensorCopy,
-                                  [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+                                  [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
 // ---- memset ----
-void ValidateMemset(const Kernel& k, const Instruction& in, const HardwareConfig&) {
+void ValidateMemset(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   if (in.scalar0.is_ap) Fail(k, in, "value must be an immediate");
 }
 
-InstrCost CostMemset(const Kernel& k, const Instruction& in, const HardwareConfig& c) {
+InstrCost CostMemset(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   return UnaryCost(k, in, c, 1.0);
 }
 
-void ExecMemset(ExecContext& ctx, const Instruction& in) {
+void ExecMemset(ExecContext& ctx, const InstructionView& in) {
   ScratchFloats& v = ctx.buf[0];
   v.assign(static_cast<size_t>(in.dst.NumElements()), static_cast<float>(in.scalar0.imm));
   ctx.Write(in.dst, v);
@@ -213,7 +213,7 @@ void ExecMemset(ExecContext& ctx, const Instruction& in) {
 
 SIM_REGISTER_OPCODE(memset, {Opcode::kMemset, ValidateMemset,
                              CostMemset, ExecMemset,
-                             [](const Kernel&, const Instruction&) { return int64_t{0}; }});
+                             [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
 }  // namespace
 }  // namespace isa

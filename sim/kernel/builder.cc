@@ -257,12 +257,12 @@ void CheckAccessPattern(const Kernel& k, const AccessPattern& ap) {
 
 namespace {
 
-std::string InstructionWhere(const Kernel& k, const Instruction& in) {
+std::string InstructionWhere(const Kernel& k, const InstructionView& in) {
   return "kernel " + Quoted(k.name) + (in.line > 0 ? " line " + std::to_string(in.line) : "") + " (" +
          EngineName(in.engine) + " " + OpcodeName(in.opcode) + "): ";
 }
 
-void CheckSemaphoreRefs(const Kernel& k, const Instruction& in) {
+void CheckSemaphoreRefs(const Kernel& k, const InstructionView& in) {
   const int n = static_cast<int>(k.semaphores.size());
   for (const SemWait& w : in.waits) {
     if (w.sem < 0 || w.sem >= n) Fail("no semaphore with index " + std::to_string(w.sem));
@@ -286,7 +286,7 @@ void CheckTensors(const Kernel& k) {
   }
 }
 
-void CheckInstruction(const Kernel& k, int engine, const Instruction& in) {
+void CheckInstruction(const Kernel& k, int engine, const InstructionView& in) {
   try {
     if (static_cast<int>(in.engine) != engine) Fail("instruction is in the stream of another engine");
     for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
@@ -301,7 +301,7 @@ void CheckInstruction(const Kernel& k, int engine, const Instruction& in) {
 void CheckKernel(const Kernel& k) {
   CheckTensors(k);
   for (int e = 0; e < kNumEngines; ++e) {
-    for (const Instruction& in : k.streams[e]) CheckInstruction(k, e, in);
+    for (const InstructionView& in : k.stream(e)) CheckInstruction(k, e, in);
   }
 }
 
@@ -320,10 +320,20 @@ Instruction MakeInstruction(EngineId engine, Opcode op) {
   return inst;
 }
 
-Instruction& Emit(Kernel& k, EngineId engine, Opcode op) {
-  auto& stream = k.streams[static_cast<int>(engine)];
-  stream.push_back(MakeInstruction(engine, op));
-  return stream.back();
+Instruction& StreamWriter::Emit(EngineId engine, Opcode op) {
+  const int e = static_cast<int>(engine);
+  Instruction next = MakeInstruction(engine, op);  // may throw: the pending one stays
+  if (open_[e]) k_.Append(pending_[e]);
+  pending_[e] = std::move(next);
+  open_[e] = true;
+  return pending_[e];
+}
+
+void StreamWriter::Flush() {
+  for (int e = 0; e < kNumEngines; ++e) {
+    if (open_[e]) k_.Append(pending_[e]);
+    open_[e] = false;
+  }
 }
 
 }  // namespace nsim

@@ -71,16 +71,35 @@ void CheckKernel(const Kernel& k);
 // CheckTensors, then CheckInstruction on every instruction of stream
 // `engine`, in stream order (the same checks, errors and messages).
 void CheckTensors(const Kernel& k);
-void CheckInstruction(const Kernel& k, int engine, const Instruction& in);
+void CheckInstruction(const Kernel& k, int engine, const InstructionView& in);
 
 inline Scalar Imm(double v) { return Scalar{false, v, {}}; }
 inline Scalar Column(AccessPattern ap) { return Scalar{true, 0, std::move(ap)}; }
 
 // A fresh instruction with the opcode's defaults (activation: scale 1, bias 0).
-// Throws if `engine` cannot execute `op`.
+// Throws if `engine` cannot execute `op`. Fill it, then k.Append(it): the
+// kernel packs it (instruction_store.h).
 Instruction MakeInstruction(EngineId engine, Opcode op);
-// Appends MakeInstruction(engine, op) to the engine's stream. The reference
-// is invalidated by the next Emit on the same engine.
-Instruction& Emit(Kernel& k, EngineId engine, Opcode op);
+
+// For code that emits an instruction and fills it afterwards, perhaps after
+// emitting on other engines: Emit returns a fresh instruction that is
+// appended to `k` at the next Emit on the same engine, at Flush, or when the
+// writer goes out of scope, so streams keep their emit order. The reference is
+// invalidated by the next Emit on the same engine. Flush before reading the
+// kernel's streams.
+class StreamWriter {
+ public:
+  explicit StreamWriter(Kernel& k) : k_(k) {}
+  ~StreamWriter() { Flush(); }
+  StreamWriter(const StreamWriter&) = delete;
+  StreamWriter& operator=(const StreamWriter&) = delete;
+  Instruction& Emit(EngineId engine, Opcode op);
+  void Flush();
+
+ private:
+  Kernel& k_;
+  Instruction pending_[kNumEngines];
+  bool open_[kNumEngines] = {};
+};
 
 }  // namespace nsim

@@ -123,16 +123,18 @@ TEST_F(BuilderTest, ExplicitAp) {
 }
 
 TEST_F(BuilderTest, EmitAppliesDefaultsAndChecksTheEngine) {
-  Instruction& act = Emit(k, EngineId::kScalar, Opcode::kActivation);
+  Instruction act = MakeInstruction(EngineId::kScalar, Opcode::kActivation);
   EXPECT_EQ(act.engine, EngineId::kScalar);
   EXPECT_EQ(act.scalar0, Imm(1));  // scale
   EXPECT_EQ(act.scalar1, Imm(0));  // bias
-  Emit(k, EngineId::kGpSimd, Opcode::kDmaCopy);
-  EXPECT_EQ(k.streams[static_cast<int>(EngineId::kScalar)].size(), 1u);
-  EXPECT_EQ(k.streams[static_cast<int>(EngineId::kGpSimd)].size(), 1u);
-  ExpectError([&] { Emit(k, EngineId::kVector, Opcode::kMatmul); },
+  k.Append(act);
+  k.Append(MakeInstruction(EngineId::kGpSimd, Opcode::kDmaCopy));
+  EXPECT_EQ(k.stream(EngineId::kScalar).size(), 1u);
+  EXPECT_EQ(k.stream(EngineId::kGpSimd).size(), 1u);
+  EXPECT_EQ(k.instruction(EngineId::kScalar, 0).scalar0, Imm(1));
+  ExpectError([&] { MakeInstruction(EngineId::kVector, Opcode::kMatmul); },
               "opcode 'matmul' cannot run on engine 'vector' (runs on: tensor)");
-  ExpectError([&] { Emit(k, EngineId::kScalar, Opcode::kMemset); }, "(runs on: vector, gpsimd)");
+  ExpectError([&] { MakeInstruction(EngineId::kScalar, Opcode::kMemset); }, "(runs on: vector, gpsimd)");
 }
 
 // The example of docs/kernel-format.md ("Building kernels in code").
@@ -142,15 +144,17 @@ TEST(BuilderDocExample, BuildsAndPrints) {
   const int x = AddTensor(k, "x", MemSpace::kHbm, DType::kBF16, {4, 512}, TensorInit{TensorInit::kRandn, 0, 1});
   const int xt = AddTensor(k, "xt", MemSpace::kSbuf, DType::kBF16, {4, 512});
   const int done = AddSemaphore(k, "done");
-  Instruction& load = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+  Instruction load = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
   load.dst = Slice(k, xt, {SliceSpec::All(), SliceSpec::Range(0, 256)});
   load.src0 = Slice(k, x, {SliceSpec::All(), SliceSpec::Range(0, 256)});
   load.signals.push_back({done, 1});
-  Instruction& mul = Emit(k, EngineId::kVector, Opcode::kTensorScalar);
+  k.Append(load);
+  Instruction mul = MakeInstruction(EngineId::kVector, Opcode::kTensorScalar);
   mul.dst = mul.src0 = Full(k, xt);
   mul.alu0 = AluOp::kMul;
   mul.scalar0 = Imm(2);
   mul.waits.push_back({done, 1});
+  k.Append(mul);
   EXPECT_EQ(FormatKernel(k), R"(kernel scale
 
 tensor x  hbm  bf16 [4, 512] init=randn(seed=1)

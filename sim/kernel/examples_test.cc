@@ -43,8 +43,8 @@ TEST(Examples, KnownShapes) {
   EXPECT_EQ(add.name, "trivial_add");
   EXPECT_EQ(add.NumInstructions(), 4u);
   const Kernel mm = LoadKernelFile(std::string(kExamplesDir) + "/matmul.nk");
-  EXPECT_EQ(mm.streams[static_cast<int>(EngineId::kTensor)].size(), 2u);
-  EXPECT_TRUE(mm.streams[static_cast<int>(EngineId::kTensor)][1].accumulate);
+  EXPECT_EQ(mm.stream(EngineId::kTensor).size(), 2u);
+  EXPECT_TRUE(mm.instruction(EngineId::kTensor, 1).accumulate);
   const Kernel rms = LoadKernelFile(std::string(kExamplesDir) + "/rmsnorm.nk");
   EXPECT_EQ(rms.tensors[rms.FindTensor("x")].shape, (std::vector<int64_t>{4, 512}));
 }

@@ -25,7 +25,7 @@ KernelHasher::KernelHasher(const Kernel& k)
 uint64_t KernelHash(const Kernel& k) {
   KernelHasher hasher(k);
   for (int e = 0; e < kNumEngines; ++e) {
-    for (const Instruction& in : k.streams[e]) hasher.Add(e, in);
+    for (const InstructionView& in : k.stream(e)) hasher.Add(e, in);
   }
   return hasher.hash();
 }

@@ -19,7 +19,7 @@ uint64_t KernelHash(const Kernel& k);
 class KernelHasher {
  public:
   explicit KernelHasher(const Kernel& k);
-  void Add(int engine, const Instruction& in) { pieces_.Line(engine, in); }
+  void Add(int engine, const InstructionView& in) { pieces_.Line(engine, in); }
   uint64_t hash() const { return h_; }
 
  private:

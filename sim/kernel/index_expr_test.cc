@@ -49,13 +49,13 @@ TEST(IndexExpr, ParserInstantiatesEachProgram) {
   const std::vector<Kernel> grid = ParseGrid(kText, "k.nk", 4);
   ASSERT_EQ(grid.size(), 4u);
   for (int64_t i = 0; i < 4; ++i) {
-    const Instruction& slice = grid[i].streams[static_cast<int>(EngineId::kSync)][0];
-    const Instruction& ap = grid[i].streams[static_cast<int>(EngineId::kSync)][1];
+    const InstructionView& slice = grid[i].instruction(EngineId::kSync, 0);
+    const InstructionView& ap = grid[i].instruction(EngineId::kSync, 1);
     EXPECT_EQ(slice.src0.offset, i * 32) << i;
     EXPECT_EQ(ap.src0.offset, i * 32) << i;
   }
   // Outside a grid a kernel is program 0 of 1.
-  EXPECT_EQ(ParseKernel(kText, "k.nk").streams[static_cast<int>(EngineId::kSync)][0].src0.offset, 0);
+  EXPECT_EQ(ParseKernel(kText, "k.nk").instruction(EngineId::kSync, 0).src0.offset, 0);
 }
 
 TEST(IndexExpr, ParserErrorsNameFileAndLine) {

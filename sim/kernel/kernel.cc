@@ -145,10 +145,4 @@ int Kernel::FindSemaphore(const std::string& n) const {
   return -1;
 }
 
-size_t Kernel::NumInstructions() const {
-  size_t n = 0;
-  for (const auto& s : streams) n += s.size();
-  return n;
-}
-
 }  // namespace nsim

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "sim/kernel/builder.h"
+
 namespace nsim {
 namespace {
 
@@ -81,8 +83,9 @@ TEST(KernelLookup, FindAndCount) {
   k.tensors.push_back({"x"});
   k.tensors.push_back({"y"});
   k.semaphores = {"s0", "s1"};
-  k.streams[0].resize(2);
-  k.streams[4].resize(3);
+  for (EngineId e : {EngineId::kTensor, EngineId::kTensor, EngineId::kSync, EngineId::kSync, EngineId::kSync}) {
+    k.Append(MakeInstruction(e, Opcode::kWait));
+  }
   EXPECT_EQ(k.FindTensor("y"), 1);
   EXPECT_EQ(k.FindTensor("s0"), -1);
   EXPECT_EQ(k.FindSemaphore("s1"), 1);

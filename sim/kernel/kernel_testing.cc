@@ -48,7 +48,7 @@ void CompareScalar(Diff& d, const Kernel& ka, const Kernel& kb, const std::strin
   CompareAp(d, ka, kb, where + ".ap", a.ap, b.ap);
 }
 
-void CompareSync(Diff& d, const std::string& where, const Instruction& a, const Instruction& b) {
+void CompareSync(Diff& d, const std::string& where, const InstructionView& a, const InstructionView& b) {
   d.Check(a.waits.size() == b.waits.size(), where + ".waits.size()", a.waits.size(), b.waits.size());
   d.Check(a.signals.size() == b.signals.size(), where + ".signals.size()", a.signals.size(),
           b.signals.size());
@@ -64,7 +64,7 @@ void CompareSync(Diff& d, const std::string& where, const Instruction& a, const 
 }
 
 void CompareInstruction(Diff& d, const Kernel& ka, const Kernel& kb, const std::string& where,
-                        const Instruction& a, const Instruction& b) {
+                        const InstructionView& a, const InstructionView& b) {
   d.Check(a.engine == b.engine, where + ".engine", EngineName(a.engine), EngineName(b.engine));
   d.Check(a.opcode == b.opcode, where + ".opcode", OpcodeName(a.opcode), OpcodeName(b.opcode));
   CompareAp(d, ka, kb, where + ".dst", a.dst, b.dst);
@@ -98,8 +98,8 @@ void CompareInstruction(Diff& d, const Kernel& ka, const Kernel& kb, const std::
   }
   d.Check(a.semaphores == b.semaphores, "semaphores (count)", a.semaphores.size(), b.semaphores.size());
   for (int e = 0; e < kNumEngines; ++e) {
-    const auto& sa = a.streams[e];
-    const auto& sb = b.streams[e];
+    const StreamView sa = a.stream(e);
+    const StreamView sb = b.stream(e);
     const std::string engine = EngineName(static_cast<EngineId>(e));
     d.Check(sa.size() == sb.size(), engine + " stream length", sa.size(), sb.size());
     for (size_t i = 0; i < sa.size() && i < sb.size(); ++i) {

@@ -339,7 +339,7 @@ class Parser {
     inst.line = c.line();
     ParseOperands(c, &inst);
     ParseAttributes(c, &inst);
-    k_.streams[static_cast<int>(engine)].push_back(std::move(inst));
+    k_.Append(inst);
   }
 
   void ParseOperands(Cursor& c, Instruction* inst) {
@@ -374,7 +374,7 @@ class Parser {
       } else {
         const AttrDef& a = LookupAttr(c, inst->opcode, key);
         if (!seen.insert(key).second) c.Fail("duplicate attribute " + Quoted(key));
-        std::visit([&](auto member) { ParseValue(c, key, &(inst->*member)); }, a.field);
+        std::visit([&](auto member) { ParseValue(c, key, &(inst->*member.fat)); }, a.field);
       }
     }
     CheckAttributes(c, *inst, seen);
@@ -391,7 +391,7 @@ class Parser {
   }
 
   // The rules a single attribute cannot check on its own.
-  void CheckAttributes(Cursor& c, const Instruction& inst, const std::set<std::string>& seen) {
+  void CheckAttributes(Cursor& c, const InstructionView& inst, const std::set<std::string>& seen) {
     const std::string op = OpcodeName(inst.opcode);
     for (const AttrDef& a : kernel_syntax::SyntaxOf(inst.opcode).attrs) {
       const bool given = seen.count(a.key) > 0;

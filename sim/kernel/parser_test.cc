@@ -28,7 +28,7 @@ vector: tensor_tensor tc, ta, tb op=add wait=loaded>=2 signal=added
 sync:   dma_copy out, tc wait=added>=1
 )";
 
-const std::vector<Instruction>& Stream(const Kernel& k, EngineId e) { return k.streams[static_cast<int>(e)]; }
+StreamView Stream(const Kernel& k, EngineId e) { return k.stream(e); }
 
 AccessPattern MakeAp(int t, int64_t p0, int64_t off, std::vector<ApDim> dims) {
   AccessPattern ap;
@@ -193,7 +193,7 @@ class ParserSlices : public ::testing::Test {
         "tensor s sbuf f32 [16, 6, 5]\n"
         "vector: memset " +
         access + " value=0\n");
-    return k.streams[static_cast<int>(EngineId::kVector)][0].dst;
+    return k.instruction(EngineId::kVector, 0).dst;
   }
   Kernel k;
 };
@@ -233,9 +233,9 @@ semaphore wait
 vector: tensor_copy tensor, queue wait=wait>=1
 sync: wait wait=wait>=2
 )");
-  EXPECT_EQ(k.streams[1][0].dst.tensor, 0);
-  EXPECT_EQ(k.streams[1][0].src0.tensor, 1);
-  EXPECT_EQ(k.streams[4][0].waits[0].value, 2);
+  EXPECT_EQ(k.instruction(1, 0).dst.tensor, 0);
+  EXPECT_EQ(k.instruction(1, 0).src0.tensor, 1);
+  EXPECT_EQ(k.instruction(4, 0).waits[0].value, 2);
 }
 
 TEST(Parser, NumbersAndDtypeAliases) {
@@ -249,10 +249,10 @@ gpsimd: memset y value=inf
   EXPECT_EQ(k.tensors[0].dtype, DType::kF32);
   EXPECT_EQ(k.tensors[0].init.value, -1.5e-3);
   EXPECT_EQ(k.tensors[1].dtype, DType::kBF16);
-  EXPECT_EQ(k.streams[1][0].scalar0.imm, 2);
-  EXPECT_EQ(k.streams[1][0].scalar1.imm, 100);
-  EXPECT_TRUE(std::isnan(k.streams[3][0].scalar0.imm));
-  EXPECT_TRUE(std::isinf(k.streams[3][1].scalar0.imm));
+  EXPECT_EQ(k.instruction(1, 0).scalar0.imm, 2);
+  EXPECT_EQ(k.instruction(1, 0).scalar1.imm, 100);
+  EXPECT_TRUE(std::isnan(k.instruction(3, 0).scalar0.imm));
+  EXPECT_TRUE(std::isinf(k.instruction(3, 1).scalar0.imm));
 }
 
 TEST(Parser, ProgramOrderIsOrderOfAppearance) {
@@ -263,10 +263,10 @@ sync: wait wait=a>=1
 vector: wait wait=b>=1
 sync: wait wait=b>=2
 )");
-  ASSERT_EQ(k.streams[4].size(), 2u);
-  EXPECT_EQ(k.streams[4][0].waits[0].sem, 0);
-  EXPECT_EQ(k.streams[4][1].waits[0].value, 2);
-  EXPECT_EQ(k.streams[4][1].line, 6);
+  ASSERT_EQ(k.stream(4).size(), 2u);
+  EXPECT_EQ(k.instruction(4, 0).waits[0].sem, 0);
+  EXPECT_EQ(k.instruction(4, 1).waits[0].value, 2);
+  EXPECT_EQ(k.instruction(4, 1).line, 6);
 }
 
 }  // namespace

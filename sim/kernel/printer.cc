@@ -222,8 +222,8 @@ struct ValuePutter {
   void operator()(ActFunc v) const { out.Put(ActFuncName(v)); }
 };
 
-bool AtDefault(const Instruction& inst, const Instruction& defaults, const kernel_syntax::Field& field) {
-  return std::visit([&](auto member) { return inst.*member == defaults.*member; }, field);
+bool AtDefault(const InstructionView& inst, const InstructionView& defaults, const kernel_syntax::Field& field) {
+  return std::visit([&](auto member) { return member.view(inst) == member.view(defaults); }, field);
 }
 
 // OpcodeDefaults(op) built once per opcode: the printer compares every
@@ -247,7 +247,7 @@ const AttrDef* PartnerOf(Opcode op, const char* key) {
 
 // Required attributes always print; optional ones when not at their default
 // or when their partner prints (op1 needs scalar1 and vice versa).
-bool ShouldPrint(const Instruction& inst, const Instruction& defaults, const AttrDef& a) {
+bool ShouldPrint(const InstructionView& inst, const InstructionView& defaults, const AttrDef& a) {
   if (a.required || !AtDefault(inst, defaults, a.field)) return true;
   const AttrDef* partner = a.partner ? PartnerOf(inst.opcode, a.partner) : nullptr;
   return partner && !AtDefault(inst, defaults, partner->field);
@@ -256,7 +256,7 @@ bool ShouldPrint(const Instruction& inst, const Instruction& defaults, const Att
 // The positional access patterns (", " between them) and the attributes
 // (" " before each), `lead` before the first item if there is one.
 template <class Out>
-void PutOperands(Out& out, const Kernel& k, const Instruction& inst, const char* lead) {
+void PutOperands(Out& out, const Kernel& k, const InstructionView& inst, const char* lead) {
   bool any = false;
   auto separate = [&](const char* between) {
     out.Put(any ? between : lead);
@@ -267,18 +267,18 @@ void PutOperands(Out& out, const Kernel& k, const Instruction& inst, const char*
     separate(", ");
     PutAccessPattern(out, k, *positional[i]);
   }
-  const Instruction& defaults = DefaultsOf(inst.opcode);
+  const InstructionView defaults = DefaultsOf(inst.opcode);
   for (const AttrDef& a : kernel_syntax::SyntaxOf(inst.opcode).attrs) {
     if (!ShouldPrint(inst, defaults, a)) continue;
     separate(" ");
     out.Put(a.key);
     out.Put("=");
-    std::visit([&](auto member) { ValuePutter<Out>{k, out}(inst.*member); }, a.field);
+    std::visit([&](auto member) { ValuePutter<Out>{k, out}(member.view(inst)); }, a.field);
   }
 }
 
 template <class Out>
-void PutSync(Out& out, const Kernel& k, const Instruction& inst) {
+void PutSync(Out& out, const Kernel& k, const InstructionView& inst) {
   for (const SemWait& w : inst.waits) {
     out.Put(" wait=");
     PutSemaphoreName(out, k, w.sem);
@@ -297,7 +297,7 @@ void PutSync(Out& out, const Kernel& k, const Instruction& inst) {
 
 // The line after the engine prefix: opcode, operands, attributes, sync.
 template <class Out>
-void PutBody(Out& out, const Kernel& k, const Instruction& inst) {
+void PutBody(Out& out, const Kernel& k, const InstructionView& inst) {
   out.Put(OpcodeName(inst.opcode));
   PutOperands(out, k, inst, " ");
   PutSync(out, k, inst);
@@ -398,14 +398,14 @@ std::string FormatAccessPatternUncached(const Kernel& k, const AccessPattern& ap
 
 }  // namespace
 
-std::string FormatOperands(const Kernel& k, const Instruction& inst) {
+std::string FormatOperands(const Kernel& k, const InstructionView& inst) {
   std::string text;
   StringOut out{text};
   PutOperands(out, k, inst, "");
   return text;
 }
 
-std::string FormatInstruction(const Kernel& k, const Instruction& inst) {
+std::string FormatInstruction(const Kernel& k, const InstructionView& inst) {
   std::string text = std::string(EngineName(inst.engine)) + ": ";
   StringOut out{text};
   PutBody(out, k, inst);
@@ -430,7 +430,7 @@ KernelPieces::~KernelPieces() = default;
 
 // The streams section follows a blank line, and engine groups are separated
 // by one; the stream an instruction sits in decides its line's prefix.
-void KernelPieces::Line(int engine, const Instruction& inst) {
+void KernelPieces::Line(int engine, const InstructionView& inst) {
   LineOut out(piece_, &memo_->texts);
   if (engine != engine_) {
     out.Put("\n");
@@ -446,7 +446,7 @@ void KernelPieces::Line(int engine, const Instruction& inst) {
 void FormatKernelPieces(const Kernel& k, const std::function<void(std::string_view)>& piece) {
   KernelPieces pieces(k, piece);
   for (int e = 0; e < kNumEngines; ++e) {
-    for (const Instruction& inst : k.streams[e]) pieces.Line(e, inst);
+    for (const InstructionView& inst : k.stream(e)) pieces.Line(e, inst);
   }
 }
 

@@ -30,7 +30,7 @@ class KernelPieces {
   ~KernelPieces();
   KernelPieces(const KernelPieces&) = delete;
   KernelPieces& operator=(const KernelPieces&) = delete;
-  void Line(int engine, const Instruction& inst);
+  void Line(int engine, const InstructionView& inst);
 
  private:
   struct Memo;
@@ -49,11 +49,11 @@ std::string FormatAccessPattern(const Kernel& k, const AccessPattern& ap);
 // Everything after the opcode except wait=/signal=: the positional access
 // patterns and the opcode's attributes (those at their default are left
 // out), e.g. "tc, ta, tb op=add".
-std::string FormatOperands(const Kernel& k, const Instruction& inst);
+std::string FormatOperands(const Kernel& k, const InstructionView& inst);
 
 // One instruction line: "vector: tensor_tensor tc, ta, tb op=add wait=loaded>=2 signal=added".
 // Used for instruction records and profiler arguments too.
-std::string FormatInstruction(const Kernel& k, const Instruction& inst);
+std::string FormatInstruction(const Kernel& k, const InstructionView& inst);
 
 // Shortest decimal text that parses back to exactly `v` ("1", "0.1", "1e-06", "-inf", "nan").
 std::string FormatNumber(double v);

@@ -111,20 +111,20 @@ sync:   dma_copy a, acc[:4, :3] wait=added>=1
 
 TEST(Printer, Instruction) {
   const Kernel k = ParseKernel(kEverything);
-  const auto& sync = k.streams[static_cast<int>(EngineId::kSync)];
+  const auto& sync = k.stream(EngineId::kSync);
   EXPECT_EQ(FormatInstruction(k, sync[0]), "sync: dma_copy s, h0 queue=2 signal=a");
   EXPECT_EQ(FormatInstruction(k, sync[1]), "sync: dma_copy s3[:, 1:3], h1[1, 3:35:2] signal=a+3");
-  const auto& vec = k.streams[static_cast<int>(EngineId::kVector)];
+  const auto& vec = k.stream(EngineId::kVector);
   EXPECT_EQ(FormatOperands(k, vec[2]), "s, s op0=subtract scalar0=col op1=bypass scalar1=col[:, 0]");
   // op1/scalar1 print together even when scalar1 is at its default.
   EXPECT_EQ(FormatOperands(k, vec[3]), "s, s op0=add scalar0=1 op1=min scalar1=0");
-  const auto& act = k.streams[static_cast<int>(EngineId::kScalar)];
+  const auto& act = k.stream(EngineId::kScalar);
   EXPECT_EQ(FormatInstruction(k, act[2]), "scalar: activation s, s func=identity");
   EXPECT_EQ(FormatInstruction(k, act[3]), "scalar: activation s, s func=exp scale=-1 bias=col acc=col");
-  const auto& te = k.streams[static_cast<int>(EngineId::kTensor)];
+  const auto& te = k.stream(EngineId::kTensor);
   EXPECT_EQ(FormatInstruction(k, te[0]), "tensor: matmul ps, s, s wait=a>=1 wait=b>=0");
-  EXPECT_EQ(FormatOperands(k, k.streams[1][7]), "");  // wait has neither operands nor attributes
-  EXPECT_EQ(FormatInstruction(k, k.streams[1][7]), "vector: wait wait=c>=3 wait=a>=1");
+  EXPECT_EQ(FormatOperands(k, k.instruction(1, 7)), "");  // wait has neither operands nor attributes
+  EXPECT_EQ(FormatInstruction(k, k.instruction(1, 7)), "vector: wait wait=c>=3 wait=a>=1");
 }
 
 class ShortestAccess : public ::testing::Test {
@@ -138,7 +138,7 @@ class ShortestAccess : public ::testing::Test {
         "tensor p psum f32 [1, 1]\n"
         "vector: memset " +
         access + " value=0\n");
-    return FormatAccessPattern(k, k.streams[1][0].dst);
+    return FormatAccessPattern(k, k.instruction(1, 0).dst);
   }
   Kernel k;
 };
@@ -211,16 +211,17 @@ TEST(PrinterProperty, RandomAccessesRoundTrip) {
         continue;  // out of bounds: not a valid access to print
       }
     }
-    Instruction& inst = Emit(k, EngineId::kVector, Opcode::kTensorCopy);
+    Instruction inst = MakeInstruction(EngineId::kVector, Opcode::kTensorCopy);
     inst.dst = ap;
     inst.src0 = ap;
+    k.Append(inst);
     ++checked;
     const std::string text = FormatAccessPattern(k, ap);
     const Kernel back = ParseKernel(
         "kernel r\ntensor h hbm f32 [3, 1, 4, 2]\ntensor s sbuf f32 [5, 3, 1, 4]\n"
         "tensor q psum f32 [2, 6]\nvector: memset " +
         text + " value=0\n");
-    ASSERT_EQ(back.streams[1][0].dst, ap) << text;
+    ASSERT_EQ(back.instruction(1, 0).dst, ap) << text;
   }
   EXPECT_GT(checked, 2500);
   const Kernel back = ParseKernel(FormatKernel(k));
@@ -263,13 +264,14 @@ TEST(Hash, HasherFedLineByLineEqualsTheWholeText) {
   // and again (its access pattern cache), in a kernel that also has empty streams.
   const int big = AddTensor(k, std::string(700, 'n'), MemSpace::kSbuf, DType::kF32, {4, 8});
   for (int i = 0; i < 3; ++i) {
-    Instruction& in = Emit(k, EngineId::kVector, Opcode::kTensorCopy);
+    Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorCopy);
     in.dst = Full(k, big);
     in.src0 = Slice(k, big, {SliceSpec::All(), SliceSpec::Range(0, 8)});
+    k.Append(in);
   }
   KernelHasher hasher(k);
   for (int e = 0; e < kNumEngines; ++e) {
-    for (const Instruction& in : k.streams[e]) hasher.Add(e, in);
+    for (const InstructionView& in : k.stream(e)) hasher.Add(e, in);
   }
   EXPECT_EQ(hasher.hash(), Fnv1a64(FormatKernel(k)));
   EXPECT_EQ(hasher.hash(), KernelHash(k));
@@ -277,7 +279,7 @@ TEST(Hash, HasherFedLineByLineEqualsTheWholeText) {
   FormatKernelPieces(k, [&pieces](std::string_view p) { pieces.append(p.data(), p.size()); });
   EXPECT_EQ(pieces, FormatKernel(k));
   // The buffered line is the line FormatInstruction prints as one string.
-  const std::string line = FormatInstruction(k, k.streams[static_cast<int>(EngineId::kVector)].back()) + "\n";
+  const std::string line = FormatInstruction(k, k.stream(EngineId::kVector).back()) + "\n";
   EXPECT_GT(line.size(), 1400u);
   EXPECT_NE(pieces.find(line), std::string::npos);
 }
@@ -288,9 +290,9 @@ TEST(Hash, AnyChangeChangesTheHash) {
   std::vector<Kernel> variants(6, base);
   variants[0].name = "other";
   variants[1].tensors[0].shape[1] = 63;
-  variants[2].streams[0][0].accumulate = true;
-  variants[3].streams[4][0].queue = 1;
-  variants[4].streams[4][0].signals[0].delta = 2;
+  variants[2].EditInstruction(0, 0, [](Instruction& in) { in.accumulate = true; });
+  variants[3].EditInstruction(4, 0, [](Instruction& in) { in.queue = 1; });
+  variants[4].EditInstruction(4, 0, [](Instruction& in) { in.signals[0].delta = 2; });
   variants[5].tensors[4].init.seed = 5;
   for (const Kernel& v : variants) EXPECT_NE(KernelHash(v), h);
   EXPECT_EQ(Fnv1a64(""), 0xcbf29ce484222325ull);

@@ -9,30 +9,35 @@ namespace kernel_syntax {
 namespace {
 
 using I = Instruction;
+// The FieldOf of Instruction::name.
+#define NSIM_FIELD(name)                                                           \
+  FieldOf<decltype(I::name)> {                                                     \
+    &I::name, [](const InstructionView& v) -> const decltype(I::name)& { return v.name; } \
+  }
 
 // Indexed by Opcode.
 const std::vector<OpcodeSyntax>& Table() {
   static const std::vector<OpcodeSyntax> table = {
-      {"DST, SRC", {{"queue", &I::queue}}},                                  // dma_copy
-      {"DST, STATIONARY, MOVING", {{"accumulate", &I::accumulate}}},         // matmul
+      {"DST, SRC", {{"queue", NSIM_FIELD(queue)}}},                                  // dma_copy
+      {"DST, STATIONARY, MOVING", {{"accumulate", NSIM_FIELD(accumulate)}}},         // matmul
       {"DST, SRC", {}},                                                      // transpose
-      {"DST, SRC0, SRC1", {{"op", &I::alu0, true}}},                         // tensor_tensor
+      {"DST, SRC0, SRC1", {{"op", NSIM_FIELD(alu0), true}}},                         // tensor_tensor
       {"DST, SRC",                                                           // tensor_scalar
-       {{"op0", &I::alu0, true},
-        {"scalar0", &I::scalar0, true},
-        {"op1", &I::alu1, false, "scalar1"},
-        {"scalar1", &I::scalar1, false, "op1"}}},
-      {"DST, SRC", {{"op", &I::reduce, true}}},                              // tensor_reduce
+       {{"op0", NSIM_FIELD(alu0), true},
+        {"scalar0", NSIM_FIELD(scalar0), true},
+        {"op1", NSIM_FIELD(alu1), false, "scalar1"},
+        {"scalar1", NSIM_FIELD(scalar1), false, "op1"}}},
+      {"DST, SRC", {{"op", NSIM_FIELD(reduce), true}}},                              // tensor_reduce
       {"DST, SRC", {}},                                                      // tensor_copy
-      {"DST", {{"value", &I::scalar0, true}}},                               // memset
+      {"DST", {{"value", NSIM_FIELD(scalar0), true}}},                               // memset
       {"DST, SRC",                                                           // activation
-       {{"func", &I::func, true}, {"scale", &I::scalar0}, {"bias", &I::scalar1}, {"acc", &I::acc}}},
+       {{"func", NSIM_FIELD(func), true}, {"scale", NSIM_FIELD(scalar0)}, {"bias", NSIM_FIELD(scalar1)}, {"acc", NSIM_FIELD(acc)}}},
       {"DST",                                                                // iota
-       {{"base", &I::base}, {"partition_step", &I::partition_step}, {"free_step", &I::free_step}}},
-      {"DST, SRC", {{"op", &I::reduce, true}, {"broadcast", &I::broadcast}}},  // partition_reduce
+       {{"base", NSIM_FIELD(base)}, {"partition_step", NSIM_FIELD(partition_step)}, {"free_step", NSIM_FIELD(free_step)}}},
+      {"DST, SRC", {{"op", NSIM_FIELD(reduce), true}, {"broadcast", NSIM_FIELD(broadcast)}}},  // partition_reduce
       {"", {}},                                                              // wait
       {"DST, DATA0, DATA1",                                                  // tensor_tensor_scan
-       {{"op0", &I::alu0, true}, {"op1", &I::alu1, true}, {"initial", &I::scalar0, true}}},
+       {{"op0", NSIM_FIELD(alu0), true}, {"op1", NSIM_FIELD(alu1), true}, {"initial", NSIM_FIELD(scalar0), true}}},
   };
   return table;
 }

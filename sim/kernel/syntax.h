@@ -14,10 +14,16 @@ namespace kernel_syntax {
 
 // The Instruction field an attribute sets; its type decides the value syntax
 // (int: non-negative integer, bool: true|false, double: number, Scalar:
-// number or access pattern, AccessPattern, and the enum names).
-using Field = std::variant<int Instruction::*, bool Instruction::*, double Instruction::*,
-                           Scalar Instruction::*, AccessPattern Instruction::*, AluOp Instruction::*,
-                           ReduceOp Instruction::*, ActFunc Instruction::*>;
+// number or access pattern, AccessPattern, and the enum names). Writers (the
+// parser) set it in a fat Instruction, readers (the printer) read it from a
+// view of the same field.
+template <class T>
+struct FieldOf {
+  T Instruction::*fat;
+  const T& (*view)(const InstructionView&);
+};
+using Field = std::variant<FieldOf<int>, FieldOf<bool>, FieldOf<double>, FieldOf<Scalar>, FieldOf<AccessPattern>,
+                           FieldOf<AluOp>, FieldOf<ReduceOp>, FieldOf<ActFunc>>;
 
 struct AttrDef {
   const char* key;

@@ -32,9 +32,10 @@ std::string CoreModules::DeadlockReport(const LoadedKernel& k) const {
     const EngineId id = static_cast<EngineId>(e);
     const LoadedInstruction& li = k.stream(id)[engines_[e]->position()];
     os << "\n  " << EngineName(id) << " is stuck at instruction " << li.index;
-    if (li.in->line > 0) os << " (line " << li.in->line << ")";
-    os << " " << Spec(li.in->opcode).name << ", waiting for";
-    for (const SemWait& w : li.in->waits) {
+    const InstructionView in = k.instruction(li);
+    if (in.line > 0) os << " (line " << in.line << ")";
+    os << " " << Spec(in.opcode).name << ", waiting for";
+    for (const SemWait& w : in.waits) {
       if (sems_.value(w.sem) >= w.value) continue;
       os << " semaphore '" << k.kernel().semaphores[w.sem] << "' >= " << w.value << " (it is "
          << sems_.value(w.sem) << ")";

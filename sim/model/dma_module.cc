@@ -147,9 +147,10 @@ void DmaModule::Finish(int engine, Picos end) {
   RunState& run = *run_;
   const Transfer& t = *p.transfer;
   const PieceCost& cost = p.cost();
-  const Instruction& in = *t.li->in;
   if (run.ctx->record_dma_pieces) {
-    run.result->dma.push_back({engine, in.queue, in.engine, t.li->index, cost.bytes, cost.descriptors,
+    // t.queue is QueueKey's: the issuing engine's queues, then the queue.
+    const int queue = t.queue - static_cast<int>(static_cast<int64_t>(t.li->engine) * run.config->dma.queues_per_engine);
+    run.result->dma.push_back({engine, queue, t.li->engine, t.li->index, cost.bytes, cost.descriptors,
                                start - run.t0, end - run.t0, t.stack != nullptr});
   } else {
     NotePiece(engine, t, cost, start - run.t0, end - run.t0);
@@ -181,7 +182,7 @@ bool DmaModule::FailTimeFits(RunState& run, const Piece& p, const PieceCost& cos
     return true;
   } catch (const SimError& e) {
     try {
-      isa::Fail(run.kernel->kernel(), *p.transfer->li->in, std::string("its DMA transfer: ") + e.what());
+      isa::Fail(run.kernel->kernel(), run.kernel->instruction(*p.transfer->li), std::string("its DMA transfer: ") + e.what());
     } catch (...) {
       run.Fail(std::current_exception());
     }
@@ -217,20 +218,21 @@ void DmaModule::Reset(RunState* run) {
   }
 }
 
-int DmaModule::QueueKey(const Instruction& in, int64_t queues_per_engine) {
+int DmaModule::QueueKey(const InstructionView& in, int64_t queues_per_engine) {
   return static_cast<int>(static_cast<int64_t>(in.engine) * queues_per_engine + in.queue);
 }
 
 void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger_end) {
   const DmaParams& d = run.config->dma;
-  const int key = QueueKey(*li.in, d.queues_per_engine);
+  const InstructionView in = run.kernel->instruction(li);
+  const int key = QueueKey(in, d.queues_per_engine);
   QueueState& q = queue_state_[key];
   const Picos setup_start = std::max(trigger_end, q.setup_free);
   q.setup_free = AddTime(setup_start, d.queue_setup_ps);
   run.Busy();  // until Complete
   Transfer* t = transfer_pool_.Acquire();
   const DmaPlan& plan = run.kernel->dma_plan(li);
-  HbmArbiter* stack = plan.touches_hbm ? &run.StackOf(*li.in) : nullptr;
+  HbmArbiter* stack = plan.touches_hbm ? &run.StackOf(in) : nullptr;
   const PieceCost first = CostOf(d, plan.piece(0));
   *t = {&li, &plan, stack, plan.count, key, -1, {first, plan.count == 1 ? first : CostOf(d, plan.piece(plan.count - 1))}};
   q.outstanding.push_back(t);
@@ -277,7 +279,7 @@ DmaModule::PieceCost DmaModule::CostOf(const DmaParams& d, const DmaPiece& p) {
 void DmaModule::PieceDone(Transfer& t) {
   if (--t.remaining > 0) return;
   t.finished = Now();
-  run_->result->dma_copy_ends.push_back({t.li->in->engine, t.li->index, t.finished - run_->t0});
+  run_->result->dma_copy_ends.push_back({t.li->engine, t.li->index, t.finished - run_->t0});
   QueueState& q = queue_state_[t.queue];
   while (!q.outstanding.empty() && q.outstanding.front()->finished >= 0) {
     Transfer& head = *q.outstanding.front();
@@ -295,7 +297,7 @@ void DmaModule::Complete(Transfer& t, Picos done) {
     try {
       const PreBound operands = run.kernel->operands(*t.li);
       run.ctx->prebound = &operands;
-      Spec(Opcode::kDmaCopy).execute(*run.ctx, *t.li->in);
+      Spec(Opcode::kDmaCopy).execute(*run.ctx, run.kernel->instruction(*t.li));
       run.ctx->prebound = nullptr;
     } catch (...) {
       run.Fail(std::current_exception());

@@ -122,7 +122,7 @@ class DmaModule : public sc_core::sc_module, private FlowListener {
   static PieceCost CostOf(const DmaParams& d, const DmaPiece& p);
   void WriteTotals();
   Picos EarliestInService() const;
-  static int QueueKey(const Instruction& in, int64_t queues_per_engine);
+  static int QueueKey(const InstructionView& in, int64_t queues_per_engine);
 
   SemaphoreBoard& sems_;
   std::vector<std::unique_ptr<Engine>> engines_;

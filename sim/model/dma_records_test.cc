@@ -96,20 +96,23 @@ TEST(DmaRecords, LongStreamSummarisesTheSameWithoutPieceRecords) {
   const int b = AddTensor(k, "b", MemSpace::kSbuf, DType::kBF16, {128, 64});
   const int loaded = AddSemaphore(k, "loaded"), stored = AddSemaphore(k, "stored");
   for (int i = 0; i < 400; ++i) {
-    Instruction& ld = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    Instruction ld = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
     ld.queue = i % 2;
     ld.dst = Full(k, a);
     ld.src0 = Full(k, x);
     ld.waits = {{stored, i}};
     ld.signals = {{loaded, 1}};
-    Instruction& cp = Emit(k, EngineId::kVector, Opcode::kTensorCopy);
+    k.Append(ld);
+    Instruction cp = MakeInstruction(EngineId::kVector, Opcode::kTensorCopy);
     cp.dst = Full(k, b);
     cp.src0 = Full(k, a);
     cp.waits = {{loaded, i + 1}};
-    Instruction& st = Emit(k, EngineId::kVector, Opcode::kDmaCopy);
+    k.Append(cp);
+    Instruction st = MakeInstruction(EngineId::kVector, Opcode::kDmaCopy);
     st.dst = Full(k, y);
     st.src0 = Full(k, b);
     st.signals = {{stored, 1}};
+    k.Append(st);
   }
   ExpectSameSummaries("trn2", k, /*timing_only=*/true);
   ExpectSameSummaries("trn2", k, /*timing_only=*/false);

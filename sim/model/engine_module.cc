@@ -9,20 +9,20 @@
 namespace nsim {
 namespace {
 
-[[noreturn]] void TimeOverflow(const Kernel& k, const Instruction& in, Picos t, Picos d) {
+[[noreturn]] void TimeOverflow(const LoadedKernel& k, const LoadedInstruction& li, Picos t, Picos d) {
   try {
     AddTime(t, d);
   } catch (const SimError& e) {
-    isa::Fail(k, in, e.what());
+    isa::Fail(k.kernel(), k.instruction(li), e.what());
   }
   throw SimError("unreachable: AddTime did not overflow");
 }
 
-// t + d for a timestamp of `in`; past INT64_MAX ps is an error naming it.
+// t + d for a timestamp of `li`; past INT64_MAX ps is an error naming it.
 // Inline: four of these per instruction.
-inline Picos TimeAfter(const Kernel& k, const Instruction& in, Picos t, Picos d) {
+inline Picos TimeAfter(const LoadedKernel& k, const LoadedInstruction& li, Picos t, Picos d) {
   Picos sum;
-  if (__builtin_add_overflow(t, d, &sum)) TimeOverflow(k, in, t, d);
+  if (__builtin_add_overflow(t, d, &sum)) TimeOverflow(k, li, t, d);
   return sum;
 }
 
@@ -117,13 +117,13 @@ Picos EngineModule::TableLoad(const LoadedInstruction& li) {
 
 void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited) {
   const Picos extra = TableLoad(li);
-  const Kernel& k = run_->kernel->kernel();
-  const Picos begin = TimeAfter(k, *li.in, start, extra);
-  const Picos end = TimeAfter(k, *li.in, begin, li.cost.latency);
-  next_issue_ = TimeAfter(k, *li.in, begin, li.cost.ii);
-  const Picos signal_at = TimeAfter(k, *li.in, end, run_->config->kernel.semaphore_latency_ps);
+  const LoadedKernel& k = *run_->kernel;
+  const Picos begin = TimeAfter(k, li, start, extra);
+  const Picos end = TimeAfter(k, li, begin, li.cost.latency);
+  next_issue_ = TimeAfter(k, li, begin, li.cost.ii);
+  const Picos signal_at = TimeAfter(k, li, end, run_->config->kernel.semaphore_latency_ps);
   if (li.opcode == Opcode::kDmaCopy) {
-    TimeAfter(k, *li.in, end, run_->config->dma.start_latency_ps);  // when the transfer can start
+    TimeAfter(k, li, end, run_->config->dma.start_latency_ps);  // when the transfer can start
     dma_.Submit(*run_, li, end);  // the transfer signals its semaphores when it completes
   } else {
     if (run_->ctx->compute_values) {
@@ -131,7 +131,7 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
       run_->ctx->prebound = &operands;
       ExecuteFn& execute = execute_[static_cast<int>(li.opcode)];
       if (execute == nullptr) execute = Spec(li.opcode).execute;
-      execute(*run_->ctx, *li.in);
+      execute(*run_->ctx, k.instruction(li));
       run_->ctx->prebound = nullptr;
     }
     if (li.num_signals > 0) sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals);

@@ -52,7 +52,7 @@ class EngineModule : public sc_core::sc_module {
   std::array<Picos, kCommitRing> commit_{};
   // Spec(op).execute by opcode, looked up on first use (Spec is a checked
   // registry lookup; this is the per-instruction path).
-  using ExecuteFn = void (*)(ExecContext&, const Instruction&);
+  using ExecuteFn = void (*)(ExecContext&, const InstructionView&);
   std::array<ExecuteFn, kNumOpcodes> execute_{};
 };
 

@@ -95,7 +95,7 @@ TEST(Errors, OpcodeOnWrongEngineFromCode) {
   Instruction in;
   in.engine = EngineId::kScalar;
   in.opcode = Opcode::kMatmul;
-  k.streams[static_cast<int>(EngineId::kScalar)].push_back(in);
+  k.Append(in);
   Device d(LoadHardwareConfig("trn2"));
   try {
     d.Load(k);
@@ -127,30 +127,35 @@ Kernel TwoTensorKernel() {
   AddSemaphore(k, "s");
   return k;
 }
-Instruction& Copy(Kernel& k) {
-  Instruction& in = Emit(k, EngineId::kVector, Opcode::kTensorCopy);
+// A copy b <- a, changed by `edit` before it is appended.
+template <class Edit>
+void Copy(Kernel& k, Edit&& edit) {
+  Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorCopy);
   in.dst = Full(k, 1);
   in.src0 = Full(k, 0);
-  return in;
+  edit(in);
+  k.Append(in);
 }
 
 TEST(Errors, LoadErrorsComeInTheOrderOfTheLoadSteps) {
   // A bad access pattern late in the stream wins over a semaphore overflow
   // and a validation error earlier in it.
   Kernel k = TwoTensorKernel();
-  Copy(k).src0 = Slice(k, 0, {SliceSpec::Range(0, 2)});  // shape mismatch: fails validation
-  Copy(k).signals = {{0, kMaxInt64}};
-  Copy(k).signals = {{0, 1}};  // takes s past 2^63 - 1
-  Copy(k).src1 = Full(k, 0);
-  k.streams[static_cast<int>(EngineId::kVector)][3].src1.dims[0].size = 0;  // CheckKernel: size 0
+  Copy(k, [&](Instruction& in) { in.src0 = Slice(k, 0, {SliceSpec::Range(0, 2)}); });  // shape mismatch: fails validation
+  Copy(k, [](Instruction& in) { in.signals = {{0, kMaxInt64}}; });
+  Copy(k, [](Instruction& in) { in.signals = {{0, 1}}; });  // takes s past 2^63 - 1
+  Copy(k, [&](Instruction& in) {
+    in.src1 = Full(k, 0);
+    in.src1.dims[0].size = 0;  // CheckKernel: size 0
+  });
   EXPECT_NE(LoadError(k).find("size 0 of dim 0"), std::string::npos) << LoadError(k);
   // Without it, the overflow wins over a validation error before it.
   Kernel v = TwoTensorKernel();
-  Copy(v).src0 = Slice(v, 0, {SliceSpec::Range(0, 2)});  // shape mismatch: fails validation
-  Copy(v).signals = {{0, kMaxInt64}};
-  Copy(v).signals = {{0, 1}};
+  Copy(v, [&](Instruction& in) { in.src0 = Slice(v, 0, {SliceSpec::Range(0, 2)}); });  // shape mismatch: fails validation
+  Copy(v, [](Instruction& in) { in.signals = {{0, kMaxInt64}}; });
+  Copy(v, [](Instruction& in) { in.signals = {{0, 1}}; });
   EXPECT_NE(LoadError(v).find("past the largest value a semaphore holds"), std::string::npos) << LoadError(v);
-  v.streams[static_cast<int>(EngineId::kVector)].pop_back();
+  v.PopBack(static_cast<int>(EngineId::kVector));
   // Then the layout's error wins over the validation error.
   v.tensors[1].shape = {4, 1 << 20};
   EXPECT_NE(LoadError(v).find("SBUF over capacity"), std::string::npos) << LoadError(v);
@@ -160,7 +165,7 @@ TEST(Errors, LoadErrorsComeInTheOrderOfTheLoadSteps) {
   EXPECT_NE(LoadError(v).find("semaphores; trn2 has"), std::string::npos) << LoadError(v);
   v.semaphores.resize(1);
   // And alone, the first validation error, naming its line.
-  Copy(v).src0 = Slice(v, 0, {SliceSpec::Range(0, 1)});
+  Copy(v, [&](Instruction& in) { in.src0 = Slice(v, 0, {SliceSpec::Range(0, 1)}); });
   EXPECT_NE(LoadError(v).find("spans 2 partitions"), std::string::npos) << LoadError(v);
 }
 

@@ -82,33 +82,35 @@ void CheckDmaPieceTime(const HardwareConfig& c, const DmaPiece& p) {
 class SemaphoreRange {
  public:
   explicit SemaphoreRange(const Kernel& k) : k_(k), total_(k.semaphores.size(), 0) {}
-  void Add(const Instruction& in) {
-    if (overflow_ != nullptr) return;
+  void Add(int engine, size_t i, const InstructionView& in) {
+    if (overflow_engine_ >= 0) return;
     for (const SemSignal& s : in.signals) {
       if (__builtin_add_overflow(total_[s.sem], s.delta, &total_[s.sem])) {
-        overflow_ = &in;
+        overflow_engine_ = engine;
+        overflow_index_ = i;
         signal_ = s;
         return;
       }
     }
   }
   void Check() const {
-    if (overflow_ == nullptr) return;
+    if (overflow_engine_ < 0) return;
     const std::string& name = k_.semaphores[signal_.sem];
-    isa::Fail(k_, *overflow_, "signal=" + name + "+" + std::to_string(signal_.delta) + " takes semaphore '" + name +
+    isa::Fail(k_, k_.instruction(overflow_engine_, overflow_index_), "signal=" + name + "+" + std::to_string(signal_.delta) + " takes semaphore '" + name +
                                   "' past the largest value a semaphore holds, " + std::to_string(kMaxInt64));
   }
 
  private:
   const Kernel& k_;
   std::vector<int64_t> total_;
-  const Instruction* overflow_ = nullptr;
+  int overflow_engine_ = -1;  // where the first overflowing signal is
+  size_t overflow_index_ = 0;
   SemSignal signal_;
 };
 
 // S8: a dma_copy is spread over up to `engines` DMA engines, each moving
 // `partitions_per_engine` partitions of the on-chip side.
-DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const Instruction& in) {
+DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const InstructionView& in) {
   const TensorDecl& dt = k.tensors[in.dst.tensor];
   const TensorDecl& st = k.tensors[in.src0.tensor];
   const bool dst_onchip = dt.space != MemSpace::kHbm, src_onchip = st.space != MemSpace::kHbm;
@@ -163,7 +165,7 @@ struct Footprint {
   int num_writes = 0, num_reads = 0;
 };
 
-Footprint FootprintOf(const Kernel& k, const Instruction& in) {
+Footprint FootprintOf(const Kernel& k, const InstructionView& in) {
   Footprint f;
   if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
     f.writes[f.num_writes++] = RegionOf(k, in.dst);
@@ -315,16 +317,17 @@ LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
   WalkState state(kernel_);
   bool preparing = layout_error == nullptr && count_error == nullptr;
   for (int e = 0; e < kNumEngines; ++e) {
-    const auto& stream = kernel_.streams[e];
+    const StreamView stream = kernel_.stream(e);
     streams_[e].resize(stream.size());
     state.writers.Clear();
     for (size_t i = 0; i < stream.size(); ++i) {
-      CheckInstruction(kernel_, e, stream[i]);
-      state.range.Add(stream[i]);
-      NoteAgents(e, stream[i]);
+      const InstructionView in = stream[i];
+      CheckInstruction(kernel_, e, in);
+      state.range.Add(e, i, in);
+      NoteAgents(e, in);
       if (!preparing) continue;
       try {
-        PrepareInstruction(config, e, i, &state);
+        PrepareInstruction(config, e, i, in, &state);
       } catch (const SimError&) {
         prepare_error = std::current_exception();
         preparing = false;
@@ -347,16 +350,13 @@ void LoadedKernel::CheckSemaphoreCount(const HardwareConfig& c) const {
 }
 
 // Room for the side tables before their sizes are known: the most one
-// instruction can use for operands and DMA plans, a generous guess for
-// semaphores (they grow past it if needed). Capacity never written to is
+// instruction can use for operands and DMA plans. Capacity never written to is
 // never faulted in, so it costs no resident memory, and the tables never
 // move (a moved table would leave its old copy in the heap).
 void LoadedKernel::ReserveTables() {
   const size_t n = kernel_.NumInstructions();
   operand_table_.reserve(6 * n);
   dma_plans_.reserve(n);
-  wait_table_.reserve(4 * n);
-  signal_table_.reserve(4 * n);
 }
 
 void LoadedKernel::Layout(const HardwareConfig& c) {
@@ -411,8 +411,8 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
 
 // Instruction i of stream e, after its CheckInstruction: validated, costed,
 // bound, its DMA planned, its RAW dependencies found, and hashed.
-void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, WalkState* state) {
-  const Instruction& in = kernel_.streams[e][i];
+void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, const InstructionView& in,
+                                      WalkState* state) {
   const OpcodeSpec& spec = Spec(in.opcode);
   if (!(spec.engines & EngineMask(in.engine)) || static_cast<int>(in.engine) != e) {
     std::ostringstream os;
@@ -422,19 +422,17 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
   }
   spec.validate(kernel_, in, c);
   LoadedInstruction& li = streams_[e][i];
-  li.in = &in;
+  li.engine = in.engine;
   li.index = static_cast<int>(i);
   li.opcode = in.opcode;
-  // Semaphores: at most 255 each (checked), copied next to their neighbours'.
+  // Semaphores: at most 65535 each (checked), where the kernel's pools hold them.
   if (in.waits.size() > UINT16_MAX || in.signals.size() > UINT16_MAX) {
     isa::Fail(kernel_, in, "more than 65535 wait= or signal= on one instruction");
   }
-  li.waits = static_cast<uint32_t>(wait_table_.size());
+  li.waits = static_cast<uint32_t>(in.waits.data() - kernel_.wait_pool());
   li.num_waits = static_cast<uint16_t>(in.waits.size());
-  wait_table_.insert(wait_table_.end(), in.waits.begin(), in.waits.end());
-  li.signals = static_cast<uint32_t>(signal_table_.size());
+  li.signals = static_cast<uint32_t>(in.signals.data() - kernel_.signal_pool());
   li.num_signals = static_cast<uint16_t>(in.signals.size());
-  signal_table_.insert(signal_table_.end(), in.signals.begin(), in.signals.end());
   // Costs and bindings are checked arithmetic; name the instruction when they overflow.
   auto located = [&](auto&& f) {
     try {
@@ -462,6 +460,7 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
     if (to.space == MemSpace::kHbm) hbm_bytes_written_ += in.dst.NumElements() * DTypeSize(to.dtype);
   }
   ++instructions_;
+  flops_[e] += spec.flops(kernel_, in);
   // A DMA writes nothing the RAW rule orders; it reads only if some
   // instruction before it in the window writes.
   if (in.opcode != Opcode::kDmaCopy || state->writers.AnyWithin(i)) {
@@ -495,7 +494,7 @@ void LoadedKernel::Finish(const WalkState& state) {
 
 // Who touches which tensor (TensorAgents): each engine's instructions are one
 // agent, each dma_copy one of its own.
-void LoadedKernel::NoteAgents(int engine, const Instruction& in) {
+void LoadedKernel::NoteAgents(int engine, const InstructionView& in) {
   auto touch = [&](const AccessPattern& ap, int agent_engine, bool write) {
     if (!ap.present()) return;
     TensorAgents& a = tensor_agents_[ap.tensor];
@@ -516,7 +515,7 @@ void LoadedKernel::NoteAgents(int engine, const Instruction& in) {
 // The instruction's on-chip operands, bound now (HBM ones are bound per
 // execution, when their addresses are known).
 // Also marks the instructions touching HBM as race candidates (Finish marks the others).
-void LoadedKernel::BindOperands(const Instruction& in, LoadedInstruction* li, WalkState* state) {
+void LoadedKernel::BindOperands(const InstructionView& in, LoadedInstruction* li, WalkState* state) {
   li->operands = static_cast<uint32_t>(operand_table_.size());
   for (const AccessPattern* ap : {&in.dst, &in.src0, &in.src1, &in.acc, &in.scalar0.ap, &in.scalar1.ap}) {
     if (!ap->present()) continue;

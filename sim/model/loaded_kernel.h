@@ -58,7 +58,6 @@ struct DmaPlan {
 // semaphores and DMA plans sit in the loaded kernel's side tables, in
 // instruction order; regions and text stay in the kernel.
 struct LoadedInstruction {
-  const Instruction* in = nullptr;
   InstrCost cost;
   int index = 0;
   int dma_plan = -1;          // dma_copy: index of its DmaPlan (LoadedKernel::dma_plan)
@@ -69,7 +68,8 @@ struct LoadedInstruction {
   uint16_t raw_deps = 0;
   uint8_t num_operands = 0;
   Opcode opcode = Opcode::kWait;
-  uint32_t waits = 0, signals = 0;  // first of its semaphore waits / signals (LoadedKernel::waits)
+  EngineId engine = EngineId::kSync;  // with index: where it sits in the kernel (LoadedKernel::instruction)
+  uint32_t waits = 0, signals = 0;  // first of its semaphore waits / signals in the kernel's pools (LoadedKernel::waits)
   uint16_t num_waits = 0, num_signals = 0;
   // Whether the race detector must look at it: it touches HBM or an on-chip
   // tensor that two agents touch and one writes (LoadedKernel::tensor_agents).
@@ -90,6 +90,8 @@ class LoadedKernel {
   // Takes the kernel by value: callers that hand it over (std::move) pay no copy.
   LoadedKernel(Kernel kernel, const HardwareConfig& config);
   const Kernel& kernel() const { return kernel_; }
+  // The kernel's instruction `li` was loaded from (a view: built on each call, no allocation).
+  InstructionView instruction(const LoadedInstruction& li) const { return kernel_.instruction(li.engine, static_cast<size_t>(li.index)); }
   uint64_t hash() const { return hash_; }
   const std::string& config_name() const { return config_name_; }
   uint64_t config_hash() const { return config_hash_; }  // ConfigContentHash of the config it was loaded for
@@ -103,9 +105,11 @@ class LoadedKernel {
   const std::map<std::pair<EngineId, int>, int64_t>& dma_queue_transfers() const { return dma_queue_transfers_; }
   int64_t hbm_bytes_read() const { return hbm_bytes_read_; }
   int64_t hbm_bytes_written() const { return hbm_bytes_written_; }
-  const SemWait* waits(const LoadedInstruction& li) const { return wait_table_.data() + li.waits; }
-  const SemSignal* signals(const LoadedInstruction& li) const { return signal_table_.data() + li.signals; }
+  const SemWait* waits(const LoadedInstruction& li) const { return kernel_.wait_pool() + li.waits; }
+  const SemSignal* signals(const LoadedInstruction& li) const { return kernel_.signal_pool() + li.signals; }
   int64_t instruction_count() const { return instructions_; }
+  // The arithmetic work (OpcodeModel::flops) of all of engine e's instructions.
+  int64_t flops(EngineId e) const { return flops_[static_cast<int>(e)]; }
   int64_t dma_count() const { return dma_count_; }              // dma_copy instructions
   int64_t dma_piece_count() const { return dma_piece_count_; }  // their pieces, all together
   int64_t sbuf_bytes_per_partition() const { return sbuf_used_; }
@@ -116,9 +120,9 @@ class LoadedKernel {
   void Layout(const HardwareConfig& c);
   void CheckSemaphoreCount(const HardwareConfig& c) const;
   void ReserveTables();
-  void NoteAgents(int engine, const Instruction& in);
-  void PrepareInstruction(const HardwareConfig& c, int e, size_t i, WalkState* state);
-  void BindOperands(const Instruction& in, LoadedInstruction* li, WalkState* state);
+  void NoteAgents(int engine, const InstructionView& in);
+  void PrepareInstruction(const HardwareConfig& c, int e, size_t i, const InstructionView& in, WalkState* state);
+  void BindOperands(const InstructionView& in, LoadedInstruction* li, WalkState* state);
   void Finish(const WalkState& state);
   const BoundAccess* Intern(const BoundAccess& b);
 
@@ -136,10 +140,9 @@ class LoadedKernel {
   std::vector<TensorAgents> tensor_agents_;
   std::map<std::pair<EngineId, int>, int64_t> dma_queue_transfers_;
   int64_t hbm_bytes_read_ = 0, hbm_bytes_written_ = 0;
-  std::vector<SemWait> wait_table_;
-  std::vector<SemSignal> signal_table_;
   int64_t sbuf_used_ = 0, psum_used_ = 0;
   int64_t instructions_ = 0, dma_count_ = 0, dma_piece_count_ = 0;
+  std::array<int64_t, kNumEngines> flops_{};
 };
 
 }  // namespace nsim

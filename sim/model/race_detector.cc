@@ -124,7 +124,7 @@ std::string Ns(Picos ps) {
 }
 
 std::string Who(const Kernel& k, const Access& a) {
-  const Instruction& in = *a.li->in;
+  const InstructionView in = k.instruction(a.li->engine, static_cast<size_t>(a.li->index));
   std::ostringstream os;
   if (a.agent.dma) {
     os << "the DMA transfer of " << EngineName(in.engine) << " dma_copy";
@@ -350,7 +350,7 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
     last_start = rec->start;
     const LoadedInstruction& li = streams[static_cast<int>(rec->engine)][rec->index];
     if (!li.may_race) continue;  // touches nothing two agents touch
-    const Instruction& in = *li.in;
+    const InstructionView in = lk.instruction(li);
     // Its accesses: who, what, until when. The trigger of a dma_copy touches
     // no data; its transfer does, from the trigger's issue to its last
     // piece's end: once triggered, its destination may change at any moment.

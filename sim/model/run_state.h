@@ -43,7 +43,7 @@ struct RunState {
 
   // The stack a dma_copy touching HBM moves its bytes through: its source's
   // when the source is in HBM, else its destination's.
-  HbmArbiter& StackOf(const Instruction& in) const {
+  HbmArbiter& StackOf(const InstructionView& in) const {
     HbmArbiter* src = in.src0.present() ? tensor_stack[in.src0.tensor] : nullptr;
     return src != nullptr ? *src : *tensor_stack[in.dst.tensor];
   }

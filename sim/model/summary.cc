@@ -40,12 +40,15 @@ HbmBytes PieceHbmBytes(int64_t piece_bytes, const DmaSide& src, const DmaSide& d
 // The records are in order of start (record_order.h), so each union keeps
 // only its open block.
 Picos SummarizeEngines(const LoadedKernel& kernel, const IntervalSet& dma, ExecutionResult* r) {
-  using FlopsFn = int64_t (*)(const Kernel&, const Instruction&);
+  using FlopsFn = int64_t (*)(const Kernel&, const InstructionView&);
   FlopsFn flops[kNumOpcodes] = {};  // Spec(opcode).flops, looked up once per opcode
   RunningUnion busy[kNumEngines];
   RunningUnion active;
   const IntervalSet::Block* block = dma.begin();
   Picos last_start = INT64_MIN;
+  // A run that issued every instruction (each issues once) did the kernel's
+  // whole arithmetic, known at load; a partial one sums what it issued.
+  const bool complete = static_cast<int64_t>(r->instructions.size()) == kernel.instruction_count();
   for (const InstructionRecord& rec : r->instructions) {
     if (rec.start < last_start) NotInOrder();
     last_start = rec.start;
@@ -53,16 +56,20 @@ Picos SummarizeEngines(const LoadedKernel& kernel, const IntervalSet& dma, Execu
     active.Add(rec.start, rec.end);
     const int e = static_cast<int>(rec.engine);
     busy[e].Add(rec.start, rec.end);
-    const Instruction& in = kernel.kernel().streams[e][rec.index];
-    const int op = static_cast<int>(in.opcode);
-    if (flops[op] == nullptr) flops[op] = Spec(in.opcode).flops;
+    const Opcode opcode = kernel.stream(rec.engine)[rec.index].opcode;
+    const int op = static_cast<int>(opcode);
     EngineSummary& s = r->engines[e];
     s.instructions++;
     s.by_opcode[op]++;
-    s.flops += flops[op](kernel.kernel(), in);
+    if (complete) continue;
+    if (flops[op] == nullptr) flops[op] = Spec(opcode).flops;
+    s.flops += flops[op](kernel.kernel(), kernel.kernel().instruction(e, rec.index));
   }
   for (; block != dma.end(); ++block) active.Add(block->first, block->second);
-  for (int e = 0; e < kNumEngines; ++e) r->engines[e].busy = busy[e].Length();
+  for (int e = 0; e < kNumEngines; ++e) {
+    r->engines[e].busy = busy[e].Length();
+    if (complete) r->engines[e].flops += kernel.flops(static_cast<EngineId>(e));
+  }
   return active.Length();
 }
 
@@ -124,7 +131,7 @@ void SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionR
     q.transfers++;
     r->dma_bytes += d.bytes;
     r->dma_transfers++;
-    const Instruction& in = kernel.streams[static_cast<int>(d.trigger_engine)][d.index];
+    const InstructionView in = kernel.instruction(d.trigger_engine, d.index);
     const HbmBytes hbm = PieceHbmBytes(d.bytes, sides[in.src0.tensor], sides[in.dst.tensor]);
     r->hbm_bytes_read += hbm.read;
     r->hbm_bytes_written += hbm.write;
@@ -137,7 +144,7 @@ void SummarizeDma(const HardwareConfig& config, const Kernel& kernel, ExecutionR
 }  // namespace
 
 HbmBytes DmaPieceHbmBytes(const Kernel& k, const DmaRecord& piece) {
-  const Instruction& in = k.streams[static_cast<int>(piece.trigger_engine)][piece.index];
+  const InstructionView in = k.instruction(piece.trigger_engine, piece.index);
   return PieceHbmBytes(piece.bytes, SideOf(k.tensors[in.src0.tensor]), SideOf(k.tensors[in.dst.tensor]));
 }
 

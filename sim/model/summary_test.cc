@@ -33,24 +33,29 @@ Kernel Mixed(int steps) {
   const int a = AddTensor(k, "a", MemSpace::kSbuf, DType::kBF16, {16, 8});
   const int b = AddTensor(k, "b", MemSpace::kSbuf, DType::kF32, {16, 8});
   for (int i = 0; i < steps; ++i) {
-    Instruction& ld = Emit(k, EngineId::kSync, Opcode::kDmaCopy);
+    Instruction ld = MakeInstruction(EngineId::kSync, Opcode::kDmaCopy);
     ld.queue = i % 2;
     ld.dst = Full(k, a);
     ld.src0 = Full(k, x);
-    Instruction& act = Emit(k, EngineId::kScalar, Opcode::kActivation);
+    k.Append(ld);
+    Instruction act = MakeInstruction(EngineId::kScalar, Opcode::kActivation);
     act.func = ActFunc::kSquare;
     act.dst = Full(k, b);
     act.src0 = Full(k, a);
-    Instruction& add = Emit(k, EngineId::kVector, Opcode::kTensorTensor);
+    k.Append(act);
+    Instruction add = MakeInstruction(EngineId::kVector, Opcode::kTensorTensor);
     add.alu0 = AluOp::kAdd;
     add.dst = Full(k, b);
     add.src0 = Full(k, a);
     add.src1 = Full(k, a);
-    Instruction& io = Emit(k, EngineId::kGpSimd, Opcode::kIota);
+    k.Append(add);
+    Instruction io = MakeInstruction(EngineId::kGpSimd, Opcode::kIota);
     io.dst = Full(k, b);
-    Instruction& st = Emit(k, EngineId::kGpSimd, Opcode::kDmaCopy);
+    k.Append(io);
+    Instruction st = MakeInstruction(EngineId::kGpSimd, Opcode::kDmaCopy);
     st.dst = Full(k, y);
     st.src0 = Full(k, b);
+    k.Append(st);
   }
   return k;
 }
@@ -62,7 +67,7 @@ ExecutionMetrics Reference(const HardwareConfig& config, const LoadedKernel& lk,
   Intervals per_engine[kNumEngines], all;
   for (const InstructionRecord& rec : r.instructions) {
     const int e = static_cast<int>(rec.engine);
-    const Instruction& in = lk.kernel().streams[e][rec.index];
+    const InstructionView& in = lk.kernel().instruction(e, rec.index);
     per_engine[e].push_back({rec.start, rec.end});
     all.push_back({rec.start, rec.end});
     m.engines[e].instructions++;
@@ -110,7 +115,7 @@ ExecutionResult Fabricate(const HardwareConfig& config, const LoadedKernel& lk, 
       if (li.opcode != Opcode::kDmaCopy) continue;
       for (int p = 0, n = 1 + static_cast<int>(rng() % 2); p < n; ++p) {
         const Picos s = end + static_cast<Picos>(rng() % 100);
-        r.dma.push_back({static_cast<int>(rng() % static_cast<uint64_t>(config.dma.engines)), li.in->queue,
+        r.dma.push_back({static_cast<int>(rng() % static_cast<uint64_t>(config.dma.engines)), lk.instruction(li).queue,
                          static_cast<EngineId>(e), li.index, 64 + static_cast<int64_t>(rng() % 64), 1 + p, s,
                          s + static_cast<Picos>(rng() % 200), true});
       }

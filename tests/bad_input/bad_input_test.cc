@@ -134,17 +134,19 @@ TEST(BadInputConfigsInCode, DurationPastInt64Max) {
 // A kernel assembled field by field (not through the builder) is checked when loaded.
 TEST(BadInputKernelsInCode, HandBuiltKernelIsChecked) {
   const Kernel k = ParseKernel("kernel k\ntensor a sbuf f32 [1, 4]\nsemaphore s\nvector: memset a value=1 signal=s\n");
-  Instruction& (*first)(Kernel&) = [](Kernel& kk) -> Instruction& { return kk.streams[static_cast<int>(EngineId::kVector)][0]; };
+  // Kernel `kk` with its first vector instruction changed by `edit`.
+  auto with_first = [](Kernel kk, auto edit) {
+    kk.EditInstruction(static_cast<int>(EngineId::kVector), 0, edit);
+    return kk;
+  };
   Device device(LoadHardwareConfig("trn2"));
-  Kernel bad_sem = k;
-  first(bad_sem).signals[0].sem = 7;
+  const Kernel bad_sem = with_first(k, [](Instruction& in) { in.signals[0].sem = 7; });
   EXPECT_THAT(ErrorFrom([&] { device.Load(bad_sem); }),
               HasSubstr("kernel 'k' line 4 (vector memset): no semaphore with index 7"));
   Kernel bad_shape = k;
   bad_shape.tensors[0].shape = {1, int64_t{1} << 62};
   EXPECT_THAT(ErrorFrom([&] { device.Load(bad_shape); }), HasSubstr("tensor 'a' is too large"));
-  Kernel bad_ap = k;
-  first(bad_ap).dst.dims[1].size = 5;
+  const Kernel bad_ap = with_first(k, [](Instruction& in) { in.dst.dims[1].size = 5; });
   EXPECT_THAT(ErrorFrom([&] { device.Load(bad_ap); }), HasSubstr("kernel 'k' line 4 (vector memset): elements [0, 4]"));
 }
 

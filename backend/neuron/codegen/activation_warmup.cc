@@ -14,14 +14,14 @@ bool NeedsTable(ActFunc f) { return f != ActFunc::kIdentity && f != ActFunc::kSq
 }  // namespace
 
 void PrewarmActivationTable(Kernel* k) {
-  auto& stream = k->streams[static_cast<int>(EngineId::kScalar)];
-  for (const Instruction& in : stream) {
+  for (const InstructionView& in : k->stream(EngineId::kScalar)) {
     if (in.opcode != Opcode::kActivation || !NeedsTable(in.func)) continue;
+    const ActFunc func = in.func;
     const int t = AddTensor(*k, "act_table_warmup", MemSpace::kSbuf, DType::kF32, {1, 1});
     Instruction warm = MakeInstruction(EngineId::kScalar, Opcode::kActivation);
     warm.dst = warm.src0 = Full(*k, t);
-    warm.func = in.func;
-    stream.insert(stream.begin(), std::move(warm));
+    warm.func = func;
+    k->Insert(static_cast<int>(EngineId::kScalar), 0, warm);
     return;
   }
 }

@@ -76,7 +76,7 @@ TEST(Codegen, RmsNormGraphRoundsLikeEagerAndIsOneStage) {
     for (int j = 0; j < 512; ++j) want[i * 512 + j] = R(kBF, R(kBF, in["x"][i * 512 + j] * rs) * in["w"][j]);
   }
   ExpectNear(run.outputs.at("y"), want, 0.0f, "y");
-  EXPECT_EQ(run.kernel.kernel.streams[static_cast<int>(EngineId::kTensor)].size(), 0u);
+  EXPECT_EQ(run.kernel.kernel.stream(EngineId::kTensor).size(), 0u);
 }
 
 TEST(Codegen, SoftmaxInFp32FusesTheSumIntoTheExpActivation) {
@@ -100,8 +100,8 @@ TEST(Codegen, SoftmaxInFp32FusesTheSumIntoTheExpActivation) {
   // exp(x - max) is one activation with bias -max and the row sum as its accumulator.
   const Kernel& k = run.kernel.kernel;
   int reduces = 0, acc = 0;
-  for (const Instruction& in : k.streams[static_cast<int>(EngineId::kVector)]) reduces += in.opcode == Opcode::kTensorReduce;
-  for (const Instruction& in : k.streams[static_cast<int>(EngineId::kScalar)]) acc += in.acc.present();
+  for (const InstructionView& in : k.stream(EngineId::kVector)) reduces += in.opcode == Opcode::kTensorReduce;
+  for (const InstructionView& in : k.stream(EngineId::kScalar)) acc += in.acc.present();
   EXPECT_EQ(reduces, 2);  // max, per row tile (2 tiles)
   EXPECT_EQ(acc, 2);
 }
@@ -312,7 +312,7 @@ TEST(Codegen, AnInputAsAnOutputIsACopyThroughSbuf) {
   std::vector<float> want(35);
   for (int i = 0; i < 5; ++i) for (int j = 0; j < 7; ++j) want[i * 7 + j] = in["x"][j * 5 + i];
   ExpectNear(run.outputs.at("y"), want, 0.0f, "y");
-  EXPECT_TRUE(run.kernel.kernel.streams[static_cast<int>(EngineId::kVector)].empty());
+  EXPECT_TRUE(run.kernel.kernel.stream(EngineId::kVector).empty());
 }
 
 }  // namespace

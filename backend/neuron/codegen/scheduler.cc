@@ -35,7 +35,7 @@ void Touch(const Kernel& k, const AccessPattern& ap, Touches* t) {
   if (ap.present()) (*t)[ap.tensor].push_back(ExtentOf(k, ap));
 }
 
-Touches Reads(const Kernel& k, const Instruction& in) {
+Touches Reads(const Kernel& k, const InstructionView& in) {
   Touches t;
   Touch(k, in.src0, &t);
   Touch(k, in.src1, &t);
@@ -45,7 +45,7 @@ Touches Reads(const Kernel& k, const Instruction& in) {
   return t;
 }
 
-Touches Writes(const Kernel& k, const Instruction& in) {
+Touches Writes(const Kernel& k, const InstructionView& in) {
   Touches t;
   Touch(k, in.dst, &t);
   Touch(k, in.acc, &t);
@@ -61,7 +61,10 @@ Scheduler::Scheduler(Kernel* kernel) : kernel_(kernel) {}
 int Scheduler::Materialise(Access& a, int tensor, const char* what) {
   if (a.sem >= 0) return a.sem;
   a.sem = AddSemaphore(*kernel_, std::string(what) + "_" + kernel_->tensors[tensor].name);
-  for (const Ref& r : a.refs) At(r).signals.push_back({a.sem, 1});
+  for (const Ref& r : a.refs) {  // retroactively: the kernel re-packs each one
+    kernel_->EditInstruction(static_cast<int>(r.engine), static_cast<size_t>(r.index),
+                             [&](Instruction& in) { in.signals.push_back({a.sem, 1}); });
+  }
   return a.sem;
 }
 
@@ -94,13 +97,12 @@ void Scheduler::Add(Instruction in) {
     WaitFor(tracked_[t].writes, t, "w", agent, ext, &in);  // WAW
     WaitFor(tracked_[t].reads, t, "r", agent, ext, &in);   // WAR
   }
-  auto& stream = kernel_->streams[static_cast<int>(in.engine)];
-  const int index = static_cast<int>(stream.size());
+  const int index = static_cast<int>(kernel_->stream(in.engine).size());
   for (const auto& [t, ext] : reads) {
     if (!IsHbm(*kernel_, t)) Record(tracked_[t].reads, Ref{in.engine, index, agent, ext}, &in);
   }
   for (const auto& [t, ext] : writes) Record(tracked_[t].writes, Ref{in.engine, index, agent, ext}, &in);
-  stream.push_back(std::move(in));
+  kernel_->Append(in);
 }
 
 void Scheduler::Dma(EngineId engine, const AccessPattern& dst, const AccessPattern& src, int queue) {

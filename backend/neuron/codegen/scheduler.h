@@ -84,7 +84,6 @@ class Scheduler {
   void WaitFor(Access& a, int tensor, const char* what, int agent, const std::vector<Extent>& ext, Instruction* in);
   int Materialise(Access& a, int tensor, const char* what);
   void Record(Access& a, const Ref& r, Instruction* in);
-  Instruction& At(const Ref& r) { return kernel_->streams[static_cast<int>(r.engine)][r.index]; }
 
   Kernel* kernel_;
   std::map<int, Tracked> tracked_;                // by tensor index

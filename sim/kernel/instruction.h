@@ -116,14 +116,17 @@ struct Scalar {  // an immediate or a per-partition [P,1] column
 bool operator==(const Scalar& a, const Scalar& b);
 inline bool operator!=(const Scalar& a, const Scalar& b) { return !(a == b); }
 
-struct SemWait {
+// 12 bytes each, not 16 (4-byte aligned, no padding): a long kernel holds one
+// or two of each per instruction (issue 12's memory per instruction).
+struct __attribute__((packed, aligned(4))) SemWait {
   int sem = -1;
   int64_t value = 0;  // proceed once semaphore >= value
 };
-struct SemSignal {
+struct __attribute__((packed, aligned(4))) SemSignal {
   int sem = -1;
   int64_t delta = 1;  // added when the instruction completes
 };
+static_assert(sizeof(SemWait) == 12 && sizeof(SemSignal) == 12, "semaphore operations are packed");
 
 struct Instruction {
   EngineId engine = EngineId::kSync;

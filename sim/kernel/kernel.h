@@ -74,8 +74,13 @@ struct Kernel {
   // through views, written by appending whole instructions.
   StreamView stream(int engine) const { return StreamView(&code_, engine); }
   StreamView stream(EngineId e) const { return stream(static_cast<int>(e)); }
-  InstructionView instruction(int engine, size_t i) const { return code_.Get(engine, i); }
-  InstructionView instruction(EngineId e, size_t i) const { return instruction(static_cast<int>(e), i); }
+  // Inline everywhere: a caller that reads a few fields decodes only those.
+  __attribute__((always_inline)) InstructionView instruction(int engine, size_t i) const {
+    return code_.Get(engine, i);
+  }
+  __attribute__((always_inline)) InstructionView instruction(EngineId e, size_t i) const {
+    return code_.Get(static_cast<int>(e), i);
+  }
   // Appends `in` to the stream of in.engine.
   void Append(const Instruction& in) { code_.Append(static_cast<int>(in.engine), in); }
   // Appends `in` to stream `engine` even when in.engine differs (CheckInstruction

@@ -91,7 +91,9 @@ class LoadedKernel {
   LoadedKernel(Kernel kernel, const HardwareConfig& config);
   const Kernel& kernel() const { return kernel_; }
   // The kernel's instruction `li` was loaded from (a view: built on each call, no allocation).
-  InstructionView instruction(const LoadedInstruction& li) const { return kernel_.instruction(li.engine, static_cast<size_t>(li.index)); }
+  __attribute__((always_inline)) InstructionView instruction(const LoadedInstruction& li) const {
+    return kernel_.instruction(li.engine, static_cast<size_t>(li.index));
+  }
   uint64_t hash() const { return hash_; }
   const std::string& config_name() const { return config_name_; }
   uint64_t config_hash() const { return config_hash_; }  // ConfigContentHash of the config it was loaded for

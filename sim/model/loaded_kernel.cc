@@ -429,9 +429,9 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
   if (in.waits.size() > UINT16_MAX || in.signals.size() > UINT16_MAX) {
     isa::Fail(kernel_, in, "more than 65535 wait= or signal= on one instruction");
   }
-  li.waits = static_cast<uint32_t>(in.waits.data() - kernel_.wait_pool());
+  li.waits = in.waits.empty() ? 0 : static_cast<uint32_t>(in.waits.data() - kernel_.wait_pool());
   li.num_waits = static_cast<uint16_t>(in.waits.size());
-  li.signals = static_cast<uint32_t>(in.signals.data() - kernel_.signal_pool());
+  li.signals = in.signals.empty() ? 0 : static_cast<uint32_t>(in.signals.data() - kernel_.signal_pool());
   li.num_signals = static_cast<uint16_t>(in.signals.size());
   // Costs and bindings are checked arithmetic; name the instruction when they overflow.
   auto located = [&](auto&& f) {

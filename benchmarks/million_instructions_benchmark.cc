@@ -31,10 +31,11 @@ constexpr int kBuffers = 4;  // tiles in flight
 
 // `steps` rounds of: a[s] <- x tile, b[s] <- y tile (two DMA queues of the
 // Sync engine), sum[s] = a[s] + b[s] on VectorE, out tile <- sum[s] (the
-// GpSimd engine's DMA queue); s = step % kBuffers. HBM tiles repeat every 16
-// steps so that device memory stays small.
-Kernel VectorAddStream(int64_t steps, int64_t parts, int64_t free) {
-  constexpr int64_t kHbmTiles = 16;
+// GpSimd engine's DMA queue); s = step % kBuffers. HBM tiles repeat every
+// `hbm_tiles` steps (16 keeps device memory small); hbm_tiles = steps gives
+// every step its own tiles, so no two DMA access patterns are the same.
+Kernel VectorAddStream(int64_t steps, int64_t parts, int64_t free, int64_t hbm_tiles) {
+  const int64_t kHbmTiles = hbm_tiles;
   Kernel k;
   k.name = "vector_add_stream";
   const int x = AddTensor(k, "x", MemSpace::kHbm, DType::kBF16, {kHbmTiles * parts, free}, {TensorInit::kRandn, 0, 1});
@@ -118,10 +119,11 @@ struct Figures {
   double device_us = 0;
 };
 
-Figures Measure(int64_t instructions, int64_t parts, int64_t free, bool values) {
+Figures Measure(int64_t instructions, int64_t parts, int64_t free, bool values, int64_t hbm_tiles) {
   Figures f;
   f.rss_start = RssBytes();
-  Kernel k = VectorAddStream(instructions / 4, parts, free);
+  const int64_t steps = instructions / 4;
+  Kernel k = VectorAddStream(steps, parts, free, hbm_tiles > 0 ? hbm_tiles : steps);
   f.instructions = static_cast<int64_t>(k.NumInstructions());
   f.rss_kernel = RssBytes();
   Device device(LoadHardwareConfig("trn2"));
@@ -141,7 +143,7 @@ Figures Measure(int64_t instructions, int64_t parts, int64_t free, bool values) 
 }
 
 // Runs Measure in a child process (fresh peak RSS, fresh SystemC kernel).
-Figures MeasureInChild(int64_t instructions, int64_t parts, int64_t free, bool values) {
+Figures MeasureInChild(int64_t instructions, int64_t parts, int64_t free, bool values, int64_t hbm_tiles) {
   int fds[2];
   if (pipe(fds) != 0) return {};
   const pid_t pid = fork();
@@ -149,7 +151,7 @@ Figures MeasureInChild(int64_t instructions, int64_t parts, int64_t free, bool v
     close(fds[0]);
     Figures f;
     try {
-      f = Measure(instructions, parts, free, values);
+      f = Measure(instructions, parts, free, values, hbm_tiles);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "million_instructions: %s\n", e.what());
     }
@@ -167,9 +169,10 @@ Figures MeasureInChild(int64_t instructions, int64_t parts, int64_t free, bool v
 void BM_VectorAddStream(benchmark::State& state) {
   const int64_t instructions = state.range(0), parts = state.range(1), free = state.range(2);
   const bool values = state.range(3) != 0;
+  const int64_t hbm_tiles = state.range(4);  // 0: a tile per step
   Figures f;
   for (auto _ : state) {
-    f = MeasureInChild(instructions, parts, free, values);
+    f = MeasureInChild(instructions, parts, free, values, hbm_tiles);
     if (!f.ok) {
       state.SkipWithError("the child run failed (see stderr)");
       return;
@@ -188,8 +191,18 @@ void BM_VectorAddStream(benchmark::State& state) {
   state.counters["device_us"] = f.device_us;
 }
 BENCHMARK(BM_VectorAddStream)
-    ->ArgsProduct({{100000, 1000000}, {8, 128}, {64}, {1, 0}})
-    ->ArgNames({"instructions", "partitions", "free", "values"})
+    ->ArgsProduct({{100000, 1000000}, {8, 128}, {64}, {1, 0}, {16}})
+    ->ArgNames({"instructions", "partitions", "free", "values", "hbm_tiles"})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
+// The same stream where no two DMA access patterns are alike (each step its
+// own HBM tiles: the kernel cannot share any of its HBM patterns). Timing-only
+// and [8, 64] tiles: the three 256 MB HBM tensors stay untouched, so the peak
+// RSS is the kernel's and the simulator's, not device memory.
+BENCHMARK(BM_VectorAddStream)
+    ->Args({1000000, 8, 64, 0, 0})
+    ->ArgNames({"instructions", "partitions", "free", "values", "hbm_tiles"})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kSecond);

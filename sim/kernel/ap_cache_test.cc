@@ -11,7 +11,7 @@ AccessPattern Pattern(int tensor, int64_t offset, std::vector<ApDim> dims) {
   AccessPattern ap;
   ap.tensor = tensor;
   ap.offset = offset;
-  ap.dims = std::move(dims);
+  ap.dims = dims;
   return ap;
 }
 

@@ -18,7 +18,7 @@ std::string ToString(__int128 v) {
   return v < 0 ? "-huge" : "huge";
 }
 
-std::string FormatSizes(const std::vector<ApDim>& dims) {
+std::string FormatSizes(const ApDims& dims) {
   std::string out;
   for (const ApDim& d : dims) out += (out.empty() ? "" : " x ") + std::to_string(d.size);
   return out;
@@ -160,6 +160,7 @@ AccessPattern Slice(const Kernel& k, int tensor, const std::vector<SliceSpec>& i
   }
   AccessPattern ap;
   ap.tensor = tensor;
+  std::vector<ApDim> dims;
   const size_t first_free = OnChip(t) ? 1 : 0;
   const std::vector<int64_t> strides = RowMajorStrides(t.shape, first_free);
   for (size_t i = 0; i < t.shape.size(); ++i) {
@@ -171,7 +172,7 @@ AccessPattern Slice(const Kernel& k, int tensor, const std::vector<SliceSpec>& i
              " must be contiguous (step 1)");
       }
       ap.partition_start = r.start;
-      ap.dims.push_back({1, r.count});
+      dims.push_back({1, r.count});
       continue;
     }
     ap.offset += r.start * strides[i];
@@ -179,9 +180,10 @@ AccessPattern Slice(const Kernel& k, int tensor, const std::vector<SliceSpec>& i
     if (__builtin_mul_overflow(strides[i], r.step, &stride)) {
       Fail("step of " + FormatSliceSpec(spec) + " is too large for " + DimName(t, i));
     }
-    if (!r.drop) ap.dims.push_back({stride, r.count});
+    if (!r.drop) dims.push_back({stride, r.count});
   }
-  if (ap.dims.empty()) ap.dims.push_back({1, 1});
+  if (dims.empty()) dims.push_back({1, 1});
+  ap.dims = dims;
   return ap;
 }
 
@@ -193,7 +195,7 @@ AccessPattern Ap(const Kernel& k, int tensor, int64_t offset, std::vector<ApDim>
   AccessPattern ap;
   ap.tensor = tensor;
   ap.offset = offset;
-  ap.dims = std::move(dims);
+  ap.dims = dims;
   if (OnChip(t)) {
     const int64_t free = t.FreeElements();
     if (ap.dims[0].stride != free) {
@@ -203,7 +205,7 @@ AccessPattern Ap(const Kernel& k, int tensor, int64_t offset, std::vector<ApDim>
     }
     ap.partition_start = offset / free;
     ap.offset = offset % free;
-    ap.dims[0].stride = 1;
+    ap.dims = ap.dims.With(0, {1, ap.dims[0].size});
   }
   CheckAccessPattern(k, ap);
   return ap;

@@ -26,7 +26,7 @@ AccessPattern MakeAp(int t, int64_t p0, int64_t off, std::vector<ApDim> dims) {
   ap.tensor = t;
   ap.partition_start = p0;
   ap.offset = off;
-  ap.dims = std::move(dims);
+  ap.dims = dims;
   return ap;
 }
 

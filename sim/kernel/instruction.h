@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/kernel/ap_dims.h"
 #include "sim/kernel/opcode_table.h"
 
 namespace nsim {
@@ -75,17 +76,11 @@ bool ParseActFunc(const std::string& s, ActFunc* out);
 // (partition_start is 0). dims are outermost first. Patterns made by
 // kernel/builder.h (and so by the parser) always have at least one dim and
 // lie within their tensor.
-struct ApDim {
-  int64_t stride = 0;
-  int64_t size = 0;
-};
-inline bool operator==(const ApDim& a, const ApDim& b) { return a.stride == b.stride && a.size == b.size; }
-inline bool operator!=(const ApDim& a, const ApDim& b) { return !(a == b); }
 struct AccessPattern {
   int tensor = -1;  // index into Kernel::tensors; -1 = absent
   int64_t partition_start = 0;
   int64_t offset = 0;
-  std::vector<ApDim> dims;
+  ApDims dims;  // interned (ap_dims.h): a kernel's patterns share a few lists
 
   // Inline: these sit on the per-instruction paths of the load and the engines.
   bool present() const { return tensor >= 0; }

@@ -63,27 +63,23 @@ size_t InstructionStore::total() const {
 
 uint32_t InstructionStore::InternAp(const AccessPattern& ap) {
   const uint64_t h = HashAccessPattern(ap);
-  const auto [first, last] = ap_index_.equal_range(h);
-  for (auto it = first; it != last; ++it) {
-    if (*ap_at_[it->second] == ap) return it->second;
-  }
+  const int64_t found = ap_index_.Find(h, [&](uint32_t id) { return *ap_at_[id] == ap; });
+  if (found >= 0) return static_cast<uint32_t>(found);
   const uint32_t id = Index(aps_.size());
   aps_.push_back(ap);
   ap_at_.push_back(&aps_.back());
-  ap_index_.emplace(h, id);
+  ap_index_.Insert(h, id);
   return id;
 }
 
 uint32_t InstructionStore::InternScalar(const Scalar& s) {
   const uint64_t h = HashScalar(s);
-  const auto [first, last] = scalar_index_.equal_range(h);
-  for (auto it = first; it != last; ++it) {
-    if (Identical(*scalar_at_[it->second], s)) return it->second;
-  }
+  const int64_t found = scalar_index_.Find(h, [&](uint32_t id) { return Identical(*scalar_at_[id], s); });
+  if (found >= 0) return static_cast<uint32_t>(found);
   const uint32_t id = Index(scalars_.size());
   scalars_.push_back(s);
   scalar_at_.push_back(&scalars_.back());
-  scalar_index_.emplace(h, id);
+  scalar_index_.Insert(h, id);
   return id;
 }
 

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/kernel/id_index.h"
 #include "sim/kernel/instruction.h"
 
 namespace nsim {
@@ -131,10 +132,10 @@ class InstructionStore {
   // the per-instruction path).
   std::deque<AccessPattern> aps_;
   std::vector<const AccessPattern*> ap_at_;
-  std::unordered_multimap<uint64_t, uint32_t> ap_index_;  // content hash -> index in aps_
+  IdIndex ap_index_;  // by content hash: index in aps_
   std::deque<Scalar> scalars_;
   std::vector<const Scalar*> scalar_at_;
-  std::unordered_multimap<uint64_t, uint32_t> scalar_index_;
+  IdIndex scalar_index_;
   std::vector<std::array<double, 3>> iotas_;  // base, partition_step, free_step
   std::vector<SemWait> waits_;
   std::vector<SemSignal> signals_;

@@ -9,7 +9,7 @@
 namespace nsim {
 
 namespace {
-void CopyDims(const std::vector<ApDim>& from, size_t first, BoundDims* to) {
+void CopyDims(const ApDims& from, size_t first, BoundDims* to) {
   if (from.size() - first > BoundDims::kMaxDims) {
     throw SimError("access pattern with " + std::to_string(from.size() - first) + " dims; the model supports " +
                    std::to_string(BoundDims::kMaxDims));

@@ -146,7 +146,7 @@ TEST(Errors, LoadErrorsComeInTheOrderOfTheLoadSteps) {
   Copy(k, [](Instruction& in) { in.signals = {{0, 1}}; });  // takes s past 2^63 - 1
   Copy(k, [&](Instruction& in) {
     in.src1 = Full(k, 0);
-    in.src1.dims[0].size = 0;  // CheckKernel: size 0
+    in.src1.dims = in.src1.dims.With(0, {in.src1.dims[0].stride, 0});  // CheckKernel: size 0
   });
   EXPECT_NE(LoadError(k).find("size 0 of dim 0"), std::string::npos) << LoadError(k);
   // Without it, the overflow wins over a validation error before it.

@@ -26,6 +26,22 @@ bool Region::Overlaps(const Region& o) const {
   return lo < o.hi && o.lo < hi;
 }
 
+bool operator==(const DmaPlan& a, const DmaPlan& b) {
+  return a.full_bytes == b.full_bytes && a.full_descriptors == b.full_descriptors && a.last_bytes == b.last_bytes &&
+         a.last_descriptors == b.last_descriptors && a.first_engine == b.first_engine && a.engines == b.engines &&
+         a.count == b.count && a.touches_hbm == b.touches_hbm;
+}
+
+size_t DmaPlanHash::operator()(const DmaPlan& p) const {
+  uint64_t h = 0;
+  for (uint64_t v : {uint64_t(p.full_bytes), uint64_t(p.full_descriptors), uint64_t(p.last_bytes),
+                     uint64_t(p.last_descriptors), uint64_t(p.first_engine) << 32 | uint64_t(p.engines) << 16 | p.count,
+                     uint64_t(p.touches_hbm)}) {
+    h = (h ^ v) * 0x100000001b3ull;
+  }
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
 namespace {
 
 constexpr int64_t kSbufAlignment = 64;  // bytes; keeps tensors on port-friendly boundaries
@@ -35,7 +51,7 @@ int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 std::string KernelWhere(const Kernel& k) { return "kernel '" + k.name + "'"; }
 
 // Smallest and largest element offset an affine walk reaches.
-void Extent(const std::vector<ApDim>& dims, size_t first, int64_t* lo, int64_t* hi) {
+void Extent(const ApDims& dims, size_t first, int64_t* lo, int64_t* hi) {
   *lo = *hi = 0;
   for (size_t d = first; d < dims.size(); ++d) {
     const int64_t span = dims[d].stride * (dims[d].size - 1);
@@ -47,7 +63,7 @@ void Extent(const std::vector<ApDim>& dims, size_t first, int64_t* lo, int64_t* 
 struct Runs {
   int64_t count = 1, elems = 1;
 };
-Runs RunsOf(const std::vector<ApDim>& dims, size_t first) {
+Runs RunsOf(const ApDims& dims, size_t first) {
   Runs r;
   int64_t total = 1;
   for (size_t d = first; d < dims.size(); ++d) total *= dims[d].size;
@@ -290,6 +306,9 @@ struct LoadedKernel::WalkState {
   // DMA pieces per issuing engine and queue (ValidateDma checked the queue range).
   std::array<std::vector<int64_t>, kNumEngines> queue_pieces;
   std::vector<int> operand_tensors;                // the tensor of each operand_table_ entry
+  // Distinct DMA plans so far -> index in dma_plans_: a long kernel moves the
+  // same few tile shapes again and again, so dma_copies share plans.
+  std::unordered_map<DmaPlan, int, DmaPlanHash> plan_index;
 };
 
 // One walk over the instructions: a million-instruction kernel is far larger
@@ -349,14 +368,13 @@ void LoadedKernel::CheckSemaphoreCount(const HardwareConfig& c) const {
   }
 }
 
-// Room for the side tables before their sizes are known: the most one
-// instruction can use for operands and DMA plans. Capacity never written to is
+// Room for the operand table before its size is known: the most one
+// instruction can use. Capacity never written to is
 // never faulted in, so it costs no resident memory, and the tables never
 // move (a moved table would leave its old copy in the heap).
 void LoadedKernel::ReserveTables() {
   const size_t n = kernel_.NumInstructions();
   operand_table_.reserve(6 * n);
-  dma_plans_.reserve(n);
 }
 
 void LoadedKernel::Layout(const HardwareConfig& c) {
@@ -447,13 +465,15 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
     return 0;
   });
   if (in.opcode == Opcode::kDmaCopy) {
-    li.dma_plan = static_cast<int>(dma_plans_.size());
-    dma_plans_.push_back(located([&] { return PlanDma(kernel_, c, in); }));
+    const DmaPlan plan = located([&] { return PlanDma(kernel_, c, in); });
+    const auto [at, added] = state->plan_index.emplace(plan, static_cast<int>(dma_plans_.size()));
+    if (added) dma_plans_.push_back(plan);
+    li.dma_plan = at->second;
     ++dma_count_;
-    dma_piece_count_ += dma_plans_.back().count;
+    dma_piece_count_ += plan.count;
     std::vector<int64_t>& pieces = state->queue_pieces[e];
     pieces.resize(std::max(pieces.size(), static_cast<size_t>(in.queue) + 1), 0);
-    pieces[in.queue] += dma_plans_.back().count;
+    pieces[in.queue] += plan.count;
     const TensorDecl& from = kernel_.tensors[in.src0.tensor];
     const TensorDecl& to = kernel_.tensors[in.dst.tensor];
     if (from.space == MemSpace::kHbm) hbm_bytes_read_ += in.src0.NumElements() * DTypeSize(from.dtype);

@@ -53,6 +53,10 @@ struct DmaPlan {
   }
   int64_t bytes() const { return full_bytes * (count - 1) + last_bytes; }
 };
+bool operator==(const DmaPlan& a, const DmaPlan& b);
+struct DmaPlanHash {
+  size_t operator()(const DmaPlan& p) const;
+};
 
 // The hot per-instruction record the engines walk (64 bytes): operands,
 // semaphores and DMA plans sit in the loaded kernel's side tables, in
@@ -138,7 +142,7 @@ class LoadedKernel {
   // again), deque for stable addresses; indexed by a hash of their fields.
   std::deque<BoundAccess> bound_;
   std::unordered_multimap<uint64_t, const BoundAccess*> bound_index_;
-  std::vector<DmaPlan> dma_plans_;
+  std::vector<DmaPlan> dma_plans_;  // distinct plans (dma_copies of one tile shape share one)
   std::vector<TensorAgents> tensor_agents_;
   std::map<std::pair<EngineId, int>, int64_t> dma_queue_transfers_;
   int64_t hbm_bytes_read_ = 0, hbm_bytes_written_ = 0;

@@ -146,7 +146,7 @@ TEST(BadInputKernelsInCode, HandBuiltKernelIsChecked) {
   Kernel bad_shape = k;
   bad_shape.tensors[0].shape = {1, int64_t{1} << 62};
   EXPECT_THAT(ErrorFrom([&] { device.Load(bad_shape); }), HasSubstr("tensor 'a' is too large"));
-  const Kernel bad_ap = with_first(k, [](Instruction& in) { in.dst.dims[1].size = 5; });
+  const Kernel bad_ap = with_first(k, [](Instruction& in) { in.dst.dims = in.dst.dims.With(1, {in.dst.dims[1].stride, 5}); });
   EXPECT_THAT(ErrorFrom([&] { device.Load(bad_ap); }), HasSubstr("kernel 'k' line 4 (vector memset): elements [0, 4]"));
 }
 

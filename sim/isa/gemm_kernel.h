@@ -86,22 +86,41 @@ struct BlockedGemm {
   // the m_size % kRows leftover m): a tile then reads one contiguous stream
   // instead of K lines m_size floats apart.
   struct Packed {
-    std::vector<float> a;  // the panel of rows [m0, ...) at m0 * K
-    std::vector<float> b;  // the current column block: K rows of 2 * W
+    std::vector<float> a;    // the panel of rows [m0, ...) at m0 * K
+    std::vector<float> b;    // the current column block: K rows of 2 * W
+    std::vector<float> row;  // a row of A widened to fp32 (bf16 operands)
   };
   static Packed& Scratch() {
     thread_local Packed p;
     return p;
   }
-  // copy_a(k, i, n, dst) puts A's elements (k, [i, i + n)) in dst as fp32.
-  template <class CopyA>
-  static void PackA(const Args& g, Packed& p, CopyA&& copy_a) {
+  // row_a(k) returns A's row k as m_size fp32 values (valid until the next
+  // call); each row is split into the panels, row by row, so that a bf16 row
+  // is widened whole (vectorised) rather than a panel's few elements at a time.
+  template <class RowA>
+  static void PackA(const Args& g, Packed& p, RowA&& row_a) {
     p.a.resize(static_cast<size_t>(g.m_size * g.k_size));
-    float* dst = p.a.data();
-    for (int64_t m0 = 0; m0 < g.m_size; m0 += kRows) {
-      const int64_t rows = std::min<int64_t>(kRows, g.m_size - m0);
-      for (int64_t k = 0; k < g.k_size; ++k, dst += rows) copy_a(k, m0, rows, dst);
+    for (int64_t k = 0; k < g.k_size; ++k) {
+      const float* row = row_a(k);
+      for (int64_t m0 = 0, rows; m0 < g.m_size; m0 += rows) {
+        rows = PanelRows(g.m_size, m0);
+        float* dst = p.a.data() + m0 * g.k_size + k * rows;  // panel m0 holds K rows of `rows`
+        if (rows == kRows) {
+          std::memcpy(dst, row + m0, sizeof(float) * kRows);  // a fixed size: inline moves
+        } else {
+          std::memcpy(dst, row + m0, sizeof(float) * rows);
+        }
+      }
     }
+  }
+  // The rows of the packed panel of A starting at m0: kRows, except that the
+  // last 7 to 9 rows go as 4 and 3 to 5: a tile of 1 or 2 rows keeps 2 or 4
+  // sums in flight, too few to hide the multiply-add latency (M = 128: 20
+  // panels of 6 and 2 of 4 instead of 21 of 6 and a slow one of 2). Each
+  // output's sum is the same whatever its panel.
+  static int64_t PanelRows(int64_t m_size, int64_t m0) {
+    const int64_t left = m_size - m0;
+    return (left > kRows && left < 2 * kRows - 2) ? 4 : std::min<int64_t>(kRows, left);
   }
   static constexpr int64_t kCols = 2 * W;  // a packed column block of B
   // copy_b(k, j, n, dst) as copy_a, for B's elements (k, [j, j + n)).
@@ -113,24 +132,28 @@ struct BlockedGemm {
   }
   // Every row's tiles of column block [n0, n0 + kCols), A and B packed.
   static void PackedTiles(const Args& g, const Packed& p, int64_t n0) {
-    int64_t m0 = 0;
-    for (; m0 + kRows <= g.m_size; m0 += kRows)
-      Tile<kRows, 2>(g, p.a.data() + m0 * g.k_size, kRows, p.b.data(), kCols, m0, n0);
-    const int64_t rest = g.m_size - m0;  // the leftover panel: K rows of `rest` m
-    Rest<2>(g, p.a.data() + m0 * g.k_size, rest, p.b.data(), kCols, m0, n0);
+    for (int64_t m0 = 0, rows; m0 < g.m_size; m0 += rows) {
+      rows = PanelRows(g.m_size, m0);  // the panel: K rows of `rows` m
+      const float* panel = p.a.data() + m0 * g.k_size;
+      if (rows == kRows) {
+        Tile<kRows, 2>(g, panel, kRows, p.b.data(), kCols, m0, n0);
+      } else {
+        Rest<2>(g, rows, panel, rows, p.b.data(), kCols, m0, n0);
+      }
+    }
   }
 
   template <int NV>
   static void Column(const Args& g, int64_t n0) {
     int64_t m0 = 0;
     for (; m0 + kRows <= g.m_size; m0 += kRows) Tile<kRows, NV>(g, m0, n0);
-    Rest<NV>(g, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
+    Rest<NV>(g, g.m_size - m0, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
   }
-  // The last m_size % kRows rows [m0, m_size), A and B as in Tile.
+  // A tile of rows [m0, m0 + rows) for rows < kRows, A and B as in Tile.
   template <int NV>
-  static void Rest(const Args& g, const float* a, int64_t a_step, const float* b, int64_t b_step, int64_t m0,
-                   int64_t n0) {
-    switch (g.m_size - m0) {
+  static void Rest(const Args& g, int64_t rows, const float* a, int64_t a_step, const float* b, int64_t b_step,
+                   int64_t m0, int64_t n0) {
+    switch (rows) {
       case 5: return Tile<5, NV>(g, a, a_step, b, b_step, m0, n0);
       case 4: return Tile<4, NV>(g, a, a_step, b, b_step, m0, n0);
       case 3: return Tile<3, NV>(g, a, a_step, b, b_step, m0, n0);
@@ -243,7 +266,11 @@ struct BlockedGemm {
   }
   static void RunBf16(Bf16Rows a, Bf16Rows b, const Args& g) {
     Packed& p = Scratch();
-    PackA(g, p, [&](int64_t k, int64_t i, int64_t n, float* dst) { Widen(Bf16At(a, k, i), n, dst); });
+    p.row.resize(static_cast<size_t>(g.m_size));
+    PackA(g, p, [&](int64_t k) {
+      Widen(Bf16At(a, k, 0), g.m_size, p.row.data());
+      return static_cast<const float*>(p.row.data());
+    });
     for (int64_t n0 = 0; n0 < g.n_size; n0 += kCols)
       PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) { Widen(Bf16At(b, k, j), n, dst); });
   }
@@ -252,9 +279,7 @@ struct BlockedGemm {
     int64_t n0 = 0;
     if (g.m_size >= kRows && g.n_size >= 4 * W && g.k_size >= 8) {  // packing pays for itself
       Packed& p = Scratch();
-      PackA(g, p, [&](int64_t k, int64_t i, int64_t n, float* dst) {
-        std::memcpy(dst, g.a + k * g.m_size + i, sizeof(float) * n);
-      });
+      PackA(g, p, [&](int64_t k) { return g.a + k * g.m_size; });
       for (; n0 + kCols <= g.n_size; n0 += kCols) {
         PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) {
           std::memcpy(dst, g.b + k * g.n_size + j, sizeof(float) * n);

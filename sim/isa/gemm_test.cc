@@ -148,7 +148,7 @@ TEST(GemmTest, WritesRowsAtTheirStride) {
 TEST(GemmTest, EveryPathMatchesThePartitionOrderLoop) {
   uint32_t seed = 1;
   for (int64_t kk : {1, 2, 7, 64, 128}) {
-    for (int64_t m : {1, 5, 6, 7, 13, 128}) {
+    for (int64_t m : {1, 5, 6, 7, 8, 9, 13, 16, 128}) {  // every last-panel split (PanelRows)
       for (int64_t n : {1, 3, 4, 8, 15, 16, 17, 40, 48, 512}) {
         for (bool bf16 : {true, false}) {
           CheckAllPaths(Random(kk * m, bf16, seed), Random(kk * n, bf16, seed + 1), kk, m, n);

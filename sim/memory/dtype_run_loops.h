@@ -5,6 +5,9 @@
 // build of them. Branch-free, so both builds vectorise.
 #include <cstdint>
 #include <cstring>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "sim/base/dtype.h"
 #include "sim/memory/dtype_runs.h"
@@ -20,8 +23,36 @@ inline void Bf16LoadLoop(const uint8_t* p, int64_t n, float* out) {
   }
 }
 
+#if defined(__AVX2__)
+// FloatToBF16 on 8 floats' bits, one result per 32-bit lane (<= 0xffff):
+// the same integer steps as the scalar function. The compiler's own
+// vectorisation of the loop below narrows to 16 bits early and widens back
+// for the NaN select (~2.3 vector operations per element; this: ~1.4).
+inline __m256i FloatToBF16Lanes(__m256i bits) {
+  const __m256i high = _mm256_srli_epi32(bits, 16);
+  const __m256i lsb = _mm256_and_si256(high, _mm256_set1_epi32(1));
+  const __m256i rounded =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), lsb), 16);
+  const __m256i quiet_nan = _mm256_or_si256(high, _mm256_set1_epi32(0x40));
+  const __m256i mag = _mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff));
+  const __m256i is_nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f800000));  // both non-negative
+  return _mm256_blendv_epi8(rounded, quiet_nan, is_nan);
+}
+#endif
+
 inline void Bf16StoreLoop(const float* in, int64_t n, uint8_t* p) {
-  for (int64_t i = 0; i < n; ++i) {
+  int64_t i = 0;
+#if defined(__AVX2__)
+  for (; i + 16 <= n; i += 16) {
+    const __m256i lo = FloatToBF16Lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
+    const __m256i hi = FloatToBF16Lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8)));
+    // packus takes 128-bit halves alternately (lo0 hi0 lo1 hi1); the permute
+    // puts them back in element order. Lanes are <= 0xffff: no saturation.
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 2 * i), packed);
+  }
+#endif
+  for (; i < n; ++i) {
     const uint16_t h = FloatToBF16(in[i]);
     std::memcpy(p + 2 * i, &h, 2);
   }

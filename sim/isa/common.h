@@ -126,8 +126,6 @@ void ElementwiseRows(ExecContext& ctx, const AccessPattern& dst, const std::arra
   }
   for (int64_t p = 0; p < parts; p += block) {
     const int64_t n = std::min(block, parts - p);
-    for (size_t i = 0; i < N; ++i) in[i].Prefetch(p + block, block);  // the next block's rows, while this one runs
-    out.Prefetch(p + block, block);
     for (size_t i = 0; i < N; ++i) in[i].Read(p, n, rows[i]);
     compute(static_cast<float* const*>(rows), p, n);
     out.Write(p, n, rows[0]);

@@ -99,17 +99,19 @@ struct BlockedGemm {
   // is widened whole (vectorised) rather than a panel's few elements at a time.
   template <class RowA>
   static void PackA(const Args& g, Packed& p, RowA&& row_a) {
-    p.a.resize(static_cast<size_t>(g.m_size * g.k_size));
-    for (int64_t k = 0; k < g.k_size; ++k) {
+    const int64_t m_size = g.m_size, k_size = g.k_size;  // locals: the copies below cannot change them
+    p.a.resize(static_cast<size_t>(m_size * k_size));
+    float* const packed = p.a.data();  // panel m0 holds K rows of its rows at m0 * K
+    int64_t whole_end = 0;             // the panels of kRows rows come first
+    while (whole_end < m_size && PanelRows(m_size, whole_end) == kRows) whole_end += kRows;
+    for (int64_t k = 0; k < k_size; ++k) {
       const float* row = row_a(k);
-      for (int64_t m0 = 0, rows; m0 < g.m_size; m0 += rows) {
-        rows = PanelRows(g.m_size, m0);
-        float* dst = p.a.data() + m0 * g.k_size + k * rows;  // panel m0 holds K rows of `rows`
-        if (rows == kRows) {
-          std::memcpy(dst, row + m0, sizeof(float) * kRows);  // a fixed size: inline moves
-        } else {
-          std::memcpy(dst, row + m0, sizeof(float) * rows);
-        }
+      for (int64_t m0 = 0; m0 < whole_end; m0 += kRows) {
+        std::memcpy(packed + m0 * k_size + k * kRows, row + m0, sizeof(float) * kRows);  // fixed size: inlined
+      }
+      for (int64_t m0 = whole_end, rows; m0 < m_size; m0 += rows) {
+        rows = PanelRows(m_size, m0);
+        std::memcpy(packed + m0 * k_size + k * rows, row + m0, sizeof(float) * rows);
       }
     }
   }

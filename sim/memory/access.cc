@@ -1,7 +1,5 @@
 #include "sim/memory/access.h"
 
-#include <algorithm>
-#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -194,18 +192,6 @@ void PartitionRows::Write(int64_t first, int64_t n, const float* in) const {
     const int64_t esize = DTypeSize(a_.dtype);
     const float* src = in;
     ForEachRun(a_.dims, [&](int64_t off, int64_t len) { store(src, len, row + off * esize); src += len; });
-  }
-}
-
-void PartitionRows::Prefetch(int64_t first, int64_t n) const {
-  if (!one_run_) return;  // strided rows: left to the hardware
-  constexpr int64_t kLine = 64;
-  const int64_t bytes = per_row_ * DTypeSize(a_.dtype);
-  for (int64_t p = std::max<int64_t>(first, 0); p < std::min(first + n, a_.partitions); ++p) {
-    const uint8_t* row = mem_.Row(a_.space, a_.partition_start + p) + a_.base;
-    // Every line the row touches, from the one holding its first byte.
-    const uint8_t* line = row - reinterpret_cast<uintptr_t>(row) % kLine;
-    for (; line < row + bytes; line += kLine) __builtin_prefetch(line);
   }
 }
 

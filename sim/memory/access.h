@@ -79,12 +79,6 @@ class PartitionRows {
   // Rows [first, first + n) to/from out/in, row r at (r - first) * per_row().
   void Read(int64_t first, int64_t n, float* out) const;
   void Write(int64_t first, int64_t n, const float* in) const;
-  // Asks the host to bring rows [first, first + n) (clipped to the access)
-  // into cache ahead of a Read or Write: a tile's rows lie a partition apart
-  // in host memory, each a short run the hardware prefetcher barely learns
-  // before it ends, so the element loops otherwise wait on each row's
-  // misses (issue 12). A hint only: no effect on any value.
-  void Prefetch(int64_t first, int64_t n) const;
 
  private:
   const BoundAccess& a_;

@@ -16,7 +16,21 @@ namespace nsim {
 namespace {
 
 inline void Bf16LoadLoop(const uint8_t* p, int64_t n, float* out) {
-  for (int64_t i = 0; i < n; ++i) {
+  int64_t i = 0;
+#if defined(__AVX2__)
+  // 16 bf16 values at a time: interleaving a zero below each 16-bit value
+  // is BF16ToFloat's shift. unpack works within 128-bit halves, so the
+  // permute first puts elements 0-3, 8-11 in the low half and 4-7, 12-15 in
+  // the high one.
+  const __m256i zero = _mm256_setzero_si256();
+  for (; i + 16 <= n; i += 16) {
+    const __m256i h =
+        _mm256_permute4x64_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * i)), 0xd8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_unpacklo_epi16(zero, h));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_unpackhi_epi16(zero, h));
+  }
+#endif
+  for (; i < n; ++i) {
     uint16_t h;
     std::memcpy(&h, p + 2 * i, 2);
     out[i] = BF16ToFloat(h);
@@ -34,8 +48,9 @@ inline __m256i FloatToBF16Lanes(__m256i bits) {
   const __m256i rounded =
       _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), lsb), 16);
   const __m256i quiet_nan = _mm256_or_si256(high, _mm256_set1_epi32(0x40));
-  const __m256i mag = _mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff));
-  const __m256i is_nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f800000));  // both non-negative
+  // NaN exactly when the magnitude's bits exceed 0x7f800000, as FloatToBF16 tests.
+  const __m256 x = _mm256_castsi256_ps(bits);
+  const __m256i is_nan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
   return _mm256_blendv_epi8(rounded, quiet_nan, is_nan);
 }
 #endif

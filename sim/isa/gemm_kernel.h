@@ -130,17 +130,18 @@ struct BlockedGemm {
   static void PackedColumn(const Args& g, Packed& p, int64_t n0, CopyB&& copy_b) {
     p.b.resize(static_cast<size_t>(g.k_size * kCols));
     for (int64_t k = 0; k < g.k_size; ++k) copy_b(k, n0, kCols, p.b.data() + k * kCols);
-    PackedTiles(g, p, n0);
+    PackedTiles(g, p.a.data(), p.b.data(), n0);
   }
-  // Every row's tiles of column block [n0, n0 + kCols), A and B packed.
-  static void PackedTiles(const Args& g, const Packed& p, int64_t n0) {
+  // Every row's tiles of column block [n0, n0 + kCols): A's panels packed at
+  // `panels` (PackA), the block's K rows of kCols at `block`.
+  static void PackedTiles(const Args& g, const float* panels, const float* block, int64_t n0) {
     for (int64_t m0 = 0, rows; m0 < g.m_size; m0 += rows) {
       rows = PanelRows(g.m_size, m0);  // the panel: K rows of `rows` m
-      const float* panel = p.a.data() + m0 * g.k_size;
+      const float* panel = panels + m0 * g.k_size;
       if (rows == kRows) {
-        Tile<kRows, 2>(g, panel, kRows, p.b.data(), kCols, m0, n0);
+        Tile<kRows, 2>(g, panel, kRows, block, kCols, m0, n0);
       } else {
-        Rest<2>(g, rows, panel, rows, p.b.data(), kCols, m0, n0);
+        Rest<2>(g, rows, panel, rows, block, kCols, m0, n0);
       }
     }
   }
@@ -266,15 +267,38 @@ struct BlockedGemm {
     }
     return bad == 0;
   }
-  static void RunBf16(Bf16Rows a, Bf16Rows b, const Args& g) {
-    Packed& p = Scratch();
+  static void PackBf16A(Bf16Rows a, const Args& g, Packed& p) {
     p.row.resize(static_cast<size_t>(g.m_size));
     PackA(g, p, [&](int64_t k) {
       Widen(Bf16At(a, k, 0), g.m_size, p.row.data());
       return static_cast<const float*>(p.row.data());
     });
+  }
+  static void RunBf16(Bf16Rows a, Bf16Rows b, const Args& g) {
+    Packed& p = Scratch();
+    PackBf16A(a, g, p);
     for (int64_t n0 = 0; n0 < g.n_size; n0 += kCols)
       PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) { Widen(Bf16At(b, k, j), n, dst); });
+  }
+  // RunBf16 once the caller has qualified A (gemm.h ProductsExact): each
+  // column block of B is qualified once widened (in L1) and runs this
+  // policy's tiles (fused multiply-adds) when its values qualify too, else
+  // Separate's. A block's outputs involve only its own B values and both
+  // policies give the same floats, so choosing per block changes no bit;
+  // B's rows are read once, not once to qualify and again to pack.
+  template <class Separate>
+  static void RunBf16QualifiedA(Bf16Rows a, Bf16Rows b, const Args& g) {
+    Packed& p = Scratch();
+    PackBf16A(a, g, p);
+    p.b.resize(static_cast<size_t>(g.k_size * kCols));
+    for (int64_t n0 = 0; n0 < g.n_size; n0 += kCols) {
+      for (int64_t k = 0; k < g.k_size; ++k) Widen(Bf16At(b, k, n0), kCols, p.b.data() + k * kCols);
+      if (Qualify(p.b.data(), g.k_size * kCols)) {
+        PackedTiles(g, p.a.data(), p.b.data(), n0);
+      } else {
+        Separate::PackedTiles(g, p.a.data(), p.b.data(), n0);
+      }
+    }
   }
 
   static void Run(const Args& g) {

@@ -209,6 +209,30 @@ TEST(GemmTest, Bf16QualificationMatchesTheWidenedValues) {
   }
 }
 
+// bf16 rows: a column block of B whose values do not qualify runs unfused,
+// the others fused (RunBf16QualifiedA); every output is still the
+// partition-order loop's.
+TEST(GemmTest, Bf16ColumnBlocksFuseOnlyWhereTheirValuesQualify) {
+  if (!HostHasAvx2Fma()) GTEST_SKIP() << "host without AVX2: no fused path";
+  const int64_t kk = 16, m = 8, n = 64;  // 4 column blocks of 16
+  std::vector<float> a = Random(kk * m, true, 21), b = Random(kk * n, true, 22);
+  // Output (0, 40) sums 2^-124, 2^-147 and 1.5 * 2^-149 (A's values qualify,
+  // B's are below 2^-63): the last product rounds up to 2^-148, and adding
+  // that is a tie that rounds to even (up); fused, the unrounded product
+  // stays below the tie. So column block 2 must run unfused.
+  const float column[3][2] = {{0x1p-62f, 0x1p-62f}, {0x1p-60f, 0x1p-87f}, {0x1.8p-60f, 0x1p-89f}};  // (a, b)
+  for (int64_t k = 0; k < kk; ++k) {
+    a[k * m] = k < 3 ? column[k][0] : 0.0f;
+    b[k * n + 40] = k < 3 ? column[k][1] : 0.0f;
+  }
+  const std::vector<float> want = Reference(a, b, kk, m, n);
+  std::vector<float> fused(want.size());
+  gemm_internal::MatmulAvx2(gemm_internal::GemmArgs{a.data(), b.data(), fused.data(), n, kk, m, n, false},
+                            gemm_internal::Fusion::kAlways);
+  ASSERT_NE(Bits(fused[40]), Bits(want[40])) << "the data must tell fused from unfused sums";
+  CheckAllPaths(a, b, kk, m, n);
+}
+
 TEST(GemmTest, SpecialValuesMatchOnEveryPath) {
   for (int64_t n : {19, 32}) {  // 32: also the bf16 rows path, unfused
     SpecialValues(n);

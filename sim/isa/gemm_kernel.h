@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "sim/base/dtype.h"
@@ -18,6 +19,10 @@
 namespace nsim {
 namespace isa {
 namespace {
+
+// bf16 bits in 16-bit lanes, one row of a packed column block of B.
+typedef uint16_t U16x8 __attribute__((vector_size(16)));
+typedef uint16_t U16x16 __attribute__((vector_size(32)));
 
 // The vector policy with a separate multiply and add, for a GCC vector type
 // Vec of kWidth floats. Internal linkage: each including file has its own.
@@ -254,6 +259,27 @@ struct BlockedGemm {
     const uint16_t from_min = static_cast<uint16_t>(mag - ((127 - 63) << 7));
     return static_cast<uint16_t>(from_min >= (126 << 7)) & static_cast<uint16_t>(mag != 0);
   }
+  // Widens the K rows of B's column block [n0, n0 + kCols) into dst (K rows
+  // of kCols) and returns whether every value qualifies: UnqualifiedBf16 on
+  // a whole row of the block at once, in 16-bit lanes, the flags of all rows
+  // ORed in one vector and reduced once at the end.
+  static bool WidenBlockQualifying(Bf16Rows b, int64_t k_size, int64_t n0, float* dst) {
+    using Row = std::conditional_t<kCols == 16, U16x16, U16x8>;  // one row of the block
+    static_assert(sizeof(Row) == 2 * kCols, "a block row is 8 or 16 bf16 values");
+    Row bad = {};
+    for (int64_t k = 0; k < k_size; ++k) {
+      const uint8_t* src = Bf16At(b, k, n0);
+      Row h;
+      std::memcpy(&h, src, sizeof(Row));
+      const Row mag = h & uint16_t{0x7fff};
+      const Row from_min = mag - uint16_t{(127 - 63) << 7};
+      bad |= (Row)(from_min >= uint16_t{126 << 7}) & (Row)(mag != uint16_t{0});
+      Widen(src, kCols, dst + k * kCols);
+    }
+    uint16_t any = 0;
+    for (int i = 0; i < kCols; ++i) any |= bad[i];
+    return any == 0;
+  }
   // Qualify on the widened values of K rows of n elements.
   static bool QualifyBf16(Bf16Rows x, int64_t k_size, int64_t n) {
     uint16_t bad = 0;
@@ -281,7 +307,7 @@ struct BlockedGemm {
       PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) { Widen(Bf16At(b, k, j), n, dst); });
   }
   // RunBf16 once the caller has qualified A (gemm.h ProductsExact): each
-  // column block of B is qualified once widened (in L1) and runs this
+  // column block of B is qualified as it is widened and runs this
   // policy's tiles (fused multiply-adds) when its values qualify too, else
   // Separate's. A block's outputs involve only its own B values and both
   // policies give the same floats, so choosing per block changes no bit;
@@ -292,8 +318,7 @@ struct BlockedGemm {
     PackBf16A(a, g, p);
     p.b.resize(static_cast<size_t>(g.k_size * kCols));
     for (int64_t n0 = 0; n0 < g.n_size; n0 += kCols) {
-      for (int64_t k = 0; k < g.k_size; ++k) Widen(Bf16At(b, k, n0), kCols, p.b.data() + k * kCols);
-      if (Qualify(p.b.data(), g.k_size * kCols)) {
+      if (WidenBlockQualifying(b, g.k_size, n0, p.b.data())) {
         PackedTiles(g, p.a.data(), p.b.data(), n0);
       } else {
         Separate::PackedTiles(g, p.a.data(), p.b.data(), n0);

@@ -233,6 +233,24 @@ TEST(GemmTest, Bf16ColumnBlocksFuseOnlyWhereTheirValuesQualify) {
   CheckAllPaths(a, b, kk, m, n);
 }
 
+// A column block's verdict agrees with the per-value one for every bf16
+// value in every lane (the others 1.0).
+TEST(GemmTest, Bf16BlockQualificationMatchesThePerValueOne) {
+  using Kernel = BlockedGemm<SeparateOps<V4, 4>>;
+  constexpr int64_t kCols = Kernel::kCols, kk = 3;
+  std::vector<uint16_t> rows(kk * kCols, 0x3f80);  // 1.0
+  std::vector<float> widened(kk * kCols);
+  for (uint32_t h = 0; h <= 0xffffu; ++h) {
+    const int64_t at = (h % kk) * kCols + h % kCols;  // every row and lane in turn
+    rows[at] = static_cast<uint16_t>(h);
+    const bool qualifies = Kernel::WidenBlockQualifying(
+        Bf16Rows{reinterpret_cast<const uint8_t*>(rows.data()), 2 * kCols}, kk, 0, widened.data());
+    ASSERT_EQ(qualifies, Kernel::UnqualifiedBf16(static_cast<uint16_t>(h)) == 0) << h;
+    ASSERT_EQ(Bits(widened[at]), h << 16) << h;
+    rows[at] = 0x3f80;
+  }
+}
+
 TEST(GemmTest, SpecialValuesMatchOnEveryPath) {
   for (int64_t n : {19, 32}) {  // 32: also the bf16 rows path, unfused
     SpecialValues(n);

@@ -20,9 +20,11 @@ namespace nsim {
 namespace isa {
 namespace {
 
-// bf16 bits in 16-bit lanes, one row of a packed column block of B.
+// One row of a packed column block of B: bf16 bits in 16-bit lanes, and
+// widened to fp32 bits in 32-bit lanes.
 typedef uint16_t U16x8 __attribute__((vector_size(16)));
 typedef uint16_t U16x16 __attribute__((vector_size(32)));
+typedef uint32_t U32x8 __attribute__((vector_size(32)));
 
 // The vector policy with a separate multiply and add, for a GCC vector type
 // Vec of kWidth floats. Internal linkage: each including file has its own.
@@ -265,7 +267,7 @@ struct BlockedGemm {
   // ORed in one vector and reduced once at the end.
   static bool WidenBlockQualifying(Bf16Rows b, int64_t k_size, int64_t n0, float* dst) {
     using Row = std::conditional_t<kCols == 16, U16x16, U16x8>;  // one row of the block
-    static_assert(sizeof(Row) == 2 * kCols, "a block row is 8 or 16 bf16 values");
+    static_assert(sizeof(Row) == 2 * kCols, "a block row is 8 or 16 values");
     Row bad = {};
     for (int64_t k = 0; k < k_size; ++k) {
       const uint8_t* src = Bf16At(b, k, n0);
@@ -274,7 +276,12 @@ struct BlockedGemm {
       const Row mag = h & uint16_t{0x7fff};
       const Row from_min = mag - uint16_t{(127 - 63) << 7};
       bad |= (Row)(from_min >= uint16_t{126 << 7}) & (Row)(mag != uint16_t{0});
-      Widen(src, kCols, dst + k * kCols);
+      for (int i = 0; i < kCols; i += 8) {  // 8 values per 256-bit vector: BF16ToFloat's bits, lane by lane
+        U16x8 part;
+        std::memcpy(&part, src + 2 * i, sizeof(part));
+        const U32x8 bits = __builtin_convertvector(part, U32x8) << 16;
+        std::memcpy(dst + k * kCols + i, &bits, sizeof(bits));
+      }
     }
     uint16_t any = 0;
     for (int i = 0; i < kCols; ++i) any |= bad[i];

@@ -203,6 +203,11 @@ float SumRow(const float* row, int64_t n) {
 
 void IotaRows(double base, double partition_step, double free_step, int64_t parts, int32_t n, float* rows,
               int64_t stride) {
+  if (parts == 1) {  // nothing to share: the row's own loop (a [1, F] tile costs what it did)
+    const double start = base + static_cast<double>(0) * partition_step;
+    for (int32_t i = 0; i < n; ++i) rows[i] = static_cast<float>(start + static_cast<double>(i) * free_step);
+    return;
+  }
   constexpr int32_t kChunk = 512;  // elements per row per pass: the products fit L1 (4 KB)
   double products[kChunk];
   for (int32_t i0 = 0; i0 < n; i0 += kChunk) {

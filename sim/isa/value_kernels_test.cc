@@ -134,16 +134,18 @@ void ExpectMatchesReference(const value_kernels_internal::Table& build, const st
     }
   }
   for (int32_t n : {static_cast<int32_t>(kN), 5}) {  // rows longer than IotaRows' pass, and short ones
-    const int64_t parts = 3, stride = n + 2;
-    std::vector<float> want(parts * stride, -1.0f), got(parts * stride, -1.0f);
-    for (int64_t p = 0; p < parts; ++p) {
-      const double start = 0.1 + static_cast<double>(p) * -7.25;
-      for (int64_t i = 0; i < n; ++i) {
-        want[p * stride + i] = static_cast<float>(start + static_cast<double>(i) * (1.0 / 3.0));
+    for (int64_t parts : {1, 3}) {
+      const int64_t stride = n + 2;
+      std::vector<float> want(parts * stride, -1.0f), got(parts * stride, -1.0f);
+      for (int64_t p = 0; p < parts; ++p) {
+        const double start = 0.1 + static_cast<double>(p) * -7.25;
+        for (int64_t i = 0; i < n; ++i) {
+          want[p * stride + i] = static_cast<float>(start + static_cast<double>(i) * (1.0 / 3.0));
+        }
       }
+      build.iota_rows(0.1, -7.25, 1.0 / 3.0, parts, n, got.data(), stride);
+      ExpectSameBits(want, got, name + " IotaRows");
     }
-    build.iota_rows(0.1, -7.25, 1.0 / 3.0, parts, n, got.data(), stride);
-    ExpectSameBits(want, got, name + " IotaRows");
   }
 }
 

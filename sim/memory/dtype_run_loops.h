@@ -15,6 +15,23 @@
 namespace nsim {
 namespace {
 
+// The element loops, also the tails of the AVX2 ones below: a loop of its
+// own from 0, so that a short run (a [P, 1] tile) costs what it did before
+// the AVX2 bodies.
+inline void Bf16LoadElements(const uint8_t* p, int64_t n, float* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, p + 2 * i, 2);
+    out[i] = BF16ToFloat(h);
+  }
+}
+inline void Bf16StoreElements(const float* in, int64_t n, uint8_t* p) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t h = FloatToBF16(in[i]);
+    std::memcpy(p + 2 * i, &h, 2);
+  }
+}
+
 inline void Bf16LoadLoop(const uint8_t* p, int64_t n, float* out) {
   int64_t i = 0;
 #if defined(__AVX2__)
@@ -30,11 +47,7 @@ inline void Bf16LoadLoop(const uint8_t* p, int64_t n, float* out) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_unpackhi_epi16(zero, h));
   }
 #endif
-  for (; i < n; ++i) {
-    uint16_t h;
-    std::memcpy(&h, p + 2 * i, 2);
-    out[i] = BF16ToFloat(h);
-  }
+  Bf16LoadElements(p + 2 * i, n - i, out + i);
 }
 
 #if defined(__AVX2__)
@@ -67,10 +80,7 @@ inline void Bf16StoreLoop(const float* in, int64_t n, uint8_t* p) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 2 * i), packed);
   }
 #endif
-  for (; i < n; ++i) {
-    const uint16_t h = FloatToBF16(in[i]);
-    std::memcpy(p + 2 * i, &h, 2);
-  }
+  Bf16StoreElements(in + i, n - i, p + 2 * i);
 }
 
 // This build's loops as a table (dtype_runs.h).

@@ -35,6 +35,7 @@ inline void Bf16StoreElements(const float* in, int64_t n, uint8_t* p) {
 inline void Bf16LoadLoop(const uint8_t* p, int64_t n, float* out) {
   int64_t i = 0;
 #if defined(__AVX2__)
+  if (n < 16) return Bf16LoadElements(p, n, out);  // before any vector setup
   // 16 bf16 values at a time: interleaving a zero below each 16-bit value
   // is BF16ToFloat's shift. unpack works within 128-bit halves, so the
   // permute first puts elements 0-3, 8-11 in the low half and 4-7, 12-15 in
@@ -71,6 +72,7 @@ inline __m256i FloatToBF16Lanes(__m256i bits) {
 inline void Bf16StoreLoop(const float* in, int64_t n, uint8_t* p) {
   int64_t i = 0;
 #if defined(__AVX2__)
+  if (n < 16) return Bf16StoreElements(in, n, p);  // before any vector setup
   for (; i + 16 <= n; i += 16) {
     const __m256i lo = FloatToBF16Lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
     const __m256i hi = FloatToBF16Lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8)));

@@ -40,9 +40,8 @@ void MatmulAvx2(const GemmArgs& g, Fusion fusion) {
 }
 bool MatmulBf16Avx2(Bf16Rows a, Bf16Rows b, const GemmArgs& out) {
   if (!BlockedGemm<Fused>::Bf16Packable(out)) return false;
-  if (BlockedGemm<Fused>::QualifyBf16(a, out.k_size, out.m_size) &&
-      BlockedGemm<Fused>::QualifyBf16(b, out.k_size, out.n_size)) {
-    BlockedGemm<Fused>::RunBf16(a, b, out);
+  if (BlockedGemm<Fused>::QualifyBf16(a, out.k_size, out.m_size)) {
+    BlockedGemm<Fused>::RunBf16QualifiedA<BlockedGemm<Separate>>(a, b, out);  // B qualified per column block
   } else {
     BlockedGemm<Separate>::RunBf16(a, b, out);
   }

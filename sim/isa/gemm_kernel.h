@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "sim/base/dtype.h"
@@ -18,6 +19,12 @@
 namespace nsim {
 namespace isa {
 namespace {
+
+// One row of a packed column block of B: bf16 bits in 16-bit lanes, and
+// widened to fp32 bits in 32-bit lanes.
+typedef uint16_t U16x8 __attribute__((vector_size(16)));
+typedef uint16_t U16x16 __attribute__((vector_size(32)));
+typedef uint32_t U32x8 __attribute__((vector_size(32)));
 
 // The vector policy with a separate multiply and add, for a GCC vector type
 // Vec of kWidth floats. Internal linkage: each including file has its own.
@@ -86,22 +93,43 @@ struct BlockedGemm {
   // the m_size % kRows leftover m): a tile then reads one contiguous stream
   // instead of K lines m_size floats apart.
   struct Packed {
-    std::vector<float> a;  // the panel of rows [m0, ...) at m0 * K
-    std::vector<float> b;  // the current column block: K rows of 2 * W
+    std::vector<float> a;    // the panel of rows [m0, ...) at m0 * K
+    std::vector<float> b;    // the current column block: K rows of 2 * W
+    std::vector<float> row;  // a row of A widened to fp32 (bf16 operands)
   };
   static Packed& Scratch() {
     thread_local Packed p;
     return p;
   }
-  // copy_a(k, i, n, dst) puts A's elements (k, [i, i + n)) in dst as fp32.
-  template <class CopyA>
-  static void PackA(const Args& g, Packed& p, CopyA&& copy_a) {
-    p.a.resize(static_cast<size_t>(g.m_size * g.k_size));
-    float* dst = p.a.data();
-    for (int64_t m0 = 0; m0 < g.m_size; m0 += kRows) {
-      const int64_t rows = std::min<int64_t>(kRows, g.m_size - m0);
-      for (int64_t k = 0; k < g.k_size; ++k, dst += rows) copy_a(k, m0, rows, dst);
+  // row_a(k) returns A's row k as m_size fp32 values (valid until the next
+  // call); each row is split into the panels, row by row, so that a bf16 row
+  // is widened whole (vectorised) rather than a panel's few elements at a time.
+  template <class RowA>
+  static void PackA(const Args& g, Packed& p, RowA&& row_a) {
+    const int64_t m_size = g.m_size, k_size = g.k_size;  // locals: the copies below cannot change them
+    p.a.resize(static_cast<size_t>(m_size * k_size));
+    float* const packed = p.a.data();  // panel m0 holds K rows of its rows at m0 * K
+    int64_t whole_end = 0;             // the panels of kRows rows come first
+    while (whole_end < m_size && PanelRows(m_size, whole_end) == kRows) whole_end += kRows;
+    for (int64_t k = 0; k < k_size; ++k) {
+      const float* row = row_a(k);
+      for (int64_t m0 = 0; m0 < whole_end; m0 += kRows) {
+        std::memcpy(packed + m0 * k_size + k * kRows, row + m0, sizeof(float) * kRows);  // fixed size: inlined
+      }
+      for (int64_t m0 = whole_end, rows; m0 < m_size; m0 += rows) {
+        rows = PanelRows(m_size, m0);
+        std::memcpy(packed + m0 * k_size + k * rows, row + m0, sizeof(float) * rows);
+      }
     }
+  }
+  // The rows of the packed panel of A starting at m0: kRows, except that the
+  // last 7 to 9 rows go as 4 and 3 to 5: a tile of 1 or 2 rows keeps 2 or 4
+  // sums in flight, too few to hide the multiply-add latency (M = 128: 20
+  // panels of 6 and 2 of 4 instead of 21 of 6 and a slow one of 2). Each
+  // output's sum is the same whatever its panel.
+  static int64_t PanelRows(int64_t m_size, int64_t m0) {
+    const int64_t left = m_size - m0;
+    return (left > kRows && left < 2 * kRows - 2) ? 4 : std::min<int64_t>(kRows, left);
   }
   static constexpr int64_t kCols = 2 * W;  // a packed column block of B
   // copy_b(k, j, n, dst) as copy_a, for B's elements (k, [j, j + n)).
@@ -109,28 +137,33 @@ struct BlockedGemm {
   static void PackedColumn(const Args& g, Packed& p, int64_t n0, CopyB&& copy_b) {
     p.b.resize(static_cast<size_t>(g.k_size * kCols));
     for (int64_t k = 0; k < g.k_size; ++k) copy_b(k, n0, kCols, p.b.data() + k * kCols);
-    PackedTiles(g, p, n0);
+    PackedTiles(g, p.a.data(), p.b.data(), n0);
   }
-  // Every row's tiles of column block [n0, n0 + kCols), A and B packed.
-  static void PackedTiles(const Args& g, const Packed& p, int64_t n0) {
-    int64_t m0 = 0;
-    for (; m0 + kRows <= g.m_size; m0 += kRows)
-      Tile<kRows, 2>(g, p.a.data() + m0 * g.k_size, kRows, p.b.data(), kCols, m0, n0);
-    const int64_t rest = g.m_size - m0;  // the leftover panel: K rows of `rest` m
-    Rest<2>(g, p.a.data() + m0 * g.k_size, rest, p.b.data(), kCols, m0, n0);
+  // Every row's tiles of column block [n0, n0 + kCols): A's panels packed at
+  // `panels` (PackA), the block's K rows of kCols at `block`.
+  static void PackedTiles(const Args& g, const float* panels, const float* block, int64_t n0) {
+    for (int64_t m0 = 0, rows; m0 < g.m_size; m0 += rows) {
+      rows = PanelRows(g.m_size, m0);  // the panel: K rows of `rows` m
+      const float* panel = panels + m0 * g.k_size;
+      if (rows == kRows) {
+        Tile<kRows, 2>(g, panel, kRows, block, kCols, m0, n0);
+      } else {
+        Rest<2>(g, rows, panel, rows, block, kCols, m0, n0);
+      }
+    }
   }
 
   template <int NV>
   static void Column(const Args& g, int64_t n0) {
     int64_t m0 = 0;
     for (; m0 + kRows <= g.m_size; m0 += kRows) Tile<kRows, NV>(g, m0, n0);
-    Rest<NV>(g, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
+    Rest<NV>(g, g.m_size - m0, g.a + m0, g.m_size, g.b + n0, g.n_size, m0, n0);
   }
-  // The last m_size % kRows rows [m0, m_size), A and B as in Tile.
+  // A tile of rows [m0, m0 + rows) for rows < kRows, A and B as in Tile.
   template <int NV>
-  static void Rest(const Args& g, const float* a, int64_t a_step, const float* b, int64_t b_step, int64_t m0,
-                   int64_t n0) {
-    switch (g.m_size - m0) {
+  static void Rest(const Args& g, int64_t rows, const float* a, int64_t a_step, const float* b, int64_t b_step,
+                   int64_t m0, int64_t n0) {
+    switch (rows) {
       case 5: return Tile<5, NV>(g, a, a_step, b, b_step, m0, n0);
       case 4: return Tile<4, NV>(g, a, a_step, b, b_step, m0, n0);
       case 3: return Tile<3, NV>(g, a, a_step, b, b_step, m0, n0);
@@ -228,6 +261,32 @@ struct BlockedGemm {
     const uint16_t from_min = static_cast<uint16_t>(mag - ((127 - 63) << 7));
     return static_cast<uint16_t>(from_min >= (126 << 7)) & static_cast<uint16_t>(mag != 0);
   }
+  // Widens the K rows of B's column block [n0, n0 + kCols) into dst (K rows
+  // of kCols) and returns whether every value qualifies: UnqualifiedBf16 on
+  // a whole row of the block at once, in 16-bit lanes, the flags of all rows
+  // ORed in one vector and reduced once at the end.
+  static bool WidenBlockQualifying(Bf16Rows b, int64_t k_size, int64_t n0, float* dst) {
+    using Row = std::conditional_t<kCols == 16, U16x16, U16x8>;  // one row of the block
+    static_assert(sizeof(Row) == 2 * kCols, "a block row is 8 or 16 values");
+    Row bad = {};
+    for (int64_t k = 0; k < k_size; ++k) {
+      const uint8_t* src = Bf16At(b, k, n0);
+      Row h;
+      std::memcpy(&h, src, sizeof(Row));
+      const Row mag = h & uint16_t{0x7fff};
+      const Row from_min = mag - uint16_t{(127 - 63) << 7};
+      bad |= (Row)(from_min >= uint16_t{126 << 7}) & (Row)(mag != uint16_t{0});
+      for (int i = 0; i < kCols; i += 8) {  // 8 values per 256-bit vector: BF16ToFloat's bits, lane by lane
+        U16x8 part;
+        std::memcpy(&part, src + 2 * i, sizeof(part));
+        const U32x8 bits = __builtin_convertvector(part, U32x8) << 16;
+        std::memcpy(dst + k * kCols + i, &bits, sizeof(bits));
+      }
+    }
+    uint16_t any = 0;
+    for (int i = 0; i < kCols; ++i) any |= bad[i];
+    return any == 0;
+  }
   // Qualify on the widened values of K rows of n elements.
   static bool QualifyBf16(Bf16Rows x, int64_t k_size, int64_t n) {
     uint16_t bad = 0;
@@ -241,20 +300,44 @@ struct BlockedGemm {
     }
     return bad == 0;
   }
+  static void PackBf16A(Bf16Rows a, const Args& g, Packed& p) {
+    p.row.resize(static_cast<size_t>(g.m_size));
+    PackA(g, p, [&](int64_t k) {
+      Widen(Bf16At(a, k, 0), g.m_size, p.row.data());
+      return static_cast<const float*>(p.row.data());
+    });
+  }
   static void RunBf16(Bf16Rows a, Bf16Rows b, const Args& g) {
     Packed& p = Scratch();
-    PackA(g, p, [&](int64_t k, int64_t i, int64_t n, float* dst) { Widen(Bf16At(a, k, i), n, dst); });
+    PackBf16A(a, g, p);
     for (int64_t n0 = 0; n0 < g.n_size; n0 += kCols)
       PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) { Widen(Bf16At(b, k, j), n, dst); });
+  }
+  // RunBf16 once the caller has qualified A (gemm.h ProductsExact): each
+  // column block of B is qualified as it is widened and runs this
+  // policy's tiles (fused multiply-adds) when its values qualify too, else
+  // Separate's. A block's outputs involve only its own B values and both
+  // policies give the same floats, so choosing per block changes no bit;
+  // B's rows are read once, not once to qualify and again to pack.
+  template <class Separate>
+  static void RunBf16QualifiedA(Bf16Rows a, Bf16Rows b, const Args& g) {
+    Packed& p = Scratch();
+    PackBf16A(a, g, p);
+    p.b.resize(static_cast<size_t>(g.k_size * kCols));
+    for (int64_t n0 = 0; n0 < g.n_size; n0 += kCols) {
+      if (WidenBlockQualifying(b, g.k_size, n0, p.b.data())) {
+        PackedTiles(g, p.a.data(), p.b.data(), n0);
+      } else {
+        Separate::PackedTiles(g, p.a.data(), p.b.data(), n0);
+      }
+    }
   }
 
   static void Run(const Args& g) {
     int64_t n0 = 0;
     if (g.m_size >= kRows && g.n_size >= 4 * W && g.k_size >= 8) {  // packing pays for itself
       Packed& p = Scratch();
-      PackA(g, p, [&](int64_t k, int64_t i, int64_t n, float* dst) {
-        std::memcpy(dst, g.a + k * g.m_size + i, sizeof(float) * n);
-      });
+      PackA(g, p, [&](int64_t k) { return g.a + k * g.m_size; });
       for (; n0 + kCols <= g.n_size; n0 += kCols) {
         PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) {
           std::memcpy(dst, g.b + k * g.n_size + j, sizeof(float) * n);

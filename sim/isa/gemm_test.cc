@@ -148,7 +148,7 @@ TEST(GemmTest, WritesRowsAtTheirStride) {
 TEST(GemmTest, EveryPathMatchesThePartitionOrderLoop) {
   uint32_t seed = 1;
   for (int64_t kk : {1, 2, 7, 64, 128}) {
-    for (int64_t m : {1, 5, 6, 7, 13, 128}) {
+    for (int64_t m : {1, 5, 6, 7, 8, 9, 13, 16, 128}) {  // every last-panel split (PanelRows)
       for (int64_t n : {1, 3, 4, 8, 15, 16, 17, 40, 48, 512}) {
         for (bool bf16 : {true, false}) {
           CheckAllPaths(Random(kk * m, bf16, seed), Random(kk * n, bf16, seed + 1), kk, m, n);
@@ -206,6 +206,48 @@ TEST(GemmTest, Bf16QualificationMatchesTheWidenedValues) {
   using Kernel = BlockedGemm<SeparateOps<V4, 4>>;
   for (uint32_t h = 0; h <= 0xffffu; ++h) {
     ASSERT_EQ(Kernel::UnqualifiedBf16(static_cast<uint16_t>(h)) != 0, Kernel::Unqualified(h << 16) != 0) << h;
+  }
+}
+
+// bf16 rows: a column block of B whose values do not qualify runs unfused,
+// the others fused (RunBf16QualifiedA); every output is still the
+// partition-order loop's.
+TEST(GemmTest, Bf16ColumnBlocksFuseOnlyWhereTheirValuesQualify) {
+  if (!HostHasAvx2Fma()) GTEST_SKIP() << "host without AVX2: no fused path";
+  const int64_t kk = 16, m = 8, n = 64;  // 4 column blocks of 16
+  std::vector<float> a = Random(kk * m, true, 21), b = Random(kk * n, true, 22);
+  // Output (0, 40) sums 2^-124, 2^-147 and 1.5 * 2^-149 (A's values qualify,
+  // B's are below 2^-63): the last product rounds up to 2^-148, and adding
+  // that is a tie that rounds to even (up); fused, the unrounded product
+  // stays below the tie. So column block 2 must run unfused.
+  const float column[3][2] = {{0x1p-62f, 0x1p-62f}, {0x1p-60f, 0x1p-87f}, {0x1.8p-60f, 0x1p-89f}};  // (a, b)
+  for (int64_t k = 0; k < kk; ++k) {
+    a[k * m] = k < 3 ? column[k][0] : 0.0f;
+    b[k * n + 40] = k < 3 ? column[k][1] : 0.0f;
+  }
+  const std::vector<float> want = Reference(a, b, kk, m, n);
+  std::vector<float> fused(want.size());
+  gemm_internal::MatmulAvx2(gemm_internal::GemmArgs{a.data(), b.data(), fused.data(), n, kk, m, n, false},
+                            gemm_internal::Fusion::kAlways);
+  ASSERT_NE(Bits(fused[40]), Bits(want[40])) << "the data must tell fused from unfused sums";
+  CheckAllPaths(a, b, kk, m, n);
+}
+
+// A column block's verdict agrees with the per-value one for every bf16
+// value in every lane (the others 1.0).
+TEST(GemmTest, Bf16BlockQualificationMatchesThePerValueOne) {
+  using Kernel = BlockedGemm<SeparateOps<V4, 4>>;
+  constexpr int64_t kCols = Kernel::kCols, kk = 3;
+  std::vector<uint16_t> rows(kk * kCols, 0x3f80);  // 1.0
+  std::vector<float> widened(kk * kCols);
+  for (uint32_t h = 0; h <= 0xffffu; ++h) {
+    const int64_t at = (h % kk) * kCols + h % kCols;  // every row and lane in turn
+    rows[at] = static_cast<uint16_t>(h);
+    const bool qualifies = Kernel::WidenBlockQualifying(
+        Bf16Rows{reinterpret_cast<const uint8_t*>(rows.data()), 2 * kCols}, kk, 0, widened.data());
+    ASSERT_EQ(qualifies, Kernel::UnqualifiedBf16(static_cast<uint16_t>(h)) == 0) << h;
+    ASSERT_EQ(Bits(widened[at]), h << 16) << h;
+    rows[at] = 0x3f80;
   }
 }
 

@@ -18,22 +18,18 @@ InstrCost CostIota(const Kernel&, const InstructionView& in, const HardwareConfi
   return EngineCost(c.gpsimd, static_cast<double>(c.gpsimd.start_cycles) + c.gpsimd.iota_cycles_per_elem * n);
 }
 
-// One partition's values: (base + p * partition_step) + i * free_step in
+// Partition p's values: (base + p * partition_step) + i * free_step in
 // double, rounded to fp32 (value_kernels.h).
-void IotaRow(const InstructionView& in, int64_t p, int32_t per, float* row) {
-  isa::IotaRow(in.base + static_cast<double>(p) * in.partition_step, in.free_step, per, row);
-}
-
 void ExecIota(ExecContext& ctx, const InstructionView& in) {
   const int64_t parts = in.dst.Partitions(), per = in.dst.FreeElements();  // per fits a partition's bytes
   int64_t stride = 0;
   if (float* rows = F32Rows(ctx, in.dst, &stride)) {  // f32 dst: written in place
-    for (int64_t p = 0; p < parts; ++p) IotaRow(in, p, static_cast<int32_t>(per), rows + p * stride);
+    IotaRows(in.base, in.partition_step, in.free_step, parts, static_cast<int32_t>(per), rows, stride);
     return;
   }
   ScratchFloats& v = ctx.buf[0];
   v.resize(static_cast<size_t>(parts * per));
-  for (int64_t p = 0; p < parts; ++p) IotaRow(in, p, static_cast<int32_t>(per), &v[p * per]);
+  IotaRows(in.base, in.partition_step, in.free_step, parts, static_cast<int32_t>(per), v.data(), per);
   ctx.Write(in.dst, v);
 }
 

@@ -31,7 +31,10 @@ float SumRow(const float* row, int64_t n) { return g_build->sum_row(row, n); }
 void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n) {
   g_build->scan_row(op0, op1, a, b, initial, n);
 }
-void IotaRow(double start, double step, int32_t n, float* row) { g_build->iota_row(start, step, n, row); }
+void IotaRows(double base, double partition_step, double free_step, int64_t parts, int32_t n, float* rows,
+              int64_t stride) {
+  g_build->iota_rows(base, partition_step, free_step, parts, n, rows, stride);
+}
 
 }  // namespace isa
 }  // namespace nsim

@@ -30,11 +30,15 @@ float SumRow(const float* row, int64_t n);
 // The running scan of tensor_tensor_scan over one row, carried in fp32:
 // carry = op1(op0(a[i], carry), b[i]); a[i] = carry, from carry = initial.
 void ScanRow(AluOp op0, AluOp op1, float* a, const float* b, float initial, int64_t n);
-// row[i] = fp32(start + i * step), computed in double, for i < n.
-void IotaRow(double start, double step, int32_t n, float* row);
+// rows[p * stride + i] = fp32((base + p * partition_step) + i * free_step),
+// each product and sum in double, for p < parts, i < n. The products
+// i * free_step are the same in every row: computed once per call.
+void IotaRows(double base, double partition_step, double free_step, int64_t parts, int32_t n, float* rows,
+              int64_t stride);
 
-// ReduceRows folds this many rows side by side (fewer rows: one at a time).
-constexpr int kReduceRowsSideBySide = 8;
+// ReduceRows folds up to this many rows side by side: callers pass at least
+// this many rows per call where they can.
+constexpr int kReduceRowsSideBySide = 16;
 
 namespace value_kernels_internal {
 // One build of the loops, as a table of the entry points above.
@@ -45,7 +49,7 @@ struct Table {
   decltype(&ReduceRows) reduce_rows;
   decltype(&SumRow) sum_row;
   decltype(&ScanRow) scan_row;
-  decltype(&IotaRow) iota_row;
+  decltype(&IotaRows) iota_rows;
 };
 extern const Table kPortable;  // value_kernels.cc
 extern const Table kAvx2;      // value_kernels_avx2.cc: call only when HostHasAvx2Fma()

@@ -125,7 +125,7 @@ void ExpectMatchesReference(const value_kernels_internal::Table& build, const st
   }
   for (int r = 0; r < kNumReduceOps; ++r) {
     const ReduceOp op = static_cast<ReduceOp>(r);
-    for (int64_t rows : {1, 8, 17}) {
+    for (int64_t rows : {1, 8, 16, 17, 41}) {  // FoldRows' groups of 16 and 8 rows and single rows
       const int64_t n = kN / rows;
       std::vector<float> want(rows), got(rows);
       for (int64_t row = 0; row < rows; ++row) want[row] = RefReduce(op, a.data() + row * n, n);
@@ -133,16 +133,26 @@ void ExpectMatchesReference(const value_kernels_internal::Table& build, const st
       ExpectSameBits(want, got, name + " ReduceRows " + ReduceOpName(op));
     }
   }
-  std::vector<float> want(kN), got(kN);
-  for (int64_t i = 0; i < kN; ++i) want[i] = static_cast<float>(0.1 + static_cast<double>(i) * (1.0 / 3.0));
-  build.iota_row(0.1, 1.0 / 3.0, static_cast<int32_t>(kN), got.data());
-  ExpectSameBits(want, got, name + " IotaRow");
+  for (int32_t n : {static_cast<int32_t>(kN), 5}) {  // rows longer than IotaRows' pass, and short ones
+    for (int64_t parts : {1, 3}) {
+      const int64_t stride = n + 2;
+      std::vector<float> want(parts * stride, -1.0f), got(parts * stride, -1.0f);
+      for (int64_t p = 0; p < parts; ++p) {
+        const double start = 0.1 + static_cast<double>(p) * -7.25;
+        for (int64_t i = 0; i < n; ++i) {
+          want[p * stride + i] = static_cast<float>(start + static_cast<double>(i) * (1.0 / 3.0));
+        }
+      }
+      build.iota_rows(0.1, -7.25, 1.0 / 3.0, parts, n, got.data(), stride);
+      ExpectSameBits(want, got, name + " IotaRows");
+    }
+  }
 }
 
 // What the simulator calls: value_kernels.h's entry points.
 TEST(ValueKernelsTest, DispatchedKernelsMatchTheScalarReference) {
   const value_kernels_internal::Table dispatched = {&AluVector, &AluScalar, &ActivateRow, &ReduceRows,
-                                                    &SumRow,    &ScanRow,   &IotaRow};
+                                                    &SumRow,    &ScanRow,   &IotaRows};
   ExpectMatchesReference(dispatched, "dispatched");
 }
 

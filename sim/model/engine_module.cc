@@ -30,13 +30,18 @@ inline Picos TimeAfter(const Kernel& k, const Instruction& in, Picos t, Picos d)
 
 EngineModule::EngineModule(sc_core::sc_module_name name, EngineId id, SemaphoreBoard& sems, DmaModule& dma)
     : sc_core::sc_module(name), id_(id), sems_(sems), dma_(dma) {
-  SC_THREAD(Main);
+  SC_METHOD(Step);
+  sensitive << start_event_;  // a semaphore wait triggers it instead, once (next_trigger)
+  dont_initialize();
 }
 
 void EngineModule::Start(RunState* run) {
   run_ = run;
   done_ = run->kernel->stream(id_).empty();
   position_ = 0;
+  woken_ = false;
+  next_issue_ = run->t0 + run->result->launch;
+  local_ = next_issue_;
   table_set_ = -1;  // every execution starts with no activation table loaded
   commit_.fill(0);
   if (!done_) {
@@ -45,54 +50,60 @@ void EngineModule::Start(RunState* run) {
   }
 }
 
-void EngineModule::Main() {
-  while (true) {
-    sc_core::wait(start_event_);
-    try {
-      RunStream();
-    } catch (...) {
-      run_->Fail(std::current_exception());
-    }
-    done_ = true;
-    run_->Quiet();
+void EngineModule::Step() {
+  try {
+    if (RunStream()) return;  // resumes when the semaphore it waits on changes
+  } catch (...) {
+    run_->Fail(std::current_exception());
   }
+  done_ = true;
+  run_->Quiet();
 }
 
 // The engine keeps its own clock and runs ahead of SystemC time (temporal
-// decoupling, as TLM's quantum keeper): it only synchronises, with one
-// wait(), before it must observe another engine, i.e. at a semaphore wait.
-// Everything else it does is ordered by absolute timestamps (semaphore
-// signals, DMA ready times), so running ahead changes no result.
-void EngineModule::RunStream() {
+// decoupling, as TLM's quantum keeper): it only synchronises before it must
+// observe another engine, i.e. at a semaphore wait, where it returns until
+// the semaphore changes. Everything else it does is ordered by absolute
+// timestamps (semaphore signals, DMA ready times), so running ahead changes
+// no result.
+bool EngineModule::RunStream() {
   const auto& stream = run_->kernel->stream(id_);
-  next_issue_ = run_->t0 + run_->result->launch;
-  Picos local = next_issue_;
-  for (position_ = 0; position_ < static_cast<int>(stream.size()); ++position_) {
+  for (; position_ < static_cast<int>(stream.size()); ++position_) {
     const LoadedInstruction& li = stream[position_];
-    const Picos ready = local;
+    Picos local = local_;
     if (li.num_waits > 0) {
       // Semaphores only grow (signal increments are >= 1, CheckKernel): a
-      // wait that holds now holds at `local` (>= now), and one that does not
+      // wait that holds now holds at `local_` (>= now), and one that does not
       // holds from the signal that wakes the engine on. No need to reach
-      // `local` first: the instruction issues at the later of the two.
-      if (!WaitForSemaphores(li)) return;
+      // `local_` first: the instruction issues at the later of the two.
+      const Waits waits = CheckSemaphores(li);
+      if (waits != Waits::kHold) return waits == Waits::kBlocked;
       local = std::max(local, Now());
     }
-    if (run_->aborted) return;
+    if (run_->aborted) return false;
     const Picos start = std::max({local, next_issue_, HazardFree(li)});
-    Issue(li, start, local - ready);
-    local = start;
+    Issue(li, start, local - local_);
+    local_ = start;
   }
+  return false;
 }
 
-bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
-  const SemWait* waits = run_->kernel->waits(li);
-  for (const SemWait* w; (w = sems_.FirstUnsatisfied(waits, li.num_waits)) != nullptr;) {
-    sems_.Await(*w);
-    sc_core::wait(sems_.changed(w->sem));  // also notified when the run aborts
-    if (run_->aborted) return false;
+// kBlocked: the first wait that does not hold is registered and the process
+// triggers again when its semaphore changes (also notified when the run
+// aborts, which a woken engine checks first).
+EngineModule::Waits EngineModule::CheckSemaphores(const LoadedInstruction& li) {
+  if (woken_) {
+    woken_ = false;
+    if (run_->aborted) return Waits::kAborted;
   }
-  return !run_->aborted;
+  const SemWait* w = sems_.FirstUnsatisfied(run_->kernel->waits(li), li.num_waits);
+  if (w != nullptr) {
+    sems_.Await(*w);
+    next_trigger(sems_.changed(w->sem));
+    woken_ = true;
+    return Waits::kBlocked;
+  }
+  return run_->aborted ? Waits::kAborted : Waits::kHold;
 }
 
 Picos EngineModule::HazardFree(const LoadedInstruction& li) const {

@@ -4,6 +4,11 @@
 // semaphore waits hold, the previous instruction's initiation interval has
 // passed and no in-flight instruction of this engine still writes what it
 // reads (the RAW rule of S6); its outputs commit `latency` after issue.
+//
+// The engine is a SystemC method process, not a thread (issue 12): it runs
+// its stream until a semaphore wait does not hold, then returns with the
+// semaphore's event as its next trigger and resumes at the same stream
+// position when it fires. A wait costs no thread context switch.
 #include <array>
 #include <vector>
 
@@ -26,9 +31,10 @@ class EngineModule : public sc_core::sc_module {
   int position() const { return position_; }  // instruction it is at (for deadlock reports)
 
  private:
-  void Main();
-  void RunStream();
-  bool WaitForSemaphores(const LoadedInstruction& li);  // false if the run was aborted
+  void Step();       // the process: runs the stream from where it stopped
+  bool RunStream();  // true: stopped at a semaphore wait that does not hold yet
+  enum class Waits { kHold, kBlocked, kAborted };
+  Waits CheckSemaphores(const LoadedInstruction& li);
   Picos HazardFree(const LoadedInstruction& li) const;  // when its RAW producers have committed
   Picos TableLoad(const LoadedInstruction& li);
   void Issue(const LoadedInstruction& li, Picos start, Picos waited);
@@ -40,6 +46,11 @@ class EngineModule : public sc_core::sc_module {
   sc_core::sc_event start_event_;
   bool done_ = true;
   int position_ = 0;
+  // The engine's own clock: when it finished issuing the instruction before
+  // position_ (it runs ahead of SystemC time, see RunStream).
+  Picos local_ = 0;
+  // It returned at position_'s semaphore wait and its trigger has fired since.
+  bool woken_ = false;
   Picos next_issue_ = 0;
   int table_set_ = -1;
   // Commit time of the last issued instructions of this run, by index modulo

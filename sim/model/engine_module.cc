@@ -52,11 +52,15 @@ void EngineModule::Start(RunState* run) {
 
 void EngineModule::Step() {
   try {
-    if (RunStream()) return;  // resumes when the semaphore it waits on changes
+    if (RunStream()) {  // resumes when the semaphore it waits on changes
+      run_->records.Stopped(id_, local_ - run_->t0, Now() - run_->t0);
+      return;
+    }
   } catch (...) {
     run_->Fail(std::current_exception());
   }
   done_ = true;
+  run_->records.Finished(id_, Now() - run_->t0);
   run_->Quiet();
 }
 
@@ -148,7 +152,7 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
     if (li.num_signals > 0) sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals);
     commit_[li.index % kCommitRing] = end;
   }
-  run_->result->instructions.push_back({id_, li.index, start - run_->t0, end - run_->t0, waited});
+  run_->records.Add({id_, li.index, start - run_->t0, end - run_->t0, waited});
   run_->NoteEnd(end);
 }
 

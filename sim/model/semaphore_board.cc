@@ -1,6 +1,7 @@
 #include "sim/model/semaphore_board.h"
 
 #include "sim/model/run_state.h"
+#include "sim/model/sc_time_ps.h"
 
 namespace nsim {
 
@@ -29,7 +30,7 @@ void SemaphoreBoard::Signal(Picos at, const SemSignal* signals, size_t n) {
   for (size_t i = 0; i < n; ++i) pending_.push({at, seq_++, signals[i].sem, signals[i].delta});
   if (at >= wake_at_) return;  // SystemC keeps the earlier notification
   wake_at_ = at;
-  wake_.notify(Ps(at - Now()));
+  wake_.notify(ScPs(at - Now()));
 }
 
 void SemaphoreBoard::Apply() {
@@ -46,7 +47,7 @@ void SemaphoreBoard::Apply() {
   }
   if (!pending_.empty()) {
     wake_at_ = pending_.top().at;
-    wake_.notify(Ps(wake_at_ - now));
+    wake_.notify(ScPs(wake_at_ - now));
   }
 }
 

@@ -24,6 +24,11 @@ void CoreModules::Start(RunState* run) {
   for (auto& e : engines_) e->Start(run);
 }
 
+void CoreModules::WakeAll() {
+  sems_.ForgetWaiters();
+  for (auto& e : engines_) e->Wake();
+}
+
 bool CoreModules::Stuck() const {
   return std::any_of(engines_.begin(), engines_.end(), [](const auto& e) { return !e->done(); });
 }

@@ -31,7 +31,7 @@ inline Picos TimeAfter(const Kernel& k, const Instruction& in, Picos t, Picos d)
 EngineModule::EngineModule(sc_core::sc_module_name name, EngineId id, SemaphoreBoard& sems, DmaModule& dma)
     : sc_core::sc_module(name), id_(id), sems_(sems), dma_(dma) {
   SC_METHOD(Step);
-  sensitive << start_event_;  // a semaphore wait triggers it instead, once (next_trigger)
+  sensitive << start_event_;
   dont_initialize();
 }
 
@@ -50,9 +50,19 @@ void EngineModule::Start(RunState* run) {
   }
 }
 
+void EngineModule::Wake() {
+  if (!done_) start_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
 void EngineModule::Step() {
+  if (!done_) Run();  // an engine that ended since it was woken has nothing to do
+}
+
+void EngineModule::Resume() { Run(); }
+
+void EngineModule::Run() {
   try {
-    if (RunStream()) {  // resumes when the semaphore it waits on changes
+    if (RunStream()) {  // resumed when the semaphore it waits on reaches the value
       run_->records.Stopped(id_, local_ - run_->t0, Now() - run_->t0);
       return;
     }
@@ -92,9 +102,9 @@ bool EngineModule::RunStream() {
   return false;
 }
 
-// kBlocked: the first wait that does not hold is registered and the process
-// triggers again when its semaphore changes (also notified when the run
-// aborts, which a woken engine checks first).
+// kBlocked: the first wait that does not hold is registered with the board,
+// which resumes the engine when it holds (or Wake, when the run aborts: a
+// resumed engine checks that first).
 EngineModule::Waits EngineModule::CheckSemaphores(const LoadedInstruction& li) {
   if (woken_) {
     woken_ = false;
@@ -102,8 +112,7 @@ EngineModule::Waits EngineModule::CheckSemaphores(const LoadedInstruction& li) {
   }
   const SemWait* w = sems_.FirstUnsatisfied(run_->kernel->waits(li), li.num_waits);
   if (w != nullptr) {
-    sems_.Await(*w);
-    next_trigger(sems_.changed(w->sem));
+    sems_.Await(*w, this);
     woken_ = true;
     return Waits::kBlocked;
   }

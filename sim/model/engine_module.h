@@ -5,10 +5,11 @@
 // passed and no in-flight instruction of this engine still writes what it
 // reads (the RAW rule of S6); its outputs commit `latency` after issue.
 //
-// The engine is a SystemC method process, not a thread (issue 12): it runs
-// its stream until a semaphore wait does not hold, then returns with the
-// semaphore's event as its next trigger and resumes at the same stream
-// position when it fires. A wait costs no thread context switch.
+// The engine is not a SystemC thread (issue 12): a method process starts it,
+// it runs its stream until a semaphore wait does not hold, then returns; the
+// semaphore board resumes it at the same stream position, by a direct call,
+// when the semaphore reaches the value. A wait costs no thread context switch
+// and no SystemC event.
 #include <array>
 #include <vector>
 
@@ -21,17 +22,22 @@ namespace nsim {
 
 class DmaModule;
 
-class EngineModule : public sc_core::sc_module {
+class EngineModule : public sc_core::sc_module, private SemaphoreWaiter {
  public:
   SC_HAS_PROCESS(EngineModule);
   EngineModule(sc_core::sc_module_name name, EngineId id, SemaphoreBoard& sems, DmaModule& dma);
 
   void Start(RunState* run);
+  // The run aborts: an engine stopped at a semaphore wait runs on (and ends)
+  // in the next delta cycle (its waits are forgotten, SemaphoreBoard::ForgetWaiters).
+  void Wake();
   bool done() const { return done_; }
   int position() const { return position_; }  // instruction it is at (for deadlock reports)
 
  private:
-  void Step();       // the process: runs the stream from where it stopped
+  void Step();                 // the process: starts the stream, or ends it after an abort
+  void Resume() override;      // the semaphore it waits on reached the value
+  void Run();                  // runs the stream from where it stopped
   bool RunStream();  // true: stopped at a semaphore wait that does not hold yet
   enum class Waits { kHold, kBlocked, kAborted };
   Waits CheckSemaphores(const LoadedInstruction& li);

@@ -84,6 +84,9 @@ bool EngineModule::RunStream() {
   const auto& stream = run_->kernel->stream(id_);
   for (; position_ < static_cast<int>(stream.size()); ++position_) {
     const LoadedInstruction& li = stream[position_];
+    // The engines take turns, a few instructions each: the hardware does not
+    // see one sequential walk of a stream, so the next record is fetched now.
+    if (position_ + 1 < static_cast<int>(stream.size())) __builtin_prefetch(&stream[position_ + 1]);
     Picos local = local_;
     if (li.num_waits > 0) {
       // Semaphores only grow (signal increments are >= 1, CheckKernel): a

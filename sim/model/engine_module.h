@@ -55,7 +55,8 @@ class EngineModule : public sc_core::sc_module, private SemaphoreWaiter {
   // The engine's own clock: when it finished issuing the instruction before
   // position_ (it runs ahead of SystemC time, see RunStream).
   Picos local_ = 0;
-  // It returned at position_'s semaphore wait and its trigger has fired since.
+  // It stopped at position_'s semaphore wait; whoever runs it next (the
+  // board's Resume, or Wake on an abort) finds it set.
   bool woken_ = false;
   Picos next_issue_ = 0;
   int table_set_ = -1;

@@ -73,27 +73,23 @@ class RecordMerger {
     added_at_flush_ = added_;
     if (watermark <= flushed_to_) return;
     flushed_to_ = watermark;
-    // Each queue's records before the watermark: [from[e], to[e]).
-    std::array<const InstructionRecord*, kNumEngines> from, to;
-    size_t n = 0;
+    // One pass: each queue's next record and its start (kFinished past the
+    // end; no record starts there, every one before the watermark is earlier).
+    std::array<const InstructionRecord*, kNumEngines> next, end;
+    std::array<Picos, kNumEngines> head;
     for (int e = 0; e < kNumEngines; ++e) {
-      const std::vector<InstructionRecord>& q = queues_[e];
-      from[e] = to[e] = q.data() + heads_[e];
-      while (to[e] != q.data() + q.size() && to[e]->start < watermark) ++to[e];
-      heads_[e] = static_cast<size_t>(to[e] - q.data());
-      n += static_cast<size_t>(to[e] - from[e]);
+      next[e] = queues_[e].data() + heads_[e];
+      end[e] = queues_[e].data() + queues_[e].size();
+      head[e] = next[e] != end[e] ? next[e]->start : kFinished;
     }
-    const size_t at = out_->size();
-    out_->resize(at + n);
-    InstructionRecord* out = out_->data() + at;
-    std::array<Picos, kNumEngines> head;  // start of each range's first record, kFinished past its end
-    for (int e = 0; e < kNumEngines; ++e) head[e] = from[e] != to[e] ? from[e]->start : kFinished;
-    for (size_t i = 0; i < n; ++i) {  // every record before the watermark starts before kFinished
+    while (true) {
       int best = 0;
       for (int e = 1; e < kNumEngines; ++e) best = head[e] < head[best] ? e : best;  // lowest engine among ties
-      *out++ = *from[best]++;
-      head[best] = from[best] != to[best] ? from[best]->start : kFinished;
+      if (head[best] >= watermark) break;
+      out_->push_back(*next[best]++);
+      head[best] = next[best] != end[best] ? next[best]->start : kFinished;
     }
+    for (int e = 0; e < kNumEngines; ++e) heads_[e] = static_cast<size_t>(next[e] - queues_[e].data());
     for (int e = 0; e < kNumEngines; ++e) Compact(e);
   }
   // Drops the merged front of a queue once it is most of it.

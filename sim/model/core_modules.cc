@@ -1,6 +1,7 @@
 #include "sim/model/core_modules.h"
 
 #include <algorithm>
+#include <array>
 #include <sstream>
 
 namespace nsim {
@@ -16,8 +17,16 @@ CoreModules::CoreModules(const std::string& name)
 void CoreModules::Start(RunState* run) {
   sems_.Reset(run->kernel->kernel().semaphores.size());
   run->result->instructions.reserve(static_cast<size_t>(run->kernel->instruction_count()));
+  std::array<bool, kNumEngines> active;
+  for (int e = 0; e < kNumEngines; ++e) active[e] = !run->kernel->stream(static_cast<EngineId>(e)).empty();
+  run->records.Reset(&run->result->instructions, active, run->result->launch);
   dma_.Reset(run);
   for (auto& e : engines_) e->Start(run);
+}
+
+void CoreModules::WakeAll() {
+  sems_.ForgetWaiters();
+  for (auto& e : engines_) e->Wake();
 }
 
 bool CoreModules::Stuck() const {

@@ -21,7 +21,7 @@ class CoreModules {
   // Resets the core for `run` and wakes its engines at the current time.
   void Start(RunState* run);
   bool Stuck() const;  // an engine has not finished its stream
-  void WakeAll() { sems_.WakeAll(); }
+  void WakeAll();  // the run aborts: every engine still running ends
   // Which engine waits on which semaphore, for a deadlock error.
   std::string DeadlockReport(const LoadedKernel& k) const;
 

@@ -30,13 +30,18 @@ inline Picos TimeAfter(const LoadedKernel& k, const LoadedInstruction& li, Picos
 
 EngineModule::EngineModule(sc_core::sc_module_name name, EngineId id, SemaphoreBoard& sems, DmaModule& dma)
     : sc_core::sc_module(name), id_(id), sems_(sems), dma_(dma) {
-  SC_THREAD(Main);
+  SC_METHOD(Step);
+  sensitive << start_event_;
+  dont_initialize();
 }
 
 void EngineModule::Start(RunState* run) {
   run_ = run;
   done_ = run->kernel->stream(id_).empty();
   position_ = 0;
+  woken_ = false;
+  next_issue_ = run->t0 + run->result->launch;
+  local_ = next_issue_;
   table_set_ = -1;  // every execution starts with no activation table loaded
   commit_.fill(0);
   if (!done_) {
@@ -45,54 +50,76 @@ void EngineModule::Start(RunState* run) {
   }
 }
 
-void EngineModule::Main() {
-  while (true) {
-    sc_core::wait(start_event_);
-    try {
-      RunStream();
-    } catch (...) {
-      run_->Fail(std::current_exception());
+void EngineModule::Wake() {
+  if (!done_) start_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void EngineModule::Step() {
+  if (!done_) Run();  // an engine that ended since it was woken has nothing to do
+}
+
+void EngineModule::Resume() { Run(); }
+
+void EngineModule::Run() {
+  try {
+    if (RunStream()) {  // resumed when the semaphore it waits on reaches the value
+      run_->records.Stopped(id_, local_ - run_->t0, Now() - run_->t0);
+      return;
     }
-    done_ = true;
-    run_->Quiet();
+  } catch (...) {
+    run_->Fail(std::current_exception());
   }
+  done_ = true;
+  run_->records.Finished(id_, Now() - run_->t0);
+  run_->Quiet();
 }
 
 // The engine keeps its own clock and runs ahead of SystemC time (temporal
-// decoupling, as TLM's quantum keeper): it only synchronises, with one
-// wait(), before it must observe another engine, i.e. at a semaphore wait.
-// Everything else it does is ordered by absolute timestamps (semaphore
-// signals, DMA ready times), so running ahead changes no result.
-void EngineModule::RunStream() {
+// decoupling, as TLM's quantum keeper): it only synchronises before it must
+// observe another engine, i.e. at a semaphore wait, where it returns until
+// the semaphore changes. Everything else it does is ordered by absolute
+// timestamps (semaphore signals, DMA ready times), so running ahead changes
+// no result.
+bool EngineModule::RunStream() {
   const auto& stream = run_->kernel->stream(id_);
-  next_issue_ = run_->t0 + run_->result->launch;
-  Picos local = next_issue_;
-  for (position_ = 0; position_ < static_cast<int>(stream.size()); ++position_) {
+  for (; position_ < static_cast<int>(stream.size()); ++position_) {
     const LoadedInstruction& li = stream[position_];
-    const Picos ready = local;
+    // The engines take turns, a few instructions each: the hardware does not
+    // see one sequential walk of a stream, so the next record is fetched now.
+    if (position_ + 1 < static_cast<int>(stream.size())) __builtin_prefetch(&stream[position_ + 1]);
+    Picos local = local_;
     if (li.num_waits > 0) {
       // Semaphores only grow (signal increments are >= 1, CheckKernel): a
-      // wait that holds now holds at `local` (>= now), and one that does not
+      // wait that holds now holds at `local_` (>= now), and one that does not
       // holds from the signal that wakes the engine on. No need to reach
-      // `local` first: the instruction issues at the later of the two.
-      if (!WaitForSemaphores(li)) return;
+      // `local_` first: the instruction issues at the later of the two.
+      const Waits waits = CheckSemaphores(li);
+      if (waits != Waits::kHold) return waits == Waits::kBlocked;
       local = std::max(local, Now());
     }
-    if (run_->aborted) return;
+    if (run_->aborted) return false;
     const Picos start = std::max({local, next_issue_, HazardFree(li)});
-    Issue(li, start, local - ready);
-    local = start;
+    Issue(li, start, local - local_);
+    local_ = start;
   }
+  return false;
 }
 
-bool EngineModule::WaitForSemaphores(const LoadedInstruction& li) {
-  const SemWait* waits = run_->kernel->waits(li);
-  for (const SemWait* w; (w = sems_.FirstUnsatisfied(waits, li.num_waits)) != nullptr;) {
-    sems_.Await(*w);
-    sc_core::wait(sems_.changed(w->sem));  // also notified when the run aborts
-    if (run_->aborted) return false;
+// kBlocked: the first wait that does not hold is registered with the board,
+// which resumes the engine when it holds (or Wake, when the run aborts: a
+// resumed engine checks that first).
+EngineModule::Waits EngineModule::CheckSemaphores(const LoadedInstruction& li) {
+  if (woken_) {
+    woken_ = false;
+    if (run_->aborted) return Waits::kAborted;
   }
-  return !run_->aborted;
+  const SemWait* w = sems_.FirstUnsatisfied(run_->kernel->waits(li), li.num_waits);
+  if (w != nullptr) {
+    sems_.Await(*w, this);
+    woken_ = true;
+    return Waits::kBlocked;
+  }
+  return run_->aborted ? Waits::kAborted : Waits::kHold;
 }
 
 Picos EngineModule::HazardFree(const LoadedInstruction& li) const {
@@ -137,7 +164,7 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
     if (li.num_signals > 0) sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals);
     commit_[li.index % kCommitRing] = end;
   }
-  run_->result->instructions.push_back({id_, li.index, start - run_->t0, end - run_->t0, waited});
+  run_->records.Add({id_, li.index, start - run_->t0, end - run_->t0, waited});
   run_->NoteEnd(end);
 }
 

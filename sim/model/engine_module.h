@@ -4,6 +4,12 @@
 // semaphore waits hold, the previous instruction's initiation interval has
 // passed and no in-flight instruction of this engine still writes what it
 // reads (the RAW rule of S6); its outputs commit `latency` after issue.
+//
+// The engine is not a SystemC thread (issue 12): a method process starts it,
+// it runs its stream until a semaphore wait does not hold, then returns; the
+// semaphore board resumes it at the same stream position, by a direct call,
+// when the semaphore reaches the value. A wait costs no thread context switch
+// and no SystemC event.
 #include <array>
 #include <vector>
 
@@ -16,19 +22,25 @@ namespace nsim {
 
 class DmaModule;
 
-class EngineModule : public sc_core::sc_module {
+class EngineModule : public sc_core::sc_module, private SemaphoreWaiter {
  public:
   SC_HAS_PROCESS(EngineModule);
   EngineModule(sc_core::sc_module_name name, EngineId id, SemaphoreBoard& sems, DmaModule& dma);
 
   void Start(RunState* run);
+  // The run aborts: an engine stopped at a semaphore wait runs on (and ends)
+  // in the next delta cycle (its waits are forgotten, SemaphoreBoard::ForgetWaiters).
+  void Wake();
   bool done() const { return done_; }
   int position() const { return position_; }  // instruction it is at (for deadlock reports)
 
  private:
-  void Main();
-  void RunStream();
-  bool WaitForSemaphores(const LoadedInstruction& li);  // false if the run was aborted
+  void Step();                 // the process: starts the stream, or ends it after an abort
+  void Resume() override;      // the semaphore it waits on reached the value
+  void Run();                  // runs the stream from where it stopped
+  bool RunStream();  // true: stopped at a semaphore wait that does not hold yet
+  enum class Waits { kHold, kBlocked, kAborted };
+  Waits CheckSemaphores(const LoadedInstruction& li);
   Picos HazardFree(const LoadedInstruction& li) const;  // when its RAW producers have committed
   Picos TableLoad(const LoadedInstruction& li);
   void Issue(const LoadedInstruction& li, Picos start, Picos waited);
@@ -40,6 +52,12 @@ class EngineModule : public sc_core::sc_module {
   sc_core::sc_event start_event_;
   bool done_ = true;
   int position_ = 0;
+  // The engine's own clock: when it finished issuing the instruction before
+  // position_ (it runs ahead of SystemC time, see RunStream).
+  Picos local_ = 0;
+  // It stopped at position_'s semaphore wait; whoever runs it next (the
+  // board's Resume, or Wake on an abort) finds it set.
+  bool woken_ = false;
   Picos next_issue_ = 0;
   int table_set_ = -1;
   // Commit time of the last issued instructions of this run, by index modulo

@@ -481,6 +481,7 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
   }
   ++instructions_;
   flops_[e] += spec.flops(kernel_, in);
+  opcode_counts_[e][static_cast<int>(in.opcode)]++;
   // A DMA writes nothing the RAW rule orders; it reads only if some
   // instruction before it in the window writes.
   if (in.opcode != Opcode::kDmaCopy || state->writers.AnyWithin(i)) {

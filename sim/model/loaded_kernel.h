@@ -116,6 +116,8 @@ class LoadedKernel {
   int64_t instruction_count() const { return instructions_; }
   // The arithmetic work (OpcodeModel::flops) of all of engine e's instructions.
   int64_t flops(EngineId e) const { return flops_[static_cast<int>(e)]; }
+  // How many of engine e's instructions have each opcode.
+  const std::array<int64_t, kNumOpcodes>& opcode_counts(EngineId e) const { return opcode_counts_[static_cast<int>(e)]; }
   int64_t dma_count() const { return dma_count_; }              // dma_copy instructions
   int64_t dma_piece_count() const { return dma_piece_count_; }  // their pieces, all together
   int64_t sbuf_bytes_per_partition() const { return sbuf_used_; }
@@ -149,6 +151,7 @@ class LoadedKernel {
   int64_t sbuf_used_ = 0, psum_used_ = 0;
   int64_t instructions_ = 0, dma_count_ = 0, dma_piece_count_ = 0;
   std::array<int64_t, kNumEngines> flops_{};
+  std::array<std::array<int64_t, kNumOpcodes>, kNumEngines> opcode_counts_{};
 };
 
 }  // namespace nsim

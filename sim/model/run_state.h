@@ -14,6 +14,7 @@
 #include "sim/isa/opcode_spec.h"
 #include "sim/model/execution_result.h"
 #include "sim/model/loaded_kernel.h"
+#include "sim/model/record_merger.h"
 
 namespace nsim {
 
@@ -27,6 +28,7 @@ struct RunState {
   const LoadedKernel* kernel = nullptr;
   ExecContext* ctx = nullptr;
   ExecutionResult* result = nullptr;
+  RecordMerger records;     // the engines' instruction records, into result->instructions
   int core = 0;             // physical core of the chip running this execution
   // Per kernel tensor: the HBM stack it lives in (nullptr for on-chip tensors).
   std::vector<HbmArbiter*> tensor_stack;

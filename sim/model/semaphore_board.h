@@ -1,11 +1,11 @@
 #pragma once
 // The core's semaphores. Signals are applied at their time (an instruction's
 // completion plus the propagation latency). An engine that must wait
-// registers the value it waits for (Await) and waits on `changed`, which is
-// notified once a waiter's value is reached, not on every signal before.
+// registers the value it waits for (Await) and returns; the board resumes it
+// by a direct call once a waiter's value is reached, not on every signal
+// before (issue 12: no SystemC event, trigger and process switch per wake).
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <queue>
 #include <vector>
 
@@ -15,6 +15,16 @@
 #include "sim/kernel/kernel.h"
 
 namespace nsim {
+
+// What waits on a semaphore (an engine). Resume runs inside the board's
+// process, at the time the semaphore reached the value waited for.
+class SemaphoreWaiter {
+ public:
+  virtual void Resume() = 0;
+
+ protected:
+  ~SemaphoreWaiter() = default;
+};
 
 class SemaphoreBoard : public sc_core::sc_module {
  public:
@@ -29,18 +39,19 @@ class SemaphoreBoard : public sc_core::sc_module {
     }
     return nullptr;
   }
-  // Registers that an engine waits for semaphore `wait.sem` to reach
-  // `wait.value` (which it has not): changed(wait.sem) is notified once it
-  // does, not on every signal before. Every waiter of that semaphore wakes
-  // then; one whose value is not reached yet registers again.
-  void Await(const SemWait& wait) { lowest_wait_[wait.sem] = std::min(lowest_wait_[wait.sem], wait.value); }
-  // Notified when a waiter's value of semaphore `sem` is reached (Await), and
-  // when the run aborts.
-  sc_core::sc_event& changed(int sem) { return events_[sem]; }
+  // Registers that `waiter` waits for semaphore `wait.sem` to reach
+  // `wait.value` (which it has not): it is resumed once it does, not on every
+  // signal before. Every waiter of that semaphore is resumed then; one whose
+  // value is not reached yet registers again.
+  void Await(const SemWait& wait, SemaphoreWaiter* waiter) {
+    lowest_wait_[wait.sem] = std::min(lowest_wait_[wait.sem], wait.value);
+    waiters_[wait.sem].push_back(waiter);
+  }
   // Applies every signal's delta at absolute time `at` (>= now).
   void Signal(Picos at, const SemSignal* signals, size_t n);
   int64_t value(int sem) const { return values_[sem]; }
-  void WakeAll();
+  // The run aborts: every waiter is forgotten (the core wakes its engines).
+  void ForgetWaiters();
 
  private:
   struct Pending {
@@ -51,11 +62,13 @@ class SemaphoreBoard : public sc_core::sc_module {
     bool operator>(const Pending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   void Apply();
+  void Reached(int sem);  // resumes the semaphore's waiters
 
   std::vector<int64_t> values_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   uint64_t seq_ = 0;
-  std::deque<sc_core::sc_event> events_;  // one per semaphore; grows, never shrinks
+  std::vector<std::vector<SemaphoreWaiter*>> waiters_;  // per semaphore, in order of Await
+  std::vector<SemaphoreWaiter*> resuming_;                // Reached's copy of one semaphore's waiters
   // Per semaphore, the lowest value a waiter waits for (kNoWaiter: none), so
   // a signal that wakes no one costs a comparison.
   static constexpr int64_t kNoWaiter = INT64_MAX;

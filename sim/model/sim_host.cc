@@ -84,8 +84,7 @@ namespace {
 // Runs the started launch until no events remain, reporting progress between
 // slices of simulated time when asked. Exit on starvation: time stops at the
 // last event, exactly where one uninterrupted sc_start() would stop.
-void Simulate(const std::vector<CoreRun>& runs, const std::vector<ExecutionResult>& results,
-              const ProgressFn& progress) {
+void Simulate(const std::vector<CoreRun>& runs, const std::vector<RunState>& states, const ProgressFn& progress) {
   if (!progress) {
     sc_core::sc_start();
     return;
@@ -97,7 +96,7 @@ void Simulate(const std::vector<CoreRun>& runs, const std::vector<ExecutionResul
     sc_core::sc_start(Ps(kProgressSlicePs), sc_core::SC_EXIT_ON_STARVATION);
     p.simulated = Now() - start;
     p.instructions_done = 0;
-    for (const ExecutionResult& r : results) p.instructions_done += static_cast<int64_t>(r.instructions.size());
+    for (const RunState& s : states) p.instructions_done += s.records.size();
     progress(p);
   }
 }
@@ -139,7 +138,7 @@ std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, cons
     for (int s : r.tensor_stack) run.tensor_stack.push_back(s < 0 ? nullptr : m.stacks.at(s).get());
   }
   for (size_t i = 0; i < runs.size(); ++i) m.cores[runs[i].core]->Start(&states[i]);
-  Simulate(runs, results, progress);
+  Simulate(runs, states, progress);
   std::string deadlock;
   bool stuck = false;
   for (size_t i = 0; i < runs.size(); ++i) {

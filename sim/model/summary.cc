@@ -40,14 +40,12 @@ HbmBytes PieceHbmBytes(int64_t piece_bytes, const DmaSide& src, const DmaSide& d
 // The records are in order of start (record_order.h), so each union keeps
 // only its open block.
 Picos SummarizeEngines(const LoadedKernel& kernel, const IntervalSet& dma, ExecutionResult* r) {
-  using FlopsFn = int64_t (*)(const Kernel&, const InstructionView&);
-  FlopsFn flops[kNumOpcodes] = {};  // Spec(opcode).flops, looked up once per opcode
   RunningUnion busy[kNumEngines];
   RunningUnion active;
   const IntervalSet::Block* block = dma.begin();
   Picos last_start = INT64_MIN;
-  // A run that issued every instruction (each issues once) did the kernel's
-  // whole arithmetic, known at load; a partial one sums what it issued.
+  // A run that issued every instruction (each issues once) ran the kernel's
+  // whole streams, counted at load; a partial one counts what it issued.
   const bool complete = static_cast<int64_t>(r->instructions.size()) == kernel.instruction_count();
   for (const InstructionRecord& rec : r->instructions) {
     if (rec.start < last_start) NotInOrder();
@@ -56,19 +54,23 @@ Picos SummarizeEngines(const LoadedKernel& kernel, const IntervalSet& dma, Execu
     active.Add(rec.start, rec.end);
     const int e = static_cast<int>(rec.engine);
     busy[e].Add(rec.start, rec.end);
-    const Opcode opcode = kernel.stream(rec.engine)[rec.index].opcode;
-    const int op = static_cast<int>(opcode);
+    if (complete) continue;
+    const InstructionView in = kernel.kernel().instruction(e, rec.index);
+    const int op = static_cast<int>(in.opcode);
     EngineSummary& s = r->engines[e];
     s.instructions++;
     s.by_opcode[op]++;
-    if (complete) continue;
-    if (flops[op] == nullptr) flops[op] = Spec(opcode).flops;
-    s.flops += flops[op](kernel.kernel(), kernel.kernel().instruction(e, rec.index));
+    s.flops += Spec(in.opcode).flops(kernel.kernel(), in);
   }
   for (; block != dma.end(); ++block) active.Add(block->first, block->second);
   for (int e = 0; e < kNumEngines; ++e) {
-    r->engines[e].busy = busy[e].Length();
-    if (complete) r->engines[e].flops += kernel.flops(static_cast<EngineId>(e));
+    EngineSummary& s = r->engines[e];
+    s.busy = busy[e].Length();
+    if (!complete) continue;
+    const EngineId id = static_cast<EngineId>(e);
+    s.instructions += static_cast<int64_t>(kernel.stream(id).size());
+    s.flops += kernel.flops(id);
+    for (int op = 0; op < kNumOpcodes; ++op) s.by_opcode[op] += kernel.opcode_counts(id)[op];
   }
   return active.Length();
 }

@@ -90,7 +90,9 @@ def million_rows(rows):
     for name, r in sorted(b.items()):
         parts = name.split("partitions:")[1].split("/")[0]
         values = "values" if "/values:1" in name else "timing-only"
-        limit = 10.0 if values == "values" else 3.0
+        if "/hbm_tiles:0" in name:  # every step its own HBM tiles: no two DMA access patterns alike
+            values += ", all DMA access patterns distinct"
+        limit = 10.0 if "/values:1" in name else 3.0
         row(rows, f"1M-instruction vector add, [{parts}, 64] tiles, {values}: < {limit:g} s",
             f"{r['cpu_s']:.2f} s CPU (load {r['load_cpu_s']:.2f} s), {r['instr/s'] / 1e3:.0f} k instr/s",
             r["cpu_s"] < limit, "million_instructions")

@@ -30,31 +30,6 @@ uint32_t Index(size_t n) {
 
 }  // namespace
 
-InstructionStore::InstructionStore(const InstructionStore& o)
-    : streams_(o.streams_),
-      words_(o.words_),
-      aps_(o.aps_),
-      ap_index_(o.ap_index_),
-      scalars_(o.scalars_),
-      scalar_index_(o.scalar_index_),
-      iotas_(o.iotas_),
-      waits_(o.waits_),
-      signals_(o.signals_) {
-  Relink();
-}
-
-InstructionStore& InstructionStore::operator=(const InstructionStore& o) {
-  if (this != &o) *this = InstructionStore(o);
-  return *this;
-}
-
-void InstructionStore::Relink() {
-  ap_at_.clear();
-  for (const AccessPattern& ap : aps_) ap_at_.push_back(&ap);
-  scalar_at_.clear();
-  for (const Scalar& s : scalars_) scalar_at_.push_back(&s);
-}
-
 size_t InstructionStore::total() const {
   size_t n = 0;
   for (const auto& s : streams_) n += s.size();
@@ -62,25 +37,11 @@ size_t InstructionStore::total() const {
 }
 
 uint32_t InstructionStore::InternAp(const AccessPattern& ap) {
-  const uint64_t h = HashAccessPattern(ap);
-  const int64_t found = ap_index_.Find(h, [&](uint32_t id) { return *ap_at_[id] == ap; });
-  if (found >= 0) return static_cast<uint32_t>(found);
-  const uint32_t id = Index(aps_.size());
-  aps_.push_back(ap);
-  ap_at_.push_back(&aps_.back());
-  ap_index_.Insert(h, id);
-  return id;
+  return aps_.Intern(ap, HashAccessPattern(ap), [&](const AccessPattern& a) { return a == ap; });
 }
 
 uint32_t InstructionStore::InternScalar(const Scalar& s) {
-  const uint64_t h = HashScalar(s);
-  const int64_t found = scalar_index_.Find(h, [&](uint32_t id) { return Identical(*scalar_at_[id], s); });
-  if (found >= 0) return static_cast<uint32_t>(found);
-  const uint32_t id = Index(scalars_.size());
-  scalars_.push_back(s);
-  scalar_at_.push_back(&scalars_.back());
-  scalar_index_.Insert(h, id);
-  return id;
+  return scalars_.Intern(s, HashScalar(s), [&](const Scalar& t) { return Identical(t, s); });
 }
 
 // Appends the semaphore words of `in` (after its other words): for waits and

@@ -21,7 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/kernel/id_index.h"
+#include "sim/kernel/interned_pool.h"
 #include "sim/kernel/instruction.h"
 
 namespace nsim {
@@ -72,12 +72,7 @@ class InstructionStore {
   static const AccessPattern kNoAp;
   static const Scalar kNoScalar;
 
-  InstructionStore() = default;
-  // A copy points at its own pools (the address tables are rebuilt); a move keeps them.
-  InstructionStore(const InstructionStore& o);
-  InstructionStore& operator=(const InstructionStore& o);
-  InstructionStore(InstructionStore&&) = default;
-  InstructionStore& operator=(InstructionStore&&) = default;
+  // A copy points at its own pools (InternedPool); a move keeps them.
 
   size_t size(int engine) const { return streams_[engine].size(); }
   size_t total() const;
@@ -122,7 +117,6 @@ class InstructionStore {
   Header Pack(const Instruction& in);
   uint32_t InternAp(const AccessPattern& ap);
   uint32_t InternScalar(const Scalar& s);
-  void Relink();
   void PushSems(const Instruction& in, uint8_t* num_waits, uint8_t* num_signals);
 
   std::array<std::vector<Header>, kNumEngines> streams_;
@@ -130,12 +124,8 @@ class InstructionStore {
   // Interned: a deque keeps addresses stable (PreBound finds operands by
   // address), a vector of their addresses makes a lookup one load (Get is on
   // the per-instruction path).
-  std::deque<AccessPattern> aps_;
-  std::vector<const AccessPattern*> ap_at_;
-  IdIndex ap_index_;  // by content hash: index in aps_
-  std::deque<Scalar> scalars_;
-  std::vector<const Scalar*> scalar_at_;
-  IdIndex scalar_index_;
+  InternedPool<AccessPattern> aps_;
+  InternedPool<Scalar> scalars_;
   std::vector<std::array<double, 3>> iotas_;  // base, partition_step, free_step
   std::vector<SemWait> waits_;
   std::vector<SemSignal> signals_;
@@ -148,12 +138,12 @@ __attribute__((always_inline)) inline InstructionView InstructionStore::Get(int 
   const uint16_t f = h.fields;
   const uint32_t* w = words_.data() + h.words;
   // Evaluated in the words' order.
-  const AccessPattern& dst = f & kDst ? *ap_at_[*w++] : kNoAp;
-  const AccessPattern& src0 = f & kSrc0 ? *ap_at_[*w++] : kNoAp;
-  const AccessPattern& src1 = f & kSrc1 ? *ap_at_[*w++] : kNoAp;
-  const AccessPattern& acc = f & kAcc ? *ap_at_[*w++] : kNoAp;
-  const Scalar& scalar0 = f & kScalar0 ? *scalar_at_[*w++] : kNoScalar;
-  const Scalar& scalar1 = f & kScalar1 ? *scalar_at_[*w++] : kNoScalar;
+  const AccessPattern& dst = f & kDst ? aps_[*w++] : kNoAp;
+  const AccessPattern& src0 = f & kSrc0 ? aps_[*w++] : kNoAp;
+  const AccessPattern& src1 = f & kSrc1 ? aps_[*w++] : kNoAp;
+  const AccessPattern& acc = f & kAcc ? aps_[*w++] : kNoAp;
+  const Scalar& scalar0 = f & kScalar0 ? scalars_[*w++] : kNoScalar;
+  const Scalar& scalar1 = f & kScalar1 ? scalars_[*w++] : kNoScalar;
   InstructionView v(h.engine, h.opcode, h.line, dst, src0, src1, acc, scalar0, scalar1);
   v.alu0 = h.alu0;
   v.alu1 = h.alu1;

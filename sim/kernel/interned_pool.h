@@ -1,11 +1,15 @@
 #pragma once
-// The ids of interned values, found by content hash: open addressing with
+// Values kept once each (InternedPool), and the index that finds their ids by
+// content hash (IdIndex). The index: open addressing with
 // linear probing, at most half full. A slot is 8 bytes (32 bits of the hash
 // and the id), against ~40 for a node of std::unordered_multimap: a kernel
 // whose tiles all differ interns one access pattern per DMA, and a long
 // kernel keeps them all (issue 12: memory per instruction).
 #include <cstdint>
+#include <deque>
 #include <vector>
+
+#include "sim/base/error.h"
 
 namespace nsim {
 
@@ -53,6 +57,50 @@ class IdIndex {
 
   std::vector<Slot> slots_;  // a power of two
   size_t used_ = 0;
+};
+
+// Distinct values of T with 32-bit ids, each kept once at a stable address
+// (readers hold references into the pool). A copy has its own addresses; a
+// move keeps them (a moved deque keeps its elements).
+template <class T>
+class InternedPool {
+ public:
+  InternedPool() = default;
+  InternedPool(const InternedPool& o) : values_(o.values_), index_(o.index_) { Link(); }
+  InternedPool& operator=(const InternedPool& o) {
+    if (this != &o) {
+      values_ = o.values_;
+      index_ = o.index_;
+      Link();
+    }
+    return *this;
+  }
+  InternedPool(InternedPool&&) = default;
+  InternedPool& operator=(InternedPool&&) = default;
+
+  // One load: on the per-instruction paths.
+  const T& operator[](uint32_t id) const { return *at_[id]; }
+  // The id of the value `same` accepts among those of hash `h`, or of `v` added.
+  template <class Same>
+  uint32_t Intern(const T& v, uint64_t h, Same same) {
+    const int64_t found = index_.Find(h, [&](uint32_t id) { return same(*at_[id]); });
+    if (found >= 0) return static_cast<uint32_t>(found);
+    if (values_.size() >= UINT32_MAX) throw SimError("kernel too large: more than 2^32 distinct operands");
+    const uint32_t id = static_cast<uint32_t>(values_.size());
+    values_.push_back(v);
+    at_.push_back(&values_.back());
+    index_.Insert(h, id);
+    return id;
+  }
+
+ private:
+  void Link() {
+    at_.clear();
+    for (const T& v : values_) at_.push_back(&v);
+  }
+  std::deque<T> values_;
+  std::vector<const T*> at_;  // by id
+  IdIndex index_;
 };
 
 }  // namespace nsim

@@ -111,17 +111,17 @@ struct Scalar {  // an immediate or a per-partition [P,1] column
 bool operator==(const Scalar& a, const Scalar& b);
 inline bool operator!=(const Scalar& a, const Scalar& b) { return !(a == b); }
 
-// 12 bytes each, not 16 (4-byte aligned, no padding): a long kernel holds one
-// or two of each per instruction (issue 12's memory per instruction).
-struct __attribute__((packed, aligned(4))) SemWait {
+// Not packed to 12 bytes: a packed 8-byte field is misaligned, and any
+// reference bound to it (std::min, gtest's EXPECT_EQ) is undefined behaviour
+// (the fuzz smoke run's UBSan found one); 4 bytes each are not worth that.
+struct SemWait {
   int sem = -1;
   int64_t value = 0;  // proceed once semaphore >= value
 };
-struct __attribute__((packed, aligned(4))) SemSignal {
+struct SemSignal {
   int sem = -1;
   int64_t delta = 1;  // added when the instruction completes
 };
-static_assert(sizeof(SemWait) == 12 && sizeof(SemSignal) == 12, "semaphore operations are packed");
 
 struct Instruction {
   EngineId engine = EngineId::kSync;

@@ -8,22 +8,17 @@
 #include <utility>
 #include <vector>
 
+#include "sim/base/word_hash.h"
 #include "sim/kernel/kernel.h"
 
 namespace nsim {
 
 // FNV-1a over the pattern's fields (tensor, partition_start, offset, dims).
 inline uint64_t HashAccessPattern(const AccessPattern& ap) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
-  mix(static_cast<uint64_t>(ap.tensor));
-  mix(static_cast<uint64_t>(ap.partition_start));
-  mix(static_cast<uint64_t>(ap.offset));
-  for (const ApDim& d : ap.dims) {
-    mix(static_cast<uint64_t>(d.stride));
-    mix(static_cast<uint64_t>(d.size));
-  }
-  return h;
+  WordHash h;
+  h.Mix(static_cast<uint64_t>(ap.tensor)).Mix(static_cast<uint64_t>(ap.partition_start)).Mix(static_cast<uint64_t>(ap.offset));
+  for (const ApDim& d : ap.dims) h.Mix(static_cast<uint64_t>(d.stride)).Mix(static_cast<uint64_t>(d.size));
+  return h.value();
 }
 
 template <class V>

@@ -4,18 +4,18 @@
 #include <new>
 #include <unordered_map>
 
+#include "sim/base/word_hash.h"
+
 namespace nsim {
 namespace {
 
 const ApDim* DimsOf(const ApDims::Rep* r) { return reinterpret_cast<const ApDim*>(r + 1); }
 
 uint64_t HashDims(const ApDim* d, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull ^ n;
-  for (size_t i = 0; i < n; ++i) {
-    h = (h ^ static_cast<uint64_t>(d[i].stride)) * 0x100000001b3ull;
-    h = (h ^ static_cast<uint64_t>(d[i].size)) * 0x100000001b3ull;
-  }
-  return h ^ (h >> 31);
+  WordHash h;
+  h.Mix(n);
+  for (size_t i = 0; i < n; ++i) h.Mix(static_cast<uint64_t>(d[i].stride)).Mix(static_cast<uint64_t>(d[i].size));
+  return h.value();
 }
 
 bool SameDims(const ApDim* a, size_t na, const ApDim* b, size_t nb) {

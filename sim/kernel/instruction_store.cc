@@ -1,6 +1,7 @@
 #include <cstring>
 
 #include "sim/base/error.h"
+#include "sim/base/word_hash.h"
 #include "sim/kernel/ap_cache.h"
 #include "sim/kernel/kernel.h"
 
@@ -21,7 +22,7 @@ bool Identical(const Scalar& a, const Scalar& b) {
   return a.is_ap == b.is_ap && Bits(a.imm) == Bits(b.imm) && a.ap == b.ap;
 }
 bool IsDefault(const Scalar& s) { return Identical(s, InstructionStore::kNoScalar); }
-uint64_t HashScalar(const Scalar& s) { return (HashAccessPattern(s.ap) ^ Bits(s.imm)) * 0x100000001b3ull + s.is_ap; }
+uint64_t HashScalar(const Scalar& s) { return WordHash().Mix(HashAccessPattern(s.ap)).Mix(Bits(s.imm)).Mix(s.is_ap).value(); }
 
 uint32_t Index(size_t n) {
   if (n > UINT32_MAX) throw SimError("kernel too large: more than 2^32 pooled instruction fields");

@@ -9,6 +9,7 @@
 
 #include "sim/base/checked.h"
 #include "sim/base/error.h"
+#include "sim/base/word_hash.h"
 #include "sim/isa/common.h"
 #include "sim/kernel/ap_cache.h"
 #include "sim/kernel/builder.h"
@@ -33,13 +34,11 @@ bool operator==(const DmaPlan& a, const DmaPlan& b) {
 }
 
 size_t DmaPlanHash::operator()(const DmaPlan& p) const {
-  uint64_t h = 0;
-  for (uint64_t v : {uint64_t(p.full_bytes), uint64_t(p.full_descriptors), uint64_t(p.last_bytes),
-                     uint64_t(p.last_descriptors), uint64_t(p.first_engine) << 32 | uint64_t(p.engines) << 16 | p.count,
-                     uint64_t(p.touches_hbm)}) {
-    h = (h ^ v) * 0x100000001b3ull;
-  }
-  return static_cast<size_t>(h ^ (h >> 29));
+  WordHash h;
+  h.Mix(static_cast<uint64_t>(p.full_bytes)).Mix(static_cast<uint64_t>(p.full_descriptors));
+  h.Mix(static_cast<uint64_t>(p.last_bytes)).Mix(static_cast<uint64_t>(p.last_descriptors));
+  h.Mix(uint64_t{p.first_engine} << 32 | uint64_t{p.engines} << 16 | p.count).Mix(p.touches_hbm);
+  return static_cast<size_t>(h.value());
 }
 
 namespace {
@@ -250,19 +249,12 @@ class RecentWriters {
 };
 
 uint64_t HashBound(const BoundAccess& b) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
-  mix(static_cast<uint64_t>(b.space));
-  mix(static_cast<uint64_t>(b.dtype));
-  mix(static_cast<uint64_t>(b.partition_start));
-  mix(static_cast<uint64_t>(b.partitions));
-  mix(b.base);
-  mix(static_cast<uint64_t>(b.count));
-  for (const ApDim& d : b.dims) {
-    mix(static_cast<uint64_t>(d.stride));
-    mix(static_cast<uint64_t>(d.size));
-  }
-  return h;
+  WordHash h;
+  h.Mix(static_cast<uint64_t>(b.space)).Mix(static_cast<uint64_t>(b.dtype));
+  h.Mix(static_cast<uint64_t>(b.partition_start)).Mix(static_cast<uint64_t>(b.partitions));
+  h.Mix(b.base).Mix(static_cast<uint64_t>(b.count));
+  for (const ApDim& d : b.dims) h.Mix(static_cast<uint64_t>(d.stride)).Mix(static_cast<uint64_t>(d.size));
+  return h.value();
 }
 
 bool SameBound(const BoundAccess& a, const BoundAccess& b) {

@@ -13,4 +13,18 @@ bool HostHasAvx2Fma() {
 #endif
 }
 
+bool HostHasAvx512Bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  // __builtin_cpu_supports reports AVX-512 features only when XCR0 shows the
+  // OS saves their state.
+  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f") &&
+                                                    __builtin_cpu_supports("avx512bw") &&
+                                                    __builtin_cpu_supports("avx512vl") &&
+                                                    __builtin_cpu_supports("avx512bf16"));
+  return has;
+#else
+  return false;
+#endif
+}
+
 }  // namespace nsim

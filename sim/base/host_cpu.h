@@ -6,23 +6,31 @@
 namespace nsim {
 
 bool HostHasAvx2Fma();  // AVX2 and FMA (Intel Haswell / AMD Zen and later)
+// AVX-512 F, BW, VL and BF16 (AMD Zen 4, Intel Cooper Lake and later), with
+// the OS saving the 512-bit registers.
+bool HostHasAvx512Bf16();
 
-// A table of kernel entry points of which a portable and an AVX2 build
-// exist (both giving the same bits), chosen once per process rather than
-// checked per call (issue 12: the check sat on the per-row path). At
-// namespace scope, in this order:
-//   HostBuild<Table> g_kernels(kPortable, kAvx2);  // constant-initialised
+// A table of kernel entry points of which a portable, an AVX2 and optionally
+// an AVX-512 BF16 build exist (all giving the same bits), chosen once per
+// process rather than checked per call (issue 12: the check sat on the
+// per-row path). At namespace scope, in this order:
+//   HostBuild<Table> g_kernels(kPortable, kAvx2[, &kAvx512]);  // constant-initialised
 //   [[maybe_unused]] const bool g_kernels_chosen = g_kernels.ChooseForHost();
 // It holds the portable table from constant initialisation on, so a call
-// from any static initialiser is valid, and switches to the AVX2 table
-// during dynamic initialisation when the host has AVX2 and FMA.
+// from any static initialiser is valid, and switches to the best build the
+// host runs during dynamic initialisation.
 template <class Table>
 class HostBuild {
  public:
-  constexpr HostBuild(const Table& portable, const Table& avx2) : table_(&portable), avx2_(&avx2) {}
+  constexpr HostBuild(const Table& portable, const Table& avx2, const Table* avx512 = nullptr)
+      : table_(&portable), avx2_(&avx2), avx512_(avx512) {}
   // Returns true, to initialise the namespace-scope bool above.
   bool ChooseForHost() {
-    if (HostHasAvx2Fma()) table_ = avx2_;
+    if (avx512_ != nullptr && HostHasAvx512Bf16()) {
+      table_ = avx512_;
+    } else if (HostHasAvx2Fma()) {
+      table_ = avx2_;
+    }
     return true;
   }
   const Table& operator*() const { return *table_; }
@@ -31,6 +39,7 @@ class HostBuild {
  private:
   const Table* table_;
   const Table* avx2_;
+  const Table* avx512_;
 };
 
 }  // namespace nsim

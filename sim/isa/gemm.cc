@@ -38,10 +38,10 @@ void MatmulPartitionOrder(const float* a, const float* b, float* out, int64_t ou
 
 bool MatmulBf16PartitionOrder(Bf16Rows a, Bf16Rows b, float* out, int64_t out_stride, int64_t k_size,
                               int64_t m_size, int64_t n_size, bool accumulate) {
+  const gemm_internal::GemmArgs g{nullptr, nullptr, out, out_stride, k_size, m_size, n_size, accumulate};
+  if (HostHasAvx512Bf16() && gemm_internal::MatmulBf16Dot(a, b, g)) return true;
   // The portable build keeps the general path: hosts without AVX2 are rare.
-  if (!HostHasAvx2Fma()) return false;
-  return gemm_internal::MatmulBf16Avx2(
-      a, b, gemm_internal::GemmArgs{nullptr, nullptr, out, out_stride, k_size, m_size, n_size, accumulate});
+  return HostHasAvx2Fma() && gemm_internal::MatmulBf16Avx2(a, b, g);
 }
 
 }  // namespace isa

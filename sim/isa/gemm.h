@@ -36,7 +36,9 @@ struct Bf16Rows {
 // packed straight from their rows: the same floats as on their fp32 values
 // (bf16 widens exactly), without an fp32 copy of either operand. Returns
 // false, writing nothing, when the host or the shape needs the general path
-// (then widen the operands and call MatmulPartitionOrder).
+// (then widen the operands and call MatmulPartitionOrder). With AVX-512 BF16
+// on the host and operands in range it runs bf16 dot products
+// (gemm_bf16_dot.cc), else the AVX2 kernel above: the same floats.
 bool MatmulBf16PartitionOrder(Bf16Rows a, Bf16Rows b, float* out, int64_t out_stride, int64_t k_size,
                               int64_t m_size, int64_t n_size, bool accumulate);
 
@@ -63,6 +65,10 @@ void MatmulPortable(const GemmArgs& g);
 void MatmulAvx2(const GemmArgs& g, Fusion fusion);
 bool ProductsExactAvx2(const float* a, int64_t na, const float* b, int64_t nb);
 bool MatmulBf16Avx2(Bf16Rows a, Bf16Rows b, const GemmArgs& out);  // out's a and b unused
+// The AVX-512 BF16 kernel (gemm_bf16_dot.cc; only when the host has
+// AVX-512 BF16): false, writing nothing, unless N is a multiple of 16 and
+// every nonzero value of both operands lies in [2^-56, 2^56).
+bool MatmulBf16Dot(Bf16Rows a, Bf16Rows b, const GemmArgs& out);  // out's a and b unused
 }  // namespace gemm_internal
 
 }  // namespace isa

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -92,11 +93,19 @@ std::vector<uint8_t> Bf16Buffer(const std::vector<float>& x, int64_t width, int6
   return buf;
 }
 
-// The shapes MatmulBf16PartitionOrder takes on an AVX2 host (gemm_kernel.h
-// Bf16Packable with 8-float vectors).
-bool Bf16PathTakes(int64_t kk, int64_t m, int64_t n) {
-  return HostHasAvx2Fma() && m >= 6 && n >= 32 && n % 16 == 0 && kk >= 8;
+// Whether the bf16 dot-product kernel takes a value: zero, or a magnitude in
+// [2^-56, 2^56) (gemm_bf16_dot.cc), written here on the float.
+bool InDotRange(float x) {
+  const float mag = std::fabs(x);
+  return mag == 0.0f || (mag >= 0x1p-56f && mag < 0x1p56f);
 }
+bool DotTakes(const std::vector<float>& a, const std::vector<float>& b, int64_t n) {
+  auto in_range = [](const std::vector<float>& v) { return std::all_of(v.begin(), v.end(), InDotRange); };
+  return n >= 16 && n % 16 == 0 && in_range(a) && in_range(b);
+}
+// The shapes the AVX2 bf16 kernel takes (gemm_kernel.h Bf16Packable with
+// 8-float vectors).
+bool Avx2Bf16Takes(int64_t kk, int64_t m, int64_t n) { return m >= 6 && n >= 32 && n % 16 == 0 && kk >= 8; }
 
 // Every path on one problem, writing fresh outputs and accumulating onto `psum`.
 void CheckAllPaths(const std::vector<float>& a, const std::vector<float>& b, int64_t kk, int64_t m, int64_t n) {
@@ -114,13 +123,26 @@ void CheckAllPaths(const std::vector<float>& a, const std::vector<float>& b, int
     run("portable", [](const gemm_internal::GemmArgs& g) { gemm_internal::MatmulPortable(g); });
     if (AllBf16(a) && AllBf16(b)) {
       const std::vector<uint8_t> abuf = Bf16Buffer(a, m, 2 * m + 6), bbuf = Bf16Buffer(b, n, 2 * n + 2);
+      const Bf16Rows ar{abuf.data() + 1, 2 * m + 6}, br{bbuf.data() + 1, 2 * n + 2};
+      const bool dot = HostHasAvx512Bf16() && DotTakes(a, b, n);
       run("bf16 rows", [&](const gemm_internal::GemmArgs& g) {
-        const bool taken = MatmulBf16PartitionOrder(Bf16Rows{abuf.data() + 1, 2 * m + 6},
-                                                    Bf16Rows{bbuf.data() + 1, 2 * n + 2}, g.out, g.out_stride,
-                                                    g.k_size, g.m_size, g.n_size, g.accumulate);
-        ASSERT_EQ(taken, Bf16PathTakes(kk, m, n));
+        const bool taken = MatmulBf16PartitionOrder(ar, br, g.out, g.out_stride, g.k_size, g.m_size, g.n_size,
+                                                    g.accumulate);
+        ASSERT_EQ(taken, dot || (HostHasAvx2Fma() && Avx2Bf16Takes(kk, m, n)));
         if (!taken) MatmulPartitionOrder(g.a, g.b, g.out, g.out_stride, g.k_size, g.m_size, g.n_size, g.accumulate);
       });
+      if (HostHasAvx2Fma() && Avx2Bf16Takes(kk, m, n)) {
+        run("bf16 rows, avx2", [&](const gemm_internal::GemmArgs& g) {
+          ASSERT_TRUE(gemm_internal::MatmulBf16Avx2(ar, br, g));
+        });
+      }
+      if (HostHasAvx512Bf16()) {
+        run("bf16 rows, dot products", [&](const gemm_internal::GemmArgs& g) {
+          const bool taken = gemm_internal::MatmulBf16Dot(ar, br, g);
+          ASSERT_EQ(taken, dot);
+          if (!taken) MatmulPartitionOrder(g.a, g.b, g.out, g.out_stride, g.k_size, g.m_size, g.n_size, g.accumulate);
+        });
+      }
     }
     if (!HostHasAvx2Fma()) continue;
     using gemm_internal::Fusion;
@@ -169,6 +191,19 @@ TEST(GemmTest, SumsInPartitionOrder) {
   EXPECT_EQ(out, 0.0f);
 }
 
+// The same on the bf16 paths, where partitions go in pairs: 1 + 2^24 rounds
+// to 2^24 (a tie, to even), + 1 likewise, - 2^24 gives 0; each pair summed
+// the other way round would end at 1.
+TEST(GemmTest, Bf16PathsSumInPartitionOrder) {
+  const int64_t kk = 4, m = 6, n = 32;
+  const std::vector<float> a(kk * m, 1.0f);
+  std::vector<float> b = Random(kk * n, true, 5);
+  const float column[kk] = {1.0f, 16777216.0f, 1.0f, -16777216.0f};
+  for (int64_t k = 0; k < kk; ++k) b[k * n] = column[k];
+  ASSERT_EQ(Reference(a, b, kk, m, n)[0], 0.0f);
+  CheckAllPaths(a, b, kk, m, n);
+}
+
 TEST(GemmTest, ProductsExactOnlyForShortSignificandsInRange) {
   const std::vector<float> bf16 = Random(256, true, 7), f32 = Random(256, false, 8);
   EXPECT_TRUE(ProductsExact(bf16.data(), 256, bf16.data(), 256));
@@ -178,7 +213,9 @@ TEST(GemmTest, ProductsExactOnlyForShortSignificandsInRange) {
     std::vector<float> v = bf16;
     v[100] = special;
     EXPECT_FALSE(ProductsExact(v.data(), 256, bf16.data(), 256)) << special;
-    if (HostHasAvx2Fma()) EXPECT_FALSE(gemm_internal::ProductsExactAvx2(v.data(), 256, bf16.data(), 256)) << special;
+    if (HostHasAvx2Fma()) {
+      EXPECT_FALSE(gemm_internal::ProductsExactAvx2(v.data(), 256, bf16.data(), 256)) << special;
+    }
   }
   if (HostHasAvx2Fma()) {
     EXPECT_TRUE(gemm_internal::ProductsExactAvx2(bf16.data(), 256, bf16.data(), 256));
@@ -249,6 +286,44 @@ TEST(GemmTest, Bf16BlockQualificationMatchesThePerValueOne) {
     ASSERT_EQ(Bits(widened[at]), h << 16) << h;
     rows[at] = 0x3f80;
   }
+}
+
+// The dot-product kernel takes exactly the bf16 values in its range: each
+// of the 65536 in every lane and partition position of a small problem
+// (odd K: the last partition has a zero partner).
+TEST(GemmTest, Bf16DotTakesExactlyTheValuesInItsRange) {
+  if (!HostHasAvx512Bf16()) GTEST_SKIP() << "host without AVX-512 BF16";
+  const int64_t kk = 3, m = 2, n = 16;
+  std::vector<uint16_t> a(kk * m, 0x3f80), b(kk * n, 0x3f80);  // 1.0
+  std::vector<float> out(m * n);
+  const gemm_internal::GemmArgs g{nullptr, nullptr, out.data(), n, kk, m, n, false};
+  for (uint32_t h = 0; h <= 0xffffu; ++h) {
+    float x;
+    const uint32_t bits = h << 16;
+    std::memcpy(&x, &bits, 4);
+    std::vector<uint16_t>& operand = h % 2 ? a : b;
+    const size_t at = h % operand.size();
+    operand[at] = static_cast<uint16_t>(h);
+    const bool taken = gemm_internal::MatmulBf16Dot(Bf16Rows{reinterpret_cast<const uint8_t*>(a.data()), 2 * m},
+                                                    Bf16Rows{reinterpret_cast<const uint8_t*>(b.data()), 2 * n}, g);
+    ASSERT_EQ(taken, InDotRange(x)) << std::hex << h;
+    operand[at] = 0x3f80;
+  }
+}
+
+// Values the fused AVX2 path takes but the dot-product kernel must not:
+// (1 + 2^-7) * 2^-62 * 2^-62 - 2^-62 * 2^-62 = 2^-131, a subnormal partial
+// sum that VDPBF16PS would flush to zero. Every path gives 2^-131.
+TEST(GemmTest, SubnormalPartialSumsStayOffTheDotProductKernel) {
+  const int64_t kk = 2, m = 6, n = 32;
+  std::vector<float> a(kk * m, 0.0f), b(kk * n, 0.0f);
+  a[0] = 0x1.02p-62f;
+  a[m] = -0x1p-62f;
+  b[0] = 0x1p-62f;
+  b[n] = 0x1p-62f;
+  ASSERT_TRUE(ProductsExact(a.data(), kk * m, b.data(), kk * n));
+  ASSERT_EQ(Reference(a, b, kk, m, n)[0], 0x1p-131f);
+  CheckAllPaths(a, b, kk, m, n);
 }
 
 TEST(GemmTest, SpecialValuesMatchOnEveryPath) {

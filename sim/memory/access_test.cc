@@ -69,13 +69,14 @@ TEST(Access, Bf16StoreRoundsLikeFloatToBF16) {
 
 // LoadRun/StoreRun (what the simulator calls, the build chosen for this
 // host) and every build of the bf16 loops round exactly as FloatToBF16 and
-// load back exactly, for runs of every length up to 17 (vector bodies and
-// tails) and one long run.
+// load back exactly, for runs of every length up to 17 and around 32 and 64
+// (vector bodies of 8, 16 and 32 values, and tails) and one long run.
 void ExpectBf16RunsExact(void (*load)(const uint8_t*, int64_t, float*), void (*store)(const float*, int64_t, uint8_t*),
                          const std::string& build) {
   const std::vector<float> values = RoundingCases();
   std::vector<int64_t> lengths;
   for (int64_t n = 1; n <= 17; ++n) lengths.push_back(n);
+  for (int64_t n : {31, 32, 33, 63, 64, 65}) lengths.push_back(n);
   lengths.push_back(static_cast<int64_t>(values.size()));
   std::vector<uint16_t> stored(values.size());
   std::vector<float> back(values.size());
@@ -104,6 +105,10 @@ TEST(Access, Bf16RunsOfEveryBuildRoundLikeFloatToBF16) {
                       "portable");
   if (HostHasAvx2Fma()) {
     ExpectBf16RunsExact(dtype_runs_internal::kAvx2Bf16Loops.load, dtype_runs_internal::kAvx2Bf16Loops.store, "avx2");
+  }
+  if (HostHasAvx512Bf16()) {
+    ExpectBf16RunsExact(dtype_runs_internal::kAvx512Bf16Loops.load, dtype_runs_internal::kAvx512Bf16Loops.store,
+                        "avx512");
   }
 }
 

@@ -13,7 +13,8 @@ const Bf16Loops kPortableBf16Loops = kThisBuildBf16Loops;
 
 namespace {
 HostBuild<dtype_runs_internal::Bf16Loops> g_bf16(dtype_runs_internal::kPortableBf16Loops,
-                                                 dtype_runs_internal::kAvx2Bf16Loops);
+                                                 dtype_runs_internal::kAvx2Bf16Loops,
+                                                 &dtype_runs_internal::kAvx512Bf16Loops);
 [[maybe_unused]] const bool g_bf16_chosen = g_bf16.ChooseForHost();
 }  // namespace
 

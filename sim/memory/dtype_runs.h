@@ -1,9 +1,9 @@
 #pragma once
 // Converting a run of packed device elements to and from fp32: the inner
 // loops of access.cc. Stores round as sim/base/dtype.h (bf16/fp16 to nearest
-// even). Conversions are exact per element, so the AVX2 build of the bf16
-// loops (dtype_runs_avx2.cc, chosen once per process) gives the same bits as
-// the portable one.
+// even). Conversions are exact per element, so the AVX2 and AVX-512 builds
+// of the bf16 loops (dtype_runs_avx2.cc, dtype_runs_avx512.cc, chosen once
+// per process) give the same bits as the portable one.
 #include <cstdint>
 
 #include "sim/base/dtype.h"
@@ -27,7 +27,8 @@ struct Bf16Loops {
   void (*store)(const float* in, int64_t n, uint8_t* p);
 };
 extern const Bf16Loops kPortableBf16Loops;
-extern const Bf16Loops kAvx2Bf16Loops;  // call only when HostHasAvx2Fma()
+extern const Bf16Loops kAvx2Bf16Loops;       // call only when HostHasAvx2Fma()
+extern const Bf16Loops kAvx512Bf16Loops;     // call only when HostHasAvx512Bf16()
 }  // namespace dtype_runs_internal
 
 }  // namespace nsim

@@ -18,7 +18,7 @@ OLD=/tmp/nsim_filed_$FILED
 run() {  # run <checkout>: one sim_speed run of the row, in its own runfiles
   local bin=$1/bazel-bin/benchmarks/sim_speed
   (cd "$bin.runfiles/nsim" && NSIM_CONFIG_DIR=$1/configs "$bin" --benchmark_filter="$FILTER" 2>/dev/null) |
-    grep '^BM_' | grep -o 'instr/s=[0-9.]*[kM]*\|fma_bound/s=[0-9.]*[kM]*' | tr '\n' ' '
+    grep '^BM_' | grep -o 'instr/s=[0-9.]*[kM]*\|[a-z]*_bound/s=[0-9.]*[kM]*' | tr '\n' ' '
 }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq "$REPS"); do

@@ -8,7 +8,7 @@
 // aims: compute-only >= 0.5, mixed with tiny tiles >= 0.25). Rows with
 // values also report `fma_bound/s`: the instructions/s the row would reach
 // if computing its matmul products at the host's peak multiply-add rate
-// (measured in the same run, benchmarks/host_fma_rate.h) were all it did.
+// (measured in the same run, benchmarks/host_mac_rate.h) were all it did.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include "sim/config/loader.h"
 #include "sim/isa/opcode_spec.h"
 #include "sim/kernel/builder.h"
-#include "benchmarks/host_fma_rate.h"
+#include "benchmarks/host_mac_rate.h"
 #include "benchmarks/raw_systemc_rate.h"
 #include "sim/model/device.h"
 
@@ -156,10 +156,10 @@ void RunStream(benchmark::State& state, const Kernel& k, bool timing_only = fals
   state.counters["raw/s"] = raw;
   state.counters["ratio"] = rate / raw;
   state.counters["device_us"] = PicosToMicros(device_time);
-  const double fmas = MatmulMultiplyAdds(k);
-  if (!timing_only && fmas >= 1e8) {  // only where the products weigh: a fast row times nothing else
-    const double fma_rate = bench::HostFmaRate(static_cast<int64_t>(std::min(fmas, 4e9)));
-    if (fma_rate > 0) state.counters["fma_bound/s"] = static_cast<double>(k.NumInstructions()) * fma_rate / fmas;
+  const double macs = MatmulMultiplyAdds(k);
+  if (!timing_only && macs >= 1e8) {  // only where the products weigh: a fast row times nothing else
+    const double mac_rate = bench::HostMultiplyAddRate(static_cast<int64_t>(std::min(macs, 4e9)));
+    if (mac_rate > 0) state.counters["mac_bound/s"] = static_cast<double>(k.NumInstructions()) * mac_rate / macs;
   }
 }
 

@@ -78,7 +78,7 @@ def sim_speed_rows(rows):
         m["ratio"] >= 0.25, "sim_speed MixedStream 1x1")
     big = b["BM_MixedStream/partitions:128/free:512"]
     speedup = big["instr/s"] / ISSUE_MIXED_128x512_INSTR_PER_S
-    ceiling = big.get("fma_bound/s")  # absent on a host without AVX2+FMA
+    ceiling = big.get("mac_bound/s")  # absent on a host without AVX2+FMA
     ceiling_text = f"; host multiply-add ceiling {ceiling / 1e3:.1f} k instr/s" if ceiling else ""
     row(rows, "mixed [128, 512] tiles, values on, >= 5x the issue's 5.72 k instr/s",
         f"{big['instr/s'] / 1e3:.1f} k instr/s = {speedup:.2f}x{ceiling_text}", speedup >= 5,

@@ -23,6 +23,11 @@
 //
 // Compiled with -mavx512f -mavx512bw -mavx512vl -mavx512bf16 (sim/isa/BUILD);
 // called only when host_cpu.h's HostHasAvx512Bf16 holds.
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 reports its own AVX-512 intrinsics' deliberately undefined
+// vectors (_mm512_undefined_*) as maybe uninitialised.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <algorithm>
@@ -174,6 +179,9 @@ bool MatmulBf16Dot(Bf16Rows a, Bf16Rows b, const GemmArgs& g) {
   if (g.n_size < kLanes || g.n_size % kLanes != 0 || g.m_size < 1 || g.k_size < 1 || g.k_size >= (1 << 15)) {
     return false;
   }
+  // A pass of its own before packing: checking B while packing it whole
+  // (its blocks then come from L2, not L1) measured 10 % slower on the
+  // [128, 512] stream.
   if (!Qualifies(a, g.k_size, g.m_size) || !Qualifies(b, g.k_size, g.n_size)) return false;
   thread_local Scratch s;
   const int64_t pairs = (g.k_size + 1) / 2;

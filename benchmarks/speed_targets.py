@@ -3,6 +3,8 @@
 
     python3 benchmarks/speed_targets.py            # from the repository root
     python3 benchmarks/speed_targets.py --quick    # skips the 1M-instruction and 8192^2 rows
+    python3 benchmarks/speed_targets.py --filed 5  # adds the [128, 512] row side by side with
+                                                   # the code the issue was filed against
 
 Builds the opt binaries, runs every benchmark that measures a target next to
 its reference (the raw SystemC rate and the host's multiply-add ceiling are
@@ -85,6 +87,26 @@ def sim_speed_rows(rows):
         "sim_speed MixedStream 128x512")
 
 
+def filed_row(rows, reps):
+    """MixedStream 128x512 alternated with the filed code's binary (filed_side_by_side.sh):
+    the 5x judged on the median of the per-pair ratios, both measured at the same time."""
+    out = subprocess.run(["bash", os.path.join(ROOT, "benchmarks", "filed_side_by_side.sh"), str(reps)],
+                         cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+    def rate(line):
+        value = line.split("instr/s=")[1].split()[0]
+        return float(value.rstrip("kM")) * {"k": 1e3, "M": 1e6}.get(value[-1], 1.0)
+
+    filed = [rate(l) for l in out.splitlines() if l.startswith("filed")]
+    now = [rate(l) for l in out.splitlines() if l.startswith("this checkout")]
+    ratios = sorted(n / f for f, n in zip(filed, now))
+    median = ratios[len(ratios) // 2]
+    row(rows, "mixed [128, 512] tiles, values on, >= 5x the filed code (a7df98c) side by side",
+        f"{min(now) / 1e3:.1f}-{max(now) / 1e3:.1f} k vs {min(filed) / 1e3:.1f}-{max(filed) / 1e3:.1f} k "
+        f"instr/s in {len(ratios)} alternated pairs: median {median:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x)",
+        median >= 5, "filed_side_by_side.sh")
+
+
 def million_rows(rows):
     b = gbench("million_instructions", r"instructions:1000000/")
     for name, r in sorted(b.items()):
@@ -125,11 +147,16 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="skip the 1M-instruction and 8192^2 rows")
     p.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    p.add_argument("--filed", type=int, metavar="REPS", default=0,
+                   help="also run the [128, 512] row side by side with the filed code, REPS pairs "
+                        "(builds it in a worktree under /tmp the first time)")
     args = p.parse_args()
     if not args.no_build:
         build()
     rows = []
     sim_speed_rows(rows)
+    if args.filed > 0:
+        filed_row(rows, args.filed)
     if not args.quick:
         million_rows(rows)
         study_rows(rows)

@@ -47,6 +47,19 @@ bool MatmulBf16PartitionOrder(Bf16Rows a, Bf16Rows b, float* out, int64_t out_st
 bool ProductsExact(const float* a, int64_t na, const float* b, int64_t nb);
 
 namespace gemm_internal {
+// Rows of A per panel (a tile of 6 rows x 2 vectors keeps 12 sums in flight,
+// enough to hide the multiply-add latency on both kernels' vector units).
+constexpr int kPanelRows = 6;
+// The rows of the panel of A starting at m0: kPanelRows, except that the
+// last 7 to 9 rows go as 4 and 3 to 5: a tile of 1 or 2 rows keeps 2 or 4
+// sums in flight, too few to hide the multiply-add latency (M = 128: 20
+// panels of 6 and 2 of 4 instead of 21 of 6 and a slow one of 2). Each
+// output's sum is the same whatever its panel.
+inline int64_t PanelRows(int64_t m_size, int64_t m0) {
+  const int64_t left = m_size - m0;
+  return (left > kPanelRows && left < 2 * kPanelRows - 2) ? 4 : (left < kPanelRows ? left : kPanelRows);
+}
+
 // The portable kernel and the AVX2 kernel (the latter only when the host has
 // AVX2 and FMA, sim/base/host_cpu.h). Both give the same floats.
 struct GemmArgs {

@@ -43,7 +43,6 @@ namespace gemm_internal {
 namespace {
 
 constexpr int kLanes = 16;             // fp32 lanes per 512-bit vector
-constexpr int kRows = 6;               // MR x 2 vectors = 12 sums in flight: covers the 6-cycle latency
 constexpr int64_t kCols = 2 * kLanes;  // a packed column block of B
 
 // Nonzero bf16 magnitudes in [2^-56, 2^56): biased exponents [71, 183).
@@ -84,13 +83,6 @@ uint32_t Pair(const uint8_t* row, const uint8_t* next) {
 
 const uint8_t* NextRow(Bf16Rows x, int64_t k, int64_t k_size, int64_t i) {
   return k + 1 < k_size ? At(x, k + 1, i) : nullptr;
-}
-
-// The rows of the panel of A at m0 (gemm_kernel.h PanelRows: the last 7 to
-// 9 rows go as 4 and 3 to 5, so no tile keeps too few sums in flight).
-int64_t PanelRows(int64_t m_size, int64_t m0) {
-  const int64_t left = m_size - m0;
-  return (left > kRows && left < 2 * kRows - 2) ? 4 : std::min<int64_t>(kRows, left);
 }
 
 struct Scratch {

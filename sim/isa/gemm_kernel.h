@@ -50,7 +50,7 @@ struct BlockedGemm {
   using V = typename Ops::V;
   using Args = gemm_internal::GemmArgs;
   static constexpr int W = Ops::W;
-  static constexpr int kRows = 6;  // MR x 2 vectors = 12 accumulators: fits 16 registers
+  static constexpr int kRows = gemm_internal::kPanelRows;  // MR x 2 vectors = 12 accumulators: fits 16 registers
 
   static void Store(const Args& g, float* dst, V sum) {
     if (g.accumulate) {
@@ -122,15 +122,7 @@ struct BlockedGemm {
       }
     }
   }
-  // The rows of the packed panel of A starting at m0: kRows, except that the
-  // last 7 to 9 rows go as 4 and 3 to 5: a tile of 1 or 2 rows keeps 2 or 4
-  // sums in flight, too few to hide the multiply-add latency (M = 128: 20
-  // panels of 6 and 2 of 4 instead of 21 of 6 and a slow one of 2). Each
-  // output's sum is the same whatever its panel.
-  static int64_t PanelRows(int64_t m_size, int64_t m0) {
-    const int64_t left = m_size - m0;
-    return (left > kRows && left < 2 * kRows - 2) ? 4 : std::min<int64_t>(kRows, left);
-  }
+  static int64_t PanelRows(int64_t m_size, int64_t m0) { return gemm_internal::PanelRows(m_size, m0); }
   static constexpr int64_t kCols = 2 * W;  // a packed column block of B
   // copy_b(k, j, n, dst) as copy_a, for B's elements (k, [j, j + n)).
   template <class CopyB>

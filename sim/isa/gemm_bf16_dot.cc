@@ -50,20 +50,26 @@ constexpr uint16_t kMinMag = (127 - 56) << 7, kSpan = 112 << 7;
 
 const uint8_t* At(Bf16Rows x, int64_t k, int64_t i) { return x.rows + k * x.pitch + 2 * i; }
 
-// Whether K rows of n bf16 values qualify (see the top of the file).
+// Nonzero in a 16-bit lane when that bf16 value does not qualify (see the
+// top of the file): mag - min (wrapping) >= span, and mag != 0. Vector
+// operations only, so a caller ORs the results of a whole operand together.
+__m512i Unqualified(__m512i bf16) {
+  const __m512i mag = _mm512_and_si512(bf16, _mm512_set1_epi16(0x7fff));
+  const __m512i from_min = _mm512_sub_epi16(mag, _mm512_set1_epi16(kMinMag));
+  return _mm512_min_epu16(_mm512_subs_epu16(from_min, _mm512_set1_epi16(kSpan - 1)), mag);
+}
+
+// Whether K rows of n bf16 values qualify.
 bool Qualifies(Bf16Rows x, int64_t k_size, int64_t n) {
-  const __m512i magnitude = _mm512_set1_epi16(0x7fff), min = _mm512_set1_epi16(kMinMag),
-                span = _mm512_set1_epi16(kSpan);
-  __mmask32 bad = 0;
+  __m512i bad = _mm512_setzero_si512();
+  const int64_t whole = n / 32 * 32;
+  const __mmask32 tail = static_cast<__mmask32>((uint64_t{1} << (n - whole)) - 1);
   for (int64_t k = 0; k < k_size; ++k) {
     const uint8_t* row = At(x, k, 0);
-    for (int64_t i = 0; i < n; i += 32) {
-      const __mmask32 lanes = n - i >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((uint32_t{1} << (n - i)) - 1);
-      const __m512i mag = _mm512_and_si512(_mm512_maskz_loadu_epi16(lanes, row + 2 * i), magnitude);
-      bad |= _mm512_mask_cmpge_epu16_mask(_mm512_test_epi16_mask(mag, mag), _mm512_sub_epi16(mag, min), span);
-    }
+    for (int64_t i = 0; i < whole; i += 32) bad = _mm512_or_si512(bad, Unqualified(_mm512_loadu_si512(row + 2 * i)));
+    if (tail != 0) bad = _mm512_or_si512(bad, Unqualified(_mm512_maskz_loadu_epi16(tail, row + 2 * whole)));
   }
-  return bad == 0;
+  return _mm512_test_epi16_mask(bad, bad) == 0;
 }
 
 // 16 pairs (row k's value in the high half, row k + 1's in the low half) of
@@ -86,61 +92,63 @@ const uint8_t* NextRow(Bf16Rows x, int64_t k, int64_t k_size, int64_t i) {
 }
 
 struct Scratch {
-  std::vector<uint32_t> a;      // panel m0 holds K/2 rows of its pairs at m0 * pairs
-  std::vector<uint32_t> row;    // one pair row of A
+  std::vector<uint32_t> a;      // K/2 rows of M pairs of A
   std::vector<uint32_t> block;  // K/2 rows of kCols pairs of B
 };
 
-// A's pairs, panel by panel: panel m0's pair row p (partitions 2p, 2p + 1)
-// holds its rows' pairs contiguously.
-void PackA(Bf16Rows a, int64_t k_size, int64_t m_size, Scratch& s) {
+// A's pairs: row p (partitions 2p, 2p + 1) at p * M. A tile reads its MR
+// rows' pairs of each p from there; the next tiles read the rest of the
+// same cache lines, so no panel copy is needed.
+void PackA(Bf16Rows a, int64_t k_size, int64_t m_size, uint32_t* out) {
   const int64_t pairs = (k_size + 1) / 2;
-  s.a.resize(static_cast<size_t>(pairs * m_size));
-  s.row.resize(static_cast<size_t>(m_size));
   for (int64_t p = 0; p < pairs; ++p) {
     const int64_t k = 2 * p;
+    uint32_t* row = out + p * m_size;
     int64_t m = 0;
-    for (; m + kLanes <= m_size; m += kLanes) {
-      _mm512_storeu_si512(s.row.data() + m, Pairs(At(a, k, m), NextRow(a, k, k_size, m)));
-    }
-    for (; m < m_size; ++m) s.row[m] = Pair(At(a, k, m), NextRow(a, k, k_size, m));
-    for (int64_t m0 = 0, rows; m0 < m_size; m0 += rows) {
-      rows = PanelRows(m_size, m0);
-      std::memcpy(s.a.data() + m0 * pairs + p * rows, s.row.data() + m0, sizeof(uint32_t) * rows);
-    }
+    for (; m + kLanes <= m_size; m += kLanes) _mm512_storeu_si512(row + m, Pairs(At(a, k, m), NextRow(a, k, k_size, m)));
+    for (; m < m_size; ++m) row[m] = Pair(At(a, k, m), NextRow(a, k, k_size, m));
   }
 }
 
-// B's pairs of columns [n0, n0 + NV * kLanes).
+// B's pairs of columns [n0, n0 + NV * kLanes): row p at p * kCols.
 template <int NV>
-void PackBlock(Bf16Rows b, int64_t k_size, int64_t n0, Scratch& s) {
+void PackBlock(Bf16Rows b, int64_t k_size, int64_t n0, uint32_t* out) {
   const int64_t pairs = (k_size + 1) / 2;
-  s.block.resize(static_cast<size_t>(pairs * kCols));
   for (int64_t p = 0; p < pairs; ++p) {
     const int64_t k = 2 * p;
+#pragma GCC unroll 4
     for (int j = 0; j < NV; ++j) {
       const int64_t n = n0 + j * kLanes;
-      _mm512_storeu_si512(s.block.data() + p * kCols + j * kLanes, Pairs(At(b, k, n), NextRow(b, k, k_size, n)));
+      _mm512_storeu_si512(out + p * kCols + j * kLanes, Pairs(At(b, k, n), NextRow(b, k, k_size, n)));
     }
   }
 }
 
-// Outputs [m0, m0 + MR) x [n0, n0 + NV * kLanes) from the panel's and the
-// block's pairs.
+// Outputs [m0, m0 + MR) x [n0, n0 + NV * kLanes) from A's pairs (rows
+// m_size apart, from m0) and the block's. The small loops are unrolled so
+// that the sums live in registers, never on the stack.
 template <int MR, int NV>
-void Tile(const GemmArgs& g, const uint32_t* panel, const uint32_t* block, int64_t pairs, int64_t m0, int64_t n0) {
+void Tile(const GemmArgs& g, const uint32_t* a, const uint32_t* block, int64_t pairs, int64_t m0, int64_t n0) {
   __m512 c[MR][NV];
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
     for (int j = 0; j < NV; ++j) c[r][j] = _mm512_setzero_ps();
-  for (int64_t p = 0; p < pairs; ++p) {
+  const uint32_t* arow = a + m0;
+  for (int64_t p = 0; p < pairs; ++p, arow += g.m_size) {
     __m512bh bv[NV];
+#pragma GCC unroll 4
     for (int j = 0; j < NV; ++j) bv[j] = (__m512bh)_mm512_loadu_si512(block + p * kCols + j * kLanes);
+#pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(panel[p * MR + r]));
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(arow[r]));
+#pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) c[r][j] = _mm512_dpbf16_ps(c[r][j], av, bv[j]);
     }
   }
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
     for (int j = 0; j < NV; ++j) {
       float* dst = g.out + (m0 + r) * g.out_stride + n0 + j * kLanes;
       // PSUM accumulation adds the finished sum: one more rounding.
@@ -150,17 +158,16 @@ void Tile(const GemmArgs& g, const uint32_t* panel, const uint32_t* block, int64
 }
 
 template <int NV>
-void Column(const GemmArgs& g, const Scratch& s, int64_t pairs, int64_t n0) {
+void Column(const GemmArgs& g, const uint32_t* a, const uint32_t* block, int64_t pairs, int64_t n0) {
   for (int64_t m0 = 0, rows; m0 < g.m_size; m0 += rows) {
     rows = PanelRows(g.m_size, m0);
-    const uint32_t* panel = s.a.data() + m0 * pairs;
     switch (rows) {
-      case 6: Tile<6, NV>(g, panel, s.block.data(), pairs, m0, n0); break;
-      case 5: Tile<5, NV>(g, panel, s.block.data(), pairs, m0, n0); break;
-      case 4: Tile<4, NV>(g, panel, s.block.data(), pairs, m0, n0); break;
-      case 3: Tile<3, NV>(g, panel, s.block.data(), pairs, m0, n0); break;
-      case 2: Tile<2, NV>(g, panel, s.block.data(), pairs, m0, n0); break;
-      default: Tile<1, NV>(g, panel, s.block.data(), pairs, m0, n0); break;
+      case 6: Tile<6, NV>(g, a, block, pairs, m0, n0); break;
+      case 5: Tile<5, NV>(g, a, block, pairs, m0, n0); break;
+      case 4: Tile<4, NV>(g, a, block, pairs, m0, n0); break;
+      case 3: Tile<3, NV>(g, a, block, pairs, m0, n0); break;
+      case 2: Tile<2, NV>(g, a, block, pairs, m0, n0); break;
+      default: Tile<1, NV>(g, a, block, pairs, m0, n0); break;
     }
   }
 }
@@ -177,15 +184,19 @@ bool MatmulBf16Dot(Bf16Rows a, Bf16Rows b, const GemmArgs& g) {
   if (!Qualifies(a, g.k_size, g.m_size) || !Qualifies(b, g.k_size, g.n_size)) return false;
   thread_local Scratch s;
   const int64_t pairs = (g.k_size + 1) / 2;
-  PackA(a, g.k_size, g.m_size, s);
+  s.a.resize(static_cast<size_t>(pairs * g.m_size));
+  s.block.resize(static_cast<size_t>(pairs * kCols));
+  uint32_t* const a_pairs = s.a.data();  // locals: the stores below could alias the vectors' own pointers
+  uint32_t* const block = s.block.data();
+  PackA(a, g.k_size, g.m_size, a_pairs);
   int64_t n0 = 0;
   for (; n0 + kCols <= g.n_size; n0 += kCols) {
-    PackBlock<2>(b, g.k_size, n0, s);
-    Column<2>(g, s, pairs, n0);
+    PackBlock<2>(b, g.k_size, n0, block);
+    Column<2>(g, a_pairs, block, pairs, n0);
   }
   if (n0 < g.n_size) {  // one vector of columns left
-    PackBlock<1>(b, g.k_size, n0, s);
-    Column<1>(g, s, pairs, n0);
+    PackBlock<1>(b, g.k_size, n0, block);
+    Column<1>(g, a_pairs, block, pairs, n0);
   }
   return true;
 }

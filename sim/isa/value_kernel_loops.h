@@ -201,8 +201,31 @@ float SumRow(const float* row, int64_t n) {
 }
 
 
+// Whether every value and intermediate of IotaRows' double expression is an
+// integer of magnitude <= 2^24 (so exact in double and in fp32, and equal to
+// the same sum in int32), and no value is -0: the expression gives -0 only
+// from a base of -0 (start = +0 + -0 is +0, and x + -x rounds to +0).
+bool IotaIsSmallIntegers(double base, double partition_step, double free_step, int64_t parts, int32_t n) {
+  const auto integer = [](double x) { return std::fabs(x) <= 16777216.0 && x == std::trunc(x); };  // NaN: false
+  if (!integer(base) || !integer(partition_step) || !integer(free_step) || (base == 0 && std::signbit(base))) {
+    return false;
+  }
+  const double largest = std::fabs(base) + std::fabs(partition_step) * static_cast<double>(parts - 1) +
+                         std::fabs(free_step) * static_cast<double>(std::max<int32_t>(n - 1, 0));
+  return largest <= 16777216.0;
+}
+
 void IotaRows(double base, double partition_step, double free_step, int64_t parts, int32_t n, float* rows,
               int64_t stride) {
+  if (IotaIsSmallIntegers(base, partition_step, free_step, parts, n)) {  // the usual index ramps: int32, exact
+    const int32_t step = static_cast<int32_t>(free_step);
+    for (int64_t p = 0; p < parts; ++p) {
+      const int32_t start = static_cast<int32_t>(base + static_cast<double>(p) * partition_step);
+      float* row = rows + p * stride;
+      for (int32_t i = 0; i < n; ++i) row[i] = static_cast<float>(start + i * step);
+    }
+    return;
+  }
   if (parts == 1) {  // nothing to share: the row's own loop (a [1, F] tile costs what it did)
     const double start = base + static_cast<double>(0) * partition_step;
     for (int32_t i = 0; i < n; ++i) rows[i] = static_cast<float>(start + static_cast<double>(i) * free_step);

@@ -133,18 +133,27 @@ void ExpectMatchesReference(const value_kernels_internal::Table& build, const st
       ExpectSameBits(want, got, name + " ReduceRows " + ReduceOpName(op));
     }
   }
-  for (int32_t n : {static_cast<int32_t>(kN), 5}) {  // rows longer than IotaRows' pass, and short ones
-    for (int64_t parts : {1, 3}) {
-      const int64_t stride = n + 2;
-      std::vector<float> want(parts * stride, -1.0f), got(parts * stride, -1.0f);
-      for (int64_t p = 0; p < parts; ++p) {
-        const double start = 0.1 + static_cast<double>(p) * -7.25;
-        for (int64_t i = 0; i < n; ++i) {
-          want[p * stride + i] = static_cast<float>(start + static_cast<double>(i) * (1.0 / 3.0));
+  // (base, partition step, free step): fractions, then integer ramps (the
+  // int32 path) up to and just past 2^24, with -0 and +0 bases and negative
+  // steps: {-0, -1, -1} gives (-0 + 0 * -1) + 0 * -1 = -0 as its first value.
+  const double kIotas[][3] = {{0.1, -7.25, 1.0 / 3.0}, {0, 1, 1}, {-0.0, -1, -1}, {-0.0, 0, -1}, {0, -1, -1},
+                              {-0.0, 0, 1},
+                              {16777216.0 - 4, 1, 1}, {16777216.0 - 2, 1, 1}, {-16777216.0 + 2, -1, -1},
+                              {5, -300, 7}, {0.5, 1, 1}, {1, 1, 0.5}};
+  for (const auto& iota : kIotas) {
+    for (int32_t n : {static_cast<int32_t>(kN), 5}) {  // rows longer than IotaRows' pass, and short ones
+      for (int64_t parts : {1, 3}) {
+        const int64_t stride = n + 2;
+        std::vector<float> want(parts * stride, -1.0f), got(parts * stride, -1.0f);
+        for (int64_t p = 0; p < parts; ++p) {
+          const double start = iota[0] + static_cast<double>(p) * iota[1];
+          for (int64_t i = 0; i < n; ++i) {
+            want[p * stride + i] = static_cast<float>(start + static_cast<double>(i) * iota[2]);
+          }
         }
+        build.iota_rows(iota[0], iota[1], iota[2], parts, n, got.data(), stride);
+        ExpectSameBits(want, got, name + " IotaRows");
       }
-      build.iota_rows(0.1, -7.25, 1.0 / 3.0, parts, n, got.data(), stride);
-      ExpectSameBits(want, got, name + " IotaRows");
     }
   }
 }

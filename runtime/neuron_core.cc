@@ -88,7 +88,7 @@ KernelRef NeuronCoreDevice::LoadKernel(const Kernel& kernel) {
   const uint64_t hash = KernelHash(kernel);
   if (KernelRef cached = cache_.Find(hash, device_->config_hash())) return cached;
   Stopwatch watch;
-  auto loaded = device_->Load(kernel);
+  auto loaded = device_->Load(kernel, hash);  // hashed once: the load does not hash it again
   wall_.load += watch.elapsed();
   ++wall_.loads;
   auto handle =

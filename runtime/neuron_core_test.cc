@@ -58,6 +58,7 @@ TEST_F(NeuronCoreTest, KernelCacheChargesOnlyTheFirstLoad) {
   EXPECT_EQ(s.misses, 2);
   EXPECT_EQ(s.entries, 2);
   EXPECT_EQ(first->hash, KernelHash(k));
+  EXPECT_EQ(first->loaded->hash(), KernelHash(k));  // the load took the cache key's hash
   EXPECT_EQ(first->name, "scale");
   EXPECT_EQ(first->core, 0);
   EXPECT_EQ(first->config_name, "trn2");

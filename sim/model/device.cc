@@ -25,8 +25,8 @@ Device::Device(HardwareConfig config, std::shared_ptr<HbmMemory> hbm)
 
 Device::~Device() = default;
 
-std::shared_ptr<const LoadedKernel> Device::Load(const Kernel& kernel) const {
-  return std::make_shared<const LoadedKernel>(kernel, config_);
+std::shared_ptr<const LoadedKernel> Device::Load(const Kernel& kernel, std::optional<uint64_t> known_hash) const {
+  return std::make_shared<const LoadedKernel>(kernel, config_, known_hash);
 }
 
 ExecutionResult Device::Execute(const LoadedKernel& kernel, const std::map<std::string, uint64_t>& bindings) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -38,7 +39,9 @@ class Device {
 
   // Validates the kernel against this config (operands, shapes, dtypes,
   // bounds, SBUF/PSUM capacity) and precomputes its timing. Throws SimError.
-  std::shared_ptr<const LoadedKernel> Load(const Kernel& kernel) const;
+  // `known_hash`: KernelHash(kernel) if the caller has it (not computed again).
+  std::shared_ptr<const LoadedKernel> Load(const Kernel& kernel,
+                                           std::optional<uint64_t> known_hash = std::nullopt) const;
 
   // Runs a loaded kernel to completion. HBM tensors named in `bindings` live
   // at those device addresses; the others are scratch, initialised from their

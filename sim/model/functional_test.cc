@@ -4,6 +4,8 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
+#include "sim/kernel/hash.h"
+#include "sim/model/loaded_kernel.h"
 #include "sim/model/test_util.h"
 
 namespace nsim {
@@ -263,6 +265,20 @@ sync:   dma_copy mn, mns
     EXPECT_EQ(mn[row], mi);
     EXPECT_NEAR(n[row], sum / 5, 1e-5f);
   }
+}
+
+// A load hashes the kernel (KernelHash) unless the caller passes the hash it
+// computed already (the runtime's cache key), which is then taken as is.
+TEST(Functional, LoadHashesTheKernelUnlessGivenItsHash) {
+  const Kernel k = ParseKernel(R"(kernel copy
+tensor x hbm bf16 [4, 8] init=ones
+tensor xs sbuf bf16 [4, 8]
+sync: dma_copy xs, x
+)", "copy.nk");
+  const Device device(LoadHardwareConfig("trn2"));
+  EXPECT_EQ(device.Load(k)->hash(), KernelHash(k));
+  EXPECT_EQ(device.Load(k, KernelHash(k))->hash(), KernelHash(k));
+  EXPECT_EQ(device.Load(k, uint64_t{42})->hash(), 42u);  // not hashed again
 }
 
 }  // namespace

@@ -289,8 +289,9 @@ Region RegionOf(const Kernel& k, const AccessPattern& ap) {
 
 // What the walk over the instructions carries from one to the next.
 struct LoadedKernel::WalkState {
-  explicit WalkState(const Kernel& k)
-      : hasher(k), range(k), recent_bindings(ApCache<const BoundAccess*>::SlotsLog2For(k.NumInstructions())) {}
+  WalkState(const Kernel& k, bool hash)
+      : hash(hash), hasher(k), range(k), recent_bindings(ApCache<const BoundAccess*>::SlotsLog2For(k.NumInstructions())) {}
+  bool hash;  // false: the caller knows the kernel's hash
   KernelHasher hasher;
   SemaphoreRange range;
   RecentWriters writers;                           // of the engine being walked
@@ -309,7 +310,7 @@ struct LoadedKernel::WalkState {
 // (every instruction), the semaphore range, the layout, the semaphore count,
 // then the first instruction that fails to prepare. So the checks run on
 // every instruction while a preparation error waits its turn.
-LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
+LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config, std::optional<uint64_t> known_hash)
     : kernel_(std::move(kernel)), config_name_(config.name), config_hash_(ConfigContentHash(config)) {
   CheckTensors(kernel_);
   std::exception_ptr layout_error, count_error, prepare_error;
@@ -325,7 +326,7 @@ LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
   }
   ReserveTables();
   tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
-  WalkState state(kernel_);
+  WalkState state(kernel_, !known_hash.has_value());
   bool preparing = layout_error == nullptr && count_error == nullptr;
   for (int e = 0; e < kNumEngines; ++e) {
     const StreamView stream = kernel_.stream(e);
@@ -349,7 +350,7 @@ LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config)
   for (const std::exception_ptr& error : {layout_error, count_error, prepare_error}) {
     if (error) std::rethrow_exception(error);
   }
-  hash_ = state.hasher.hash();
+  hash_ = known_hash.has_value() ? *known_hash : state.hasher.hash();
   Finish(state);
 }
 
@@ -481,7 +482,7 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
     li.raw_deps = state->writers.DepsOf(i, f);
     state->writers.Push(i, f);
   }
-  state->hasher.Add(e, in);
+  if (state->hash) state->hasher.Add(e, in);
 }
 
 // After the walk: the per-queue DMA counts, and which instructions the race

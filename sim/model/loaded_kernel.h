@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <utility>
 #include <unordered_map>
 #include <vector>
@@ -92,7 +93,9 @@ struct TensorAgents {
 class LoadedKernel {
  public:
   // Takes the kernel by value: callers that hand it over (std::move) pay no copy.
-  LoadedKernel(Kernel kernel, const HardwareConfig& config);
+  // `known_hash`: KernelHash(kernel), when the caller computed it already (the
+  // runtime's cache key), so the load does not hash the kernel a second time.
+  LoadedKernel(Kernel kernel, const HardwareConfig& config, std::optional<uint64_t> known_hash = std::nullopt);
   const Kernel& kernel() const { return kernel_; }
   // The kernel's instruction `li` was loaded from (a view: built on each call, no allocation).
   __attribute__((always_inline)) InstructionView instruction(const LoadedInstruction& li) const {

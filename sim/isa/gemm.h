@@ -36,7 +36,8 @@ struct Bf16Rows {
 // packed straight from their rows: the same floats as on their fp32 values
 // (bf16 widens exactly), without an fp32 copy of either operand. Returns
 // false, writing nothing, when the host or the shape needs the general path
-// (then widen the operands and call MatmulPartitionOrder). With AVX-512 BF16
+// (then widen the operands and call MatmulPartitionOrder). Tiny products
+// (kSmallProduct) run the plain loop on the rows. With AVX-512 BF16
 // on the host and operands in range it runs bf16 dot products
 // (gemm_bf16_dot.cc), else the AVX2 kernel above: the same floats.
 bool MatmulBf16PartitionOrder(Bf16Rows a, Bf16Rows b, float* out, int64_t out_stride, int64_t k_size,
@@ -47,6 +48,10 @@ bool MatmulBf16PartitionOrder(Bf16Rows a, Bf16Rows b, float* out, int64_t out_st
 bool ProductsExact(const float* a, int64_t na, const float* b, int64_t nb);
 
 namespace gemm_internal {
+// MatmulBf16PartitionOrder computes products of at most this many
+// multiply-adds with the plain loop on the bf16 rows (no widening, no
+// packing): it always takes them.
+constexpr int64_t kSmallProduct = 256;
 // Rows of A per panel (a tile of 6 rows x 2 vectors keeps 12 sums in flight,
 // enough to hide the multiply-add latency on both kernels' vector units).
 constexpr int kPanelRows = 6;

@@ -128,7 +128,8 @@ void CheckAllPaths(const std::vector<float>& a, const std::vector<float>& b, int
       run("bf16 rows", [&](const gemm_internal::GemmArgs& g) {
         const bool taken = MatmulBf16PartitionOrder(ar, br, g.out, g.out_stride, g.k_size, g.m_size, g.n_size,
                                                     g.accumulate);
-        ASSERT_EQ(taken, dot || (HostHasAvx2Fma() && Avx2Bf16Takes(kk, m, n)));
+        ASSERT_EQ(taken, kk * m * n <= gemm_internal::kSmallProduct || dot ||
+                             (HostHasAvx2Fma() && Avx2Bf16Takes(kk, m, n)));
         if (!taken) MatmulPartitionOrder(g.a, g.b, g.out, g.out_stride, g.k_size, g.m_size, g.n_size, g.accumulate);
       });
       if (HostHasAvx2Fma() && Avx2Bf16Takes(kk, m, n)) {
@@ -323,6 +324,22 @@ TEST(GemmTest, SubnormalPartialSumsStayOffTheDotProductKernel) {
   b[n] = 0x1p-62f;
   ASSERT_TRUE(ProductsExact(a.data(), kk * m, b.data(), kk * n));
   ASSERT_EQ(Reference(a, b, kk, m, n)[0], 0x1p-131f);
+  CheckAllPaths(a, b, kk, m, n);
+}
+
+// A product small enough for the plain loop on the bf16 rows (kSmallProduct),
+// with an infinity, a NaN, subnormal products and a subnormal partial sum.
+TEST(GemmTest, SmallBf16ProductsMatchWithSpecialValues) {
+  const int64_t kk = 3, m = 2, n = 4;
+  ASSERT_LE(kk * m * n, gemm_internal::kSmallProduct);
+  std::vector<float> a = Random(kk * m, true, 31), b = Random(kk * n, true, 32);
+  a[0] = std::numeric_limits<float>::infinity();
+  b[1] = std::numeric_limits<float>::quiet_NaN();
+  a[1] = 0x1.02p-62f;  // column 1 with b's 2^-62 column: 2^-131 after cancelling
+  a[m + 1] = -0x1p-62f;
+  b[2] = 0x1p-62f;
+  b[n + 2] = 0x1p-62f;
+  a[2 * m + 1] = 0x1p-100f;
   CheckAllPaths(a, b, kk, m, n);
 }
 

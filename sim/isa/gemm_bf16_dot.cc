@@ -33,8 +33,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
+#include "sim/base/local_buffer.h"
 #include "sim/isa/gemm.h"
 
 namespace nsim {
@@ -92,8 +92,8 @@ const uint8_t* NextRow(Bf16Rows x, int64_t k, int64_t k_size, int64_t i) {
 }
 
 struct Scratch {
-  std::vector<uint32_t> a;      // K/2 rows of M pairs of A
-  std::vector<uint32_t> block;  // K/2 rows of kCols pairs of B
+  LocalBuffer<uint32_t> a;      // K/2 rows of M pairs of A
+  LocalBuffer<uint32_t> block;  // K/2 rows of kCols pairs of B
 };
 
 // A's pairs: row p (partitions 2p, 2p + 1) at p * M. A tile reads its MR

@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <vector>
 
 #include "sim/base/dtype.h"
+#include "sim/base/local_buffer.h"
 #include "sim/isa/gemm.h"
 
 namespace nsim {
@@ -93,9 +93,9 @@ struct BlockedGemm {
   // the m_size % kRows leftover m): a tile then reads one contiguous stream
   // instead of K lines m_size floats apart.
   struct Packed {
-    std::vector<float> a;    // the panel of rows [m0, ...) at m0 * K
-    std::vector<float> b;    // the current column block: K rows of 2 * W
-    std::vector<float> row;  // a row of A widened to fp32 (bf16 operands)
+    LocalBuffer<float> a;    // the panel of rows [m0, ...) at m0 * K
+    LocalBuffer<float> b;    // the current column block: K rows of 2 * W
+    LocalBuffer<float> row;  // a row of A widened to fp32 (bf16 operands)
   };
   static Packed& Scratch() {
     thread_local Packed p;

@@ -47,7 +47,7 @@ void SmallBf16(Bf16Rows a, Bf16Rows b, float* out, int64_t out_stride, int64_t k
                int64_t n_size, bool accumulate) {
   auto at = [](Bf16Rows x, int64_t k, int64_t i) {
     uint16_t h;
-    std::memcpy(&h, x.rows + k * x.pitch + 2 * i, 2);
+    std::memcpy(&h, x.At(k, i), 2);
     return BF16ToFloat(h);
   };
   for (int64_t m = 0; m < m_size; ++m) {

@@ -30,6 +30,9 @@ void MatmulPartitionOrder(const float* a, const float* b, float* out, int64_t ou
 struct Bf16Rows {
   const uint8_t* rows;
   int64_t pitch;
+  // Element i of row k. Always inlined, like PanelRows: the AVX2 and AVX-512
+  // files must not emit a copy the linker could share (isa_symbols_test).
+  [[gnu::always_inline]] const uint8_t* At(int64_t k, int64_t i) const { return rows + k * pitch + 2 * i; }
 };
 
 // MatmulPartitionOrder of bf16 operands (a: K rows of M, b: K rows of N),
@@ -60,7 +63,7 @@ constexpr int kPanelRows = 6;
 // sums in flight, too few to hide the multiply-add latency (M = 128: 20
 // panels of 6 and 2 of 4 instead of 21 of 6 and a slow one of 2). Each
 // output's sum is the same whatever its panel.
-inline int64_t PanelRows(int64_t m_size, int64_t m0) {
+[[gnu::always_inline]] inline int64_t PanelRows(int64_t m_size, int64_t m0) {
   const int64_t left = m_size - m0;
   return (left > kPanelRows && left < 2 * kPanelRows - 2) ? 4 : (left < kPanelRows ? left : kPanelRows);
 }

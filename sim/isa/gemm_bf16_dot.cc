@@ -48,8 +48,6 @@ constexpr int64_t kCols = 2 * kLanes;  // a packed column block of B
 // Nonzero bf16 magnitudes in [2^-56, 2^56): biased exponents [71, 183).
 constexpr uint16_t kMinMag = (127 - 56) << 7, kSpan = 112 << 7;
 
-const uint8_t* At(Bf16Rows x, int64_t k, int64_t i) { return x.rows + k * x.pitch + 2 * i; }
-
 // Nonzero in a 16-bit lane when that bf16 value does not qualify (see the
 // top of the file): mag - min (wrapping) >= span, and mag != 0. Vector
 // operations only, so a caller ORs the results of a whole operand together.
@@ -65,7 +63,7 @@ bool Qualifies(Bf16Rows x, int64_t k_size, int64_t n) {
   const int64_t whole = n / 32 * 32;
   const __mmask32 tail = static_cast<__mmask32>((uint64_t{1} << (n - whole)) - 1);
   for (int64_t k = 0; k < k_size; ++k) {
-    const uint8_t* row = At(x, k, 0);
+    const uint8_t* row = x.At(k, 0);
     for (int64_t i = 0; i < whole; i += 32) bad = _mm512_or_si512(bad, Unqualified(_mm512_loadu_si512(row + 2 * i)));
     if (tail != 0) bad = _mm512_or_si512(bad, Unqualified(_mm512_maskz_loadu_epi16(tail, row + 2 * whole)));
   }
@@ -88,7 +86,7 @@ uint32_t Pair(const uint8_t* row, const uint8_t* next) {
 }
 
 const uint8_t* NextRow(Bf16Rows x, int64_t k, int64_t k_size, int64_t i) {
-  return k + 1 < k_size ? At(x, k + 1, i) : nullptr;
+  return k + 1 < k_size ? x.At(k + 1, i) : nullptr;
 }
 
 struct Scratch {
@@ -105,8 +103,8 @@ void PackA(Bf16Rows a, int64_t k_size, int64_t m_size, uint32_t* out) {
     const int64_t k = 2 * p;
     uint32_t* row = out + p * m_size;
     int64_t m = 0;
-    for (; m + kLanes <= m_size; m += kLanes) _mm512_storeu_si512(row + m, Pairs(At(a, k, m), NextRow(a, k, k_size, m)));
-    for (; m < m_size; ++m) row[m] = Pair(At(a, k, m), NextRow(a, k, k_size, m));
+    for (; m + kLanes <= m_size; m += kLanes) _mm512_storeu_si512(row + m, Pairs(a.At(k, m), NextRow(a, k, k_size, m)));
+    for (; m < m_size; ++m) row[m] = Pair(a.At(k, m), NextRow(a, k, k_size, m));
   }
 }
 
@@ -119,7 +117,7 @@ void PackBlock(Bf16Rows b, int64_t k_size, int64_t n0, uint32_t* out) {
 #pragma GCC unroll 4
     for (int j = 0; j < NV; ++j) {
       const int64_t n = n0 + j * kLanes;
-      _mm512_storeu_si512(out + p * kCols + j * kLanes, Pairs(At(b, k, n), NextRow(b, k, k_size, n)));
+      _mm512_storeu_si512(out + p * kCols + j * kLanes, Pairs(b.At(k, n), NextRow(b, k, k_size, n)));
     }
   }
 }

@@ -110,19 +110,18 @@ struct BlockedGemm {
     p.a.resize(static_cast<size_t>(m_size * k_size));
     float* const packed = p.a.data();  // panel m0 holds K rows of its rows at m0 * K
     int64_t whole_end = 0;             // the panels of kRows rows come first
-    while (whole_end < m_size && PanelRows(m_size, whole_end) == kRows) whole_end += kRows;
+    while (whole_end < m_size && gemm_internal::PanelRows(m_size, whole_end) == kRows) whole_end += kRows;
     for (int64_t k = 0; k < k_size; ++k) {
       const float* row = row_a(k);
       for (int64_t m0 = 0; m0 < whole_end; m0 += kRows) {
         std::memcpy(packed + m0 * k_size + k * kRows, row + m0, sizeof(float) * kRows);  // fixed size: inlined
       }
       for (int64_t m0 = whole_end, rows; m0 < m_size; m0 += rows) {
-        rows = PanelRows(m_size, m0);
+        rows = gemm_internal::PanelRows(m_size, m0);
         std::memcpy(packed + m0 * k_size + k * rows, row + m0, sizeof(float) * rows);
       }
     }
   }
-  static int64_t PanelRows(int64_t m_size, int64_t m0) { return gemm_internal::PanelRows(m_size, m0); }
   static constexpr int64_t kCols = 2 * W;  // a packed column block of B
   // copy_b(k, j, n, dst) as copy_a, for B's elements (k, [j, j + n)).
   template <class CopyB>
@@ -135,7 +134,7 @@ struct BlockedGemm {
   // `panels` (PackA), the block's K rows of kCols at `block`.
   static void PackedTiles(const Args& g, const float* panels, const float* block, int64_t n0) {
     for (int64_t m0 = 0, rows; m0 < g.m_size; m0 += rows) {
-      rows = PanelRows(g.m_size, m0);  // the panel: K rows of `rows` m
+      rows = gemm_internal::PanelRows(g.m_size, m0);  // the panel: K rows of `rows` m
       const float* panel = panels + m0 * g.k_size;
       if (rows == kRows) {
         Tile<kRows, 2>(g, panel, kRows, block, kCols, m0, n0);
@@ -235,7 +234,6 @@ struct BlockedGemm {
   static bool Bf16Packable(const Args& g) {
     return g.m_size >= kRows && g.n_size >= 4 * W && g.n_size % kCols == 0 && g.k_size >= 8;
   }
-  static const uint8_t* Bf16At(Bf16Rows x, int64_t k, int64_t i) { return x.rows + k * x.pitch + 2 * i; }
   // Widens n bf16 values at src into dst (exact: the bits move up 16).
   static void Widen(const uint8_t* src, int64_t n, float* dst) {
     for (int64_t i = 0; i < n; ++i) {
@@ -262,7 +260,7 @@ struct BlockedGemm {
     static_assert(sizeof(Row) == 2 * kCols, "a block row is 8 or 16 values");
     Row bad = {};
     for (int64_t k = 0; k < k_size; ++k) {
-      const uint8_t* src = Bf16At(b, k, n0);
+      const uint8_t* src = b.At(k, n0);
       Row h;
       std::memcpy(&h, src, sizeof(Row));
       const Row mag = h & uint16_t{0x7fff};
@@ -283,7 +281,7 @@ struct BlockedGemm {
   static bool QualifyBf16(Bf16Rows x, int64_t k_size, int64_t n) {
     uint16_t bad = 0;
     for (int64_t k = 0; k < k_size; ++k) {
-      const uint8_t* row = Bf16At(x, k, 0);
+      const uint8_t* row = x.At(k, 0);
       for (int64_t i = 0; i < n; ++i) {
         uint16_t h;
         std::memcpy(&h, row + 2 * i, 2);
@@ -295,7 +293,7 @@ struct BlockedGemm {
   static void PackBf16A(Bf16Rows a, const Args& g, Packed& p) {
     p.row.resize(static_cast<size_t>(g.m_size));
     PackA(g, p, [&](int64_t k) {
-      Widen(Bf16At(a, k, 0), g.m_size, p.row.data());
+      Widen(a.At(k, 0), g.m_size, p.row.data());
       return static_cast<const float*>(p.row.data());
     });
   }
@@ -303,7 +301,7 @@ struct BlockedGemm {
     Packed& p = Scratch();
     PackBf16A(a, g, p);
     for (int64_t n0 = 0; n0 < g.n_size; n0 += kCols)
-      PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) { Widen(Bf16At(b, k, j), n, dst); });
+      PackedColumn(g, p, n0, [&](int64_t k, int64_t j, int64_t n, float* dst) { Widen(b.At(k, j), n, dst); });
   }
   // RunBf16 once the caller has qualified A (gemm.h ProductsExact): each
   // column block of B is qualified as it is widened and runs this

@@ -139,7 +139,8 @@ void ExpectMatchesReference(const value_kernels_internal::Table& build, const st
   const double kIotas[][3] = {{0.1, -7.25, 1.0 / 3.0}, {0, 1, 1}, {-0.0, -1, -1}, {-0.0, 0, -1}, {0, -1, -1},
                               {-0.0, 0, 1},
                               {16777216.0 - 4, 1, 1}, {16777216.0 - 2, 1, 1}, {-16777216.0 + 2, -1, -1},
-                              {5, -300, 7}, {0.5, 1, 1}, {1, 1, 0.5}};
+                              {5, -300, 7}, {0.5, 1, 1}, {1, 1, 0.5},
+                              {0, 0, 16777216.0}};  // integral steps, values past int32: the double path
   for (const auto& iota : kIotas) {
     for (int32_t n : {static_cast<int32_t>(kN), 5}) {  // rows longer than IotaRows' pass, and short ones
       for (int64_t parts : {1, 3}) {

@@ -16,9 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <iterator>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/kernel/interned_pool.h"
@@ -110,7 +108,7 @@ class InstructionStore {
     ReduceOp reduce;
     ActFunc func;
     uint8_t num_waits, num_signals;  // kManySems: the count is a word of its own
-    uint16_t fields;                 // a bit per field set (Field in instruction_store.cc)
+    uint16_t fields;                 // a bit per Field set
     int32_t line;
     uint32_t words;                  // its first word in words_
   };
@@ -121,9 +119,8 @@ class InstructionStore {
 
   std::array<std::vector<Header>, kNumEngines> streams_;
   std::vector<uint32_t> words_;
-  // Interned: a deque keeps addresses stable (PreBound finds operands by
-  // address), a vector of their addresses makes a lookup one load (Get is on
-  // the per-instruction path).
+  // Interned at stable addresses (PreBound finds operands by address), each
+  // looked up in one load (Get is on the per-instruction path).
   InternedPool<AccessPattern> aps_;
   InternedPool<Scalar> scalars_;
   std::vector<std::array<double, 3>> iotas_;  // base, partition_step, free_step

@@ -5,7 +5,7 @@ itself. Connects on 127.0.0.1 only, without the dashboard or usage stats."""
 import os
 
 from nsim import _core
-from nsim.sweeps import local
+from nsim.sweeps import local, local_cluster
 
 TASK_RETRIES = 5  # Ray reruns a task whose worker or node died this many times
 
@@ -32,21 +32,29 @@ def _worker_env():
             "NSIM_CONFIG_DIR": os.environ["NSIM_CONFIG_DIR"], "RAY_USAGE_STATS_ENABLED": "0"}
 
 
+def _is_loopback(address):
+    host = address.rsplit(":", 1)[0]
+    return address in ("auto", "local") or host in ("127.0.0.1", "localhost")
+
+
 def connect(address, jobs):
     """`address`: "auto" (the cluster running on this machine), "local" (a
     private one-machine cluster of `jobs` CPUs, started and stopped here) or
-    HOST:PORT of a head node."""
+    HOST:PORT of a head node. A cluster on this machine is reached on
+    127.0.0.1 only (local_cluster.py); a remote head node as Ray connects."""
+    if _is_loopback(address):
+        local_cluster.use_loopback()
     ray = _ray()
-    env = {"env_vars": _worker_env()}
-    if address == "local":
-        ray.init(num_cpus=jobs, include_dashboard=False, _node_ip_address="127.0.0.1", runtime_env=env,
-                 log_to_driver=False, configure_logging=False)
-    else:
-        try:
-            ray.init(address=address, _node_ip_address="127.0.0.1", runtime_env=env, log_to_driver=False,
-                     configure_logging=False)
-        except (ConnectionError, ValueError, RuntimeError) as e:
-            raise RayMissing("--ray %s: cannot connect to a Ray cluster: %s" % (address, e)) from None
+    options = {"runtime_env": {"env_vars": _worker_env()}, "log_to_driver": False, "configure_logging": False}
+    if _is_loopback(address):
+        options["_node_ip_address"] = "127.0.0.1"
+    try:
+        if address == "local":
+            ray.init(num_cpus=jobs, include_dashboard=False, **options)
+        else:
+            ray.init(address=address, **options)
+    except (ConnectionError, ValueError, RuntimeError) as e:
+        raise RayMissing("--ray %s: cannot connect to a Ray cluster: %s" % (address, e)) from None
     return ray
 
 

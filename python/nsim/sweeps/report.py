@@ -6,7 +6,7 @@ import math
 
 TIME = "total_time_ns"
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
-W, H, PAD_L, PAD_B, PAD_T, PAD_R = 460, 280, 64, 40, 14, 14
+W, H, PAD_L, PAD_B, PAD_T, PAD_R = 460, 280, 64, 40, 14, 30
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>%(title)s</title>

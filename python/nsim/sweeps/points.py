@@ -35,7 +35,7 @@ def _digest(*parts):
 def plan(spec):
     """Every point of `spec`, in spec order (kernel, then config, then override set)."""
     core = _core.core()
-    versions = {}
+    versions, hashes = {}, {}
     out = []
     for kernel in spec.kernels:
         for config in spec.configs:
@@ -50,8 +50,11 @@ def plan(spec):
                 task = {"kind": kernel.kind, "path": kernel.path, "function": kernel.function, "args": kernel.args,
                         "argv": list(kernel.argv), "label": kernel.label, "config": config,
                         "overrides": overrides, "timing_only": spec.timing_only}
-                try:
-                    kernel_hash = kernels.kernel_hash(task)
+                try:  # an NKI kernel is traced per point (its text may depend on the config); files hash once
+                    memo_key = task["config"] + "\n".join(overrides) if kernel.kind == "nki" else ""
+                    if (kernel, memo_key) not in hashes:
+                        hashes[kernel, memo_key] = kernels.kernel_hash(task)
+                    kernel_hash = hashes[kernel, memo_key]
                 except kernels.PointError as e:
                     raise SpecError("%s: kernel '%s': %s" % (spec.source, kernel.label, e)) from None
                 if kernel.kind not in versions:

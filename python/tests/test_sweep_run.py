@@ -1,0 +1,149 @@
+"""Running sweeps (docs/sweep.md): serial and parallel tables are equal, the
+content cache runs only new points, an NKI kernel sweeps like its
+nki.benchmark, a failing point is a row with its error, and Ctrl-C leaves a
+table that a rerun completes."""
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pandas as pd
+import pytest
+
+import nsim
+from nsim import nki
+from nsim.sweeps import api, kernels, spec as specs
+
+from sweep_data.chain import chain_kernel
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DATA = pathlib.Path(__file__).resolve().parent / "sweep_data"
+RMSNORM = ROOT / "sim" / "kernel" / "examples" / "rmsnorm.nk"
+MATMUL = ROOT / "sim" / "kernel" / "examples" / "matmul.nk"
+GRID = """
+kernels: [{nk: %s}, {nk: %s}]
+overrides:
+  grid: {vector.freq: [0.96GHz, 1.4GHz%%s], dma.bytes_per_ns: [23B/ns, 46B/ns]}
+cost: {vector.freq: 1.0e-9, dma.bytes_per_ns: 0.05}
+""" % (RMSNORM, MATMUL)
+
+
+def spec_file(tmp_path, text, name="spec.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_serial_and_parallel_tables_are_equal(tmp_path):
+    path = spec_file(tmp_path, GRID % "")
+    serial = nsim.sweep(path, jobs=1, cache=tmp_path / "c1")
+    parallel = nsim.sweep(path, jobs=2, cache=tmp_path / "c2")
+    pd.testing.assert_frame_equal(serial, parallel)
+    assert len(serial) == 8 and serial["point"].is_unique and (serial["error"] == "").all()
+    rms = serial[serial["kernel"] == "rmsnorm"].set_index("overrides")["total_time_ns"]
+    # rmsnorm waits on VectorE: a faster VectorE clock or faster DMA shortens it
+    assert rms["vector.freq=1.4GHz dma.bytes_per_ns=23B/ns"] < rms["vector.freq=0.96GHz dma.bytes_per_ns=23B/ns"]
+    assert rms["vector.freq=0.96GHz dma.bytes_per_ns=46B/ns"] < rms["vector.freq=0.96GHz dma.bytes_per_ns=23B/ns"]
+    assert list(serial["cost"]) == pytest.approx([0.96 + 1.15, 0.96 + 2.3, 1.4 + 1.15, 1.4 + 2.3] * 2)
+    for column in ("kernel_hash", "config_hash", "nsim_version", "VectorE.active_time_ns", "roofline.verdict"):
+        assert column in serial
+
+
+def test_cache_reruns_only_new_points_and_a_new_model_invalidates(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    first = nsim.sweep(spec_file(tmp_path, GRID % ""), jobs=1, cache=cache)
+    assert first.attrs["sweep"]["ran"] == 8
+    again = nsim.sweep(spec_file(tmp_path, GRID % ""), jobs=1, cache=cache)
+    assert again.attrs["sweep"]["cache_hits"] == 8 and again.attrs["sweep"]["ran"] == 0
+    pd.testing.assert_frame_equal(first, again)
+    extended = nsim.sweep(spec_file(tmp_path, GRID % ", 2GHz"), jobs=1, cache=cache)
+    assert extended.attrs["sweep"]["ran"] == 4 and len(extended) == 12
+    monkeypatch.setattr(kernels, "build_id", lambda kind: "another-build")
+    rebuilt = nsim.sweep(spec_file(tmp_path, GRID % ""), jobs=1, cache=cache)
+    assert rebuilt.attrs["sweep"]["ran"] == 8 and set(rebuilt["nsim_version"]) == {nsim.__version__ + "+another-build"}
+
+
+def test_nki_kernel_sweeps_as_it_benchmarks(tmp_path):
+    path = spec_file(tmp_path, """
+        kernels: [{nki: %s:scale, args: build_args}]
+        configs: [trn1, trn2]
+        overrides: {list: [{dma.bytes_per_ns: 23B/ns}, {dma.bytes_per_ns: 92B/ns}]}
+        metrics: [total_time_ns, "*.active_time_ns"]
+        """ % (DATA / "scale_nki.py"))
+    df = nsim.sweep(path, jobs=1, cache=tmp_path / "cache")
+    assert list(df["kernel"]) == ["scale"] * 4 and (df["error"] == "").all()
+    module = kernels.load_module(str(DATA / "scale_nki.py"))
+    for _, row in df.iterrows():
+        expected = nki.benchmark(module.scale, *module.build_args(), config=row["config"],
+                                 overrides=(row["overrides"],), timing_only=True)
+        assert row["total_time_ns"] == expected.device_time_ns and row["kernel_hash"] == expected.kernel_hash
+    assert df.loc[1, "total_time_ns"] < df.loc[0, "total_time_ns"]  # 4x the DMA bandwidth
+    metrics = set(df.columns) - set(api.table.IDENTITY) - {"dma.bytes_per_ns"}
+    assert "total_time_ns" in metrics and "VectorE.active_time_ns" in metrics
+    assert all(m == "total_time_ns" or m.endswith(".active_time_ns") for m in metrics)
+
+
+def test_a_failing_point_is_a_row_with_its_error(tmp_path):
+    path = spec_file(tmp_path, "kernels: [{nk: %s}]\noverrides: {grid: {memory.sbuf_per_partition: [1KiB, 192KiB]}}\n"
+                     % RMSNORM)
+    df = nsim.sweep(path, jobs=1, cache=tmp_path / "cache")
+    assert df.attrs["sweep"]["failed"] == 1
+    assert "SBUF" in df.loc[0, "error"] or "sbuf" in df.loc[0, "error"], df.loc[0, "error"]
+    assert pd.isna(df.loc[0, "total_time_ns"]) and df.loc[1, "error"] == "" and df.loc[1, "total_time_ns"] > 0
+    again = nsim.sweep(path, jobs=1, cache=tmp_path / "cache")
+    assert again.attrs["sweep"]["ran"] == 1  # failures are not cached: a rerun tries them again
+
+
+def chain_spec(tmp_path, points):
+    (tmp_path / "chain.nk").write_text(chain_kernel(20000))
+    freqs = ", ".join("%dMHz" % (900 + 10 * i) for i in range(points))
+    return spec_file(tmp_path, "kernels: [{nk: chain.nk}]\noverrides: {grid: {vector.freq: [%s]}}\n" % freqs)
+
+
+def cli(*args):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
+    return [sys.executable, "-m", "nsim", *map(str, args)], env
+
+
+def cached_points(out):
+    return sum(len(files) for _, _, files in os.walk(out / "cache"))
+
+
+def test_ctrl_c_leaves_a_resumable_table(tmp_path):
+    path, out = chain_spec(tmp_path, 12), tmp_path / "out"
+    cmd, env = cli("sweep", path, "--out", out, "--jobs", "2")
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while cached_points(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the sweep ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "rerun the same command to resume" in stderr
+    partial = pd.read_parquet(out / "results.parquet")
+    assert 2 <= len(partial) < 12 and len(partial) == cached_points(out) and partial["point"].is_unique
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "(%d cache hits, %d run" % (len(partial), 12 - len(partial)) in done.stderr
+    full = pd.read_parquet(out / "results.parquet")
+    serial = nsim.sweep(path, jobs=1, cache=tmp_path / "serial")
+    pd.testing.assert_frame_equal(full, serial, check_like=False)
+
+
+def test_spec_errors_exit_2_naming_the_line(tmp_path):
+    path = spec_file(tmp_path, "kernels:\n  - nk: nowhere.nk\n")
+    cmd, env = cli("sweep", path, "--out", tmp_path / "out")
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "spec.yaml:2: kernels[0].nk: no such file" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_spec_is_validated_before_anything_runs(tmp_path):
+    with pytest.raises(specs.SpecError, match="spec.yaml:3: overrides.grid"):
+        nsim.sweep(spec_file(tmp_path, "kernels: [{nk: %s}]\noverrides:\n  grid: {vector.frq: [1GHz]}\n" % RMSNORM),
+                   jobs=1, cache=tmp_path / "cache")
+    assert not (tmp_path / "cache").exists() or cached_points(tmp_path) == 0

@@ -3,7 +3,7 @@ hash) and how one point runs. Both sides go through the simulator extension
 (KernelHash, ConfigContentHash, the run summary), never a copy of them here.
 
 A task is a plain dict (it crosses process and Ray boundaries):
-  {"kind", "path", "function", "args", "argv", "label", "config", "overrides", "timing_only"}
+  {"kind", "path", "function", "args", "args_path", "argv", "label", "config", "overrides", "timing_only"}
 """
 import hashlib
 import importlib.util
@@ -31,21 +31,24 @@ def load_module(path):
     return module
 
 
+def _function(path, name):
+    module = load_module(path)
+    if not callable(getattr(module, name, None)):
+        raise PointError("%s has no function '%s'" % (path, name))
+    return getattr(module, name)
+
+
 def _nki_parts(task):
     from nsim import nki
-    module = load_module(task["path"])
-    for attr in (task["function"], task["args"]):
-        if not hasattr(module, attr):
-            raise PointError("%s has no function '%s'" % (task["path"], attr))
-    built = getattr(module, task["args"])()
+    kernel = _function(task["path"], task["function"])
+    built = _function(task["args_path"], task["args"])()
     if isinstance(built, dict):
         args, kwargs = tuple(built.get("args", ())), dict(built.get("kwargs", {}))
     elif isinstance(built, (tuple, list)):
         args, kwargs = tuple(built), {}
     else:
         raise PointError("%s:%s() must return a tuple of arguments or {'args': ..., 'kwargs': ...}, got %s"
-                         % (task["path"], task["args"], type(built).__name__))
-    kernel = getattr(module, task["function"])
+                         % (task["args_path"], task["args"], type(built).__name__))
     return (kernel if isinstance(kernel, nki.Kernel) else nki.Kernel(kernel)), args, kwargs
 
 
@@ -63,8 +66,10 @@ def kernel_hash(task):
             kernel, args, kwargs = _nki_parts(task)
             traced = kernel.trace(args, kwargs, task["config"], task["overrides"])
             return core.kernel_hash(traced.text, traced.program.name + ".nk")
-    except core.SimError as e:
-        raise PointError(str(e)) from None
+    except PointError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's module, builder or kernel failed: name it, no traceback
+        raise PointError("%s: %s" % (type(e).__name__, e)) from None
     with open(task["path"], "rb") as f:
         digest = hashlib.sha256(f.read() + json.dumps(list(task["argv"])).encode()).hexdigest()
     return str(int(digest[:16], 16))

@@ -32,6 +32,11 @@ def _digest(*parts):
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
+def _trace_inputs(core, config, overrides):
+    """What an NKI trace sees of a config (Kernel.trace reads config_info only)."""
+    return json.dumps(core.config_info(config, overrides), sort_keys=True)
+
+
 def plan(spec):
     """Every point of `spec`, in spec order (kernel, then config, then override set)."""
     core = _core.core()
@@ -48,10 +53,11 @@ def plan(spec):
                     raise SpecError("%s: config '%s' with %s: %s"
                                     % (override_set.where, config, " ".join(overrides) or "no overrides", e)) from None
                 task = {"kind": kernel.kind, "path": kernel.path, "function": kernel.function, "args": kernel.args,
+                        "args_path": kernel.args_path,
                         "argv": list(kernel.argv), "label": kernel.label, "config": config,
                         "overrides": overrides, "timing_only": spec.timing_only}
-                try:  # an NKI kernel is traced per point (its text may depend on the config); files hash once
-                    memo_key = task["config"] + "\n".join(overrides) if kernel.kind == "nki" else ""
+                try:  # a file hashes once; an NKI kernel once per config_info, all its trace reads of a config
+                    memo_key = _trace_inputs(core, config, overrides) if kernel.kind == "nki" else ""
                     if (kernel, memo_key) not in hashes:
                         hashes[kernel, memo_key] = kernels.kernel_hash(task)
                     kernel_hash = hashes[kernel, memo_key]

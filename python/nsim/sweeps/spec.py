@@ -24,7 +24,8 @@ class KernelSpec:
     path: str            # absolute path of the .nk / .py file
     label: str           # the kernel column: `name:` or the file's stem (plus :function)
     function: str = ""   # nki: the @nki.jit kernel in `path`
-    args: str = ""       # nki: the builder in `path` returning (args, kwargs) or args
+    args: str = ""       # nki: the argument builder, a function in `args_path`
+    args_path: str = ""  # nki: the builder's file (`path` unless `args:` names one)
     argv: tuple = ()     # torch: command-line arguments of the script
 
 
@@ -193,26 +194,30 @@ def _kernel(node, base):
         if extra in fields and kind != owner:
             raise fields[extra].error("only a `%s:` kernel takes `%s:`" % (owner, extra))
     if kind == "nki":
-        where = fields["nki"].text()
-        file_part, _, function = where.rpartition(":")
-        if not file_part or not function:
-            raise fields["nki"].error("must be FILE.py:FUNCTION (the @nki.jit kernel), got '%s'" % where)
+        path, function = _python_function(fields["nki"], base, None)
         if "args" not in fields:
-            raise node.error("an `nki:` kernel needs `args:` naming its argument builder in the same file")
-        path = _nki_file(fields["nki"], base, file_part)
+            raise node.error("an `nki:` kernel needs `args:`, its argument builder: FUNCTION or FILE.py:FUNCTION")
+        args_path, args = _python_function(fields["args"], base, path)
         label = fields["name"].text() if "name" in fields else function
-        return KernelSpec("nki", path, label, function=function, args=fields["args"].text())
+        return KernelSpec("nki", path, label, function=function, args=args, args_path=args_path)
     path = _existing_file(fields[kind], base, (".nk",) if kind == "nk" else (".py",))
     label = fields["name"].text() if "name" in fields else os.path.splitext(os.path.basename(path))[0]
     argv = tuple(fields["argv"].texts()) if "argv" in fields else ()
     return KernelSpec(kind, path, label, argv=argv)
 
 
-def _nki_file(node, base, file_part):
+def _python_function(node, base, default_file):
+    """FILE.py:FUNCTION (or FUNCTION alone, in `default_file`) as (path, function)."""
+    where = node.text()
+    file_part, _, function = where.rpartition(":")
+    if not function or not (file_part or default_file):
+        raise node.error("must be FILE.py:FUNCTION, got '%s'" % where)
+    if not file_part:
+        return default_file, function
     path = os.path.normpath(os.path.join(base, file_part))
     if not os.path.isfile(path) or not path.endswith(".py"):
         raise node.error("no such Python file: %s" % path)
-    return path
+    return path, function
 
 
 def _configs(node, base):

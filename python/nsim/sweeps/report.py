@@ -6,7 +6,8 @@ import math
 
 TIME = "total_time_ns"
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
-W, H, PAD_L, PAD_B, PAD_T, PAD_R = 460, 280, 64, 40, 14, 30
+W, H, PAD_L, PAD_B, PAD_T, PAD_R = 420, 260, 64, 40, 14, 30
+FEW_VALUES = 8  # an axis with at most this many distinct values gets a tick at each
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>%(title)s</title>
@@ -49,8 +50,8 @@ def render(df, spec):
     ok = df[df["error"] == ""] if "error" in df else df
     kernels = list(dict.fromkeys(ok["kernel"])) if len(ok) else []
     color = {k: COLORS[i % len(COLORS)] for i, k in enumerate(kernels)}
-    sections = [_per_key(ok, spec, kernels, color), _pareto(ok, spec, kernels, color),
-                _sensitivity(ok, spec, kernels), _failures(df)]
+    sections = [_per_key(ok, spec, kernels, color), _sensitivity(ok, spec, kernels),
+                _pareto(ok, spec, kernels, color), _failures(df)]
     about = "%d points (%d failed): %d kernels x %d configs x %d override sets; device time is %s, simulated." % (
         len(df), len(df) - len(ok), len(spec.kernels), len(spec.configs), len(spec.override_sets), TIME)
     legend = "".join('<span><i style="background:%s"></i>%s</span>' % (color[k], html.escape(k)) for k in kernels)
@@ -156,13 +157,18 @@ def _scale(values, lo_px, hi_px):
     return (lambda v: lo_px + (float(v) - lo) / (hi - lo) * (hi_px - lo_px)), lo, hi
 
 
-def _axes(x_label, y_label, fx, x_lo, x_hi, fy, y_lo, y_hi):
+def _ticks(values, lo, hi):
+    distinct = sorted(set(values))
+    return distinct if len(distinct) <= FEW_VALUES else [lo + (hi - lo) * i / 4 for i in range(5)]
+
+
+def _axes(x_label, y_label, xs, fx, x_lo, x_hi, fy, y_lo, y_hi):
     parts = ['<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>' % (PAD_L, H - PAD_B, W - PAD_R, H - PAD_B),
              '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>' % (PAD_L, PAD_T, PAD_L, H - PAD_B)]
-    for i in range(5):
-        x = x_lo + (x_hi - x_lo) * i / 4
-        y = y_lo + (y_hi - y_lo) * i / 4
+    for x in _ticks(xs, x_lo, x_hi):
         parts.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (fx(x), H - PAD_B + 14, _si(x)))
+    for i in range(5):
+        y = y_lo + (y_hi - y_lo) * i / 4
         parts.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (PAD_L - 4, fy(y) + 4, _si(y)))
     parts.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % ((PAD_L + W - PAD_R) // 2, H - 6,
                                                                          html.escape(x_label)))
@@ -179,7 +185,7 @@ def _plot(series, x_label, y_label, step=False):
         return '<p class="note">no points</p>'
     fx, x_lo, x_hi = _scale(xs, PAD_L, W - PAD_R)
     fy, y_lo, y_hi = _scale(ys, H - PAD_B, PAD_T)
-    parts = _axes(x_label, y_label, fx, x_lo, x_hi, fy, y_lo, y_hi)
+    parts = _axes(x_label, y_label, xs, fx, x_lo, x_hi, fy, y_lo, y_hi)
     for name, color, pts, line in series:
         for x, y in pts:
             parts.append('<circle class="mark-point" cx="%.1f" cy="%.1f" r="3" fill="%s" fill-opacity="0.55">'

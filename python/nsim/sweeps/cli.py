@@ -3,6 +3,7 @@ runs a sweep; every other subcommand (run, config, compare) is the C++
 binary's (//tools:nsim, <checkout>/bazel-bin/tools/nsim), run as is."""
 import argparse
 import os
+import subprocess
 import sys
 
 from nsim import _core
@@ -17,11 +18,18 @@ def main(argv=None):
     return sweep_main(argv[1:])
 
 
+SWEEP_HELP = "  sweep                       run a sweep spec over kernels, configs and overrides (nsim sweep --help)\n"
+
+
 def _forward(argv):
     binary = os.environ.get("NSIM_BINARY") or os.path.join(_core.REPO_ROOT, "bazel-bin", "tools", "nsim")
     if not os.path.isfile(binary):
         sys.stderr.write("nsim: %s is not built: run `bazel build //tools:nsim` in %s\n" % (binary, _core.REPO_ROOT))
         return EXIT_ERROR
+    if argv in ([], ["-h"], ["--help"]):  # the binary's subcommands, and this one
+        status = subprocess.run([binary, *argv]).returncode
+        sys.stdout.write(SWEEP_HELP)
+        return status
     os.execv(binary, [binary, *argv])
 
 

@@ -147,3 +147,12 @@ def test_spec_is_validated_before_anything_runs(tmp_path):
         nsim.sweep(spec_file(tmp_path, "kernels: [{nk: %s}]\noverrides:\n  grid: {vector.frq: [1GHz]}\n" % RMSNORM),
                    jobs=1, cache=tmp_path / "cache")
     assert not (tmp_path / "cache").exists() or cached_points(tmp_path) == 0
+
+
+def test_cost_names_a_column_of_the_results(tmp_path):
+    text = "kernels: [{nk: %s}]\noverrides: {grid: {vector.freq: [1GHz, 2GHz]}}\ncost: %s\n"
+    df = nsim.sweep(spec_file(tmp_path, text % (RMSNORM, "vector.freq")), jobs=1, cache=tmp_path / "cache",
+                    out=tmp_path / "out")
+    assert "cost" not in df and "Pareto: device time against vector.freq" in (tmp_path / "out" / "report.html").read_text()
+    with pytest.raises(specs.SpecError, match=r"spec.yaml: cost: no column dollars in the results"):
+        nsim.sweep(spec_file(tmp_path, text % (RMSNORM, "dollars")), jobs=1, cache=tmp_path / "cache")

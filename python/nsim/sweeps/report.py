@@ -4,6 +4,8 @@ device time to each key. One self-contained file (inline SVG, no network)."""
 import html
 import math
 
+from nsim.sweeps import table
+
 TIME = "total_time_ns"
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 W, H, PAD_L, PAD_B, PAD_T, PAD_R = 420, 260, 64, 40, 14, 30
@@ -92,7 +94,7 @@ def pareto_front(rows, cost):
 
 
 def _pareto(ok, spec, kernels, color):
-    cost = "cost" if isinstance(spec.cost, dict) else spec.cost
+    cost = table.cost_column(spec)
     if cost is None:
         return _section("Pareto", '<p class="note">Name a cost column (`cost:`) in the spec for a Pareto view.</p>')
     series, front_rows = [], []

@@ -7,6 +7,8 @@ import os
 
 import pandas as pd
 
+from nsim.sweeps.spec import SpecError
+
 IDENTITY = ("point", "kernel", "kind", "config", "overrides", "kernel_hash", "config_hash", "nsim_version", "error")
 LIST_KEYS = ("engine", "queue", "name")  # what names an element of a summary list (engines, dma_queues)
 NOT_METRICS = ("nc", "executions")        # the total's core index and execution count: same for every run
@@ -59,12 +61,14 @@ def row(point, outcome, spec):
 def frame(rows, spec):
     """The DataFrame of `rows` (in point order), with the spec's cost column."""
     df = pd.DataFrame(rows)
-    if df.empty:
+    if df.empty or spec.cost is None:
         return df
+    named = list(spec.cost) if isinstance(spec.cost, dict) else [spec.cost]
+    missing = [c for c in named if c not in df.columns]
+    if missing:
+        raise SpecError("%s: cost: no column %s in the results (the swept keys and metrics are columns: %s)"
+                        % (spec.source, ", ".join(missing), ", ".join(c for c in df if c not in IDENTITY)))
     if isinstance(spec.cost, dict):
-        missing = [c for c in spec.cost if c not in df.columns]
-        if missing:
-            raise KeyError("cost: no column %s in the results (columns: %s)" % (", ".join(missing), ", ".join(df)))
         df["cost"] = sum(weight * pd.to_numeric(df[c]) for c, weight in spec.cost.items())
     return df
 

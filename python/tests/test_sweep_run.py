@@ -98,9 +98,16 @@ def test_a_failing_point_is_a_row_with_its_error(tmp_path):
 
 
 def chain_spec(tmp_path, points):
-    (tmp_path / "chain.nk").write_text(chain_kernel(20000))
+    (tmp_path / "chain.nk").write_text(chain_kernel(10000))
     freqs = ", ".join("%dMHz" % (900 + 10 * i) for i in range(points))
     return spec_file(tmp_path, "kernels: [{nk: chain.nk}]\noverrides: {grid: {vector.freq: [%s]}}\n" % freqs)
+
+
+@pytest.fixture(scope="module")
+def chain_serial(tmp_path_factory):
+    """The serial table of the 12-point chain sweep (no paths in it: any copy of the spec gives it)."""
+    tmp = tmp_path_factory.mktemp("chain_serial")
+    return nsim.sweep(chain_spec(tmp, 12), jobs=1, cache=tmp / "cache")
 
 
 def cli(*args):
@@ -112,7 +119,7 @@ def cached_points(out):
     return sum(len(files) for _, _, files in os.walk(out / "cache"))
 
 
-def test_ctrl_c_leaves_a_resumable_table(tmp_path):
+def test_ctrl_c_leaves_a_resumable_table(tmp_path, chain_serial):
     path, out = chain_spec(tmp_path, 12), tmp_path / "out"
     cmd, env = cli("sweep", path, "--out", out, "--jobs", "2")
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
@@ -129,9 +136,7 @@ def test_ctrl_c_leaves_a_resumable_table(tmp_path):
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "(%d cache hits, %d run" % (len(partial), 12 - len(partial)) in done.stderr
-    full = pd.read_parquet(out / "results.parquet")
-    serial = nsim.sweep(path, jobs=1, cache=tmp_path / "serial")
-    pd.testing.assert_frame_equal(full, serial, check_like=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), chain_serial)
 
 
 def test_spec_errors_exit_2_naming_the_line(tmp_path):
@@ -156,3 +161,31 @@ def test_cost_names_a_column_of_the_results(tmp_path):
     assert "cost" not in df and "Pareto: device time against vector.freq" in (tmp_path / "out" / "report.html").read_text()
     with pytest.raises(specs.SpecError, match=r"spec.yaml: cost: no column dollars in the results"):
         nsim.sweep(spec_file(tmp_path, text % (RMSNORM, "dollars")), jobs=1, cache=tmp_path / "cache")
+
+
+def pool_workers(pid):
+    """The worker processes of a sweep's local pool (spawned children running spawn_main)."""
+    children = pathlib.Path("/proc/%d/task/%d/children" % (pid, pid)).read_text().split()
+    return [int(c) for c in children
+            if b"spawn_main" in pathlib.Path("/proc/%s/cmdline" % c).read_bytes()]
+
+
+def test_a_killed_local_worker_loses_no_point(tmp_path, chain_serial):
+    path, out = chain_spec(tmp_path, 12), tmp_path / "out"
+    cmd, env = cli("sweep", path, "--out", out, "--jobs", "2", "--no-progress")
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while cached_points(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = pool_workers(proc.pid)
+        assert proc.poll() is None and workers and cached_points(out) < 12, "the sweep ended before the kill"
+        os.kill(workers[0], signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    df = pd.read_parquet(out / "results.parquet")
+    assert len(df) == 12 and df["point"].is_unique and (df["error"] == "").all()
+    pd.testing.assert_frame_equal(df, chain_serial)

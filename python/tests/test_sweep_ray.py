@@ -2,15 +2,12 @@
 127.0.0.1, a 20-point sweep, one worker node killed while it runs; every
 row is present once and equal to the serial run's. Ray reruns the killed
 node's tasks on the other (max_retries), not the sweep."""
-import subprocess
-import time
-
 import pandas as pd
 
 import nsim
 from nsim.sweeps.local_cluster import LocalCluster
 
-from test_sweep_run import chain_spec, cached_points, cli
+from test_sweep_run import assert_complete, chain_spec, cli, sweep_with_a_fault
 
 POINTS = 20
 
@@ -20,21 +17,9 @@ def test_ray_sweep_survives_a_killed_worker(tmp_path):
     serial = nsim.sweep(path, jobs=1, cache=tmp_path / "serial")
     with LocalCluster(workers=2) as cluster:
         cmd, env = cli("sweep", path, "--out", out, "--ray", cluster.address, "--no-progress")
-        proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 180
-            while cached_points(out) < 3 and proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.05)
-            finished_before_kill = cached_points(out)
-            assert proc.poll() is None and finished_before_kill < POINTS, "the sweep ended before the kill"
-            cluster.kill_worker(0)
-            _, stderr = proc.communicate(timeout=300)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-    assert proc.returncode == 0, stderr
-    df = pd.read_parquet(out / "results.parquet")
-    assert len(df) == POINTS and df["point"].is_unique and (df["error"] == "").all()
-    pd.testing.assert_frame_equal(df, serial)
+        done_before, returncode, stderr = sweep_with_a_fault(cmd, env, out, 3, POINTS,
+                                                             lambda proc: cluster.kill_worker(0))
+    assert returncode == 0, stderr
+    assert_complete(out, serial)
     assert len(pd.read_csv(out / "results.csv")) == POINTS
-    print("killed a worker node after %d of %d points" % (finished_before_kill, POINTS))
+    print("killed a worker node after %d of %d points" % (done_before, POINTS))

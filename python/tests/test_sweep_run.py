@@ -119,24 +119,43 @@ def cached_points(out):
     return sum(len(files) for _, _, files in os.walk(out / "cache"))
 
 
+def sweep_with_a_fault(cmd, env, out, after, points, fault):
+    """Runs `cmd` (an `nsim sweep` of `points` points) and, once `after` points
+    are done while it still runs, calls fault(proc); returns (points done
+    before the fault, exit code, stderr)."""
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while cached_points(out) < after and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        done_before = cached_points(out)
+        assert proc.poll() is None and after <= done_before < points, "the sweep ended before the fault"
+        fault(proc)
+        _, stderr = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return done_before, proc.returncode, stderr
+
+
+def assert_complete(out, expected):
+    df = pd.read_parquet(out / "results.parquet")
+    assert len(df) == len(expected) and df["point"].is_unique and (df["error"] == "").all()
+    pd.testing.assert_frame_equal(df, expected)
+
+
 def test_ctrl_c_leaves_a_resumable_table(tmp_path, chain_serial):
     path, out = chain_spec(tmp_path, 12), tmp_path / "out"
     cmd, env = cli("sweep", path, "--out", out, "--jobs", "2")
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while cached_points(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert proc.poll() is None, "the sweep ended before it could be interrupted"
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    _, returncode, stderr = sweep_with_a_fault(cmd, env, out, 2, 12, lambda proc: proc.send_signal(signal.SIGINT))
+    assert returncode == 130, stderr
     assert "rerun the same command to resume" in stderr
     partial = pd.read_parquet(out / "results.parquet")
     assert 2 <= len(partial) < 12 and len(partial) == cached_points(out) and partial["point"].is_unique
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "(%d cache hits, %d run" % (len(partial), 12 - len(partial)) in done.stderr
-    pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), chain_serial)
+    assert_complete(out, chain_serial)
 
 
 def test_spec_errors_exit_2_naming_the_line(tmp_path):
@@ -173,19 +192,7 @@ def pool_workers(pid):
 def test_a_killed_local_worker_loses_no_point(tmp_path, chain_serial):
     path, out = chain_spec(tmp_path, 12), tmp_path / "out"
     cmd, env = cli("sweep", path, "--out", out, "--jobs", "2", "--no-progress")
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 120
-        while cached_points(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        workers = pool_workers(proc.pid)
-        assert proc.poll() is None and workers and cached_points(out) < 12, "the sweep ended before the kill"
-        os.kill(workers[0], signal.SIGKILL)
-        _, stderr = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, stderr
-    df = pd.read_parquet(out / "results.parquet")
-    assert len(df) == 12 and df["point"].is_unique and (df["error"] == "").all()
-    pd.testing.assert_frame_equal(df, chain_serial)
+    _, returncode, stderr = sweep_with_a_fault(cmd, env, out, 2, 12,
+                                               lambda proc: os.kill(pool_workers(proc.pid)[0], signal.SIGKILL))
+    assert returncode == 0, stderr
+    assert_complete(out, chain_serial)

@@ -196,3 +196,11 @@ def test_a_killed_local_worker_loses_no_point(tmp_path, chain_serial):
                                                lambda proc: os.kill(pool_workers(proc.pid)[0], signal.SIGKILL))
     assert returncode == 0, stderr
     assert_complete(out, chain_serial)
+
+
+def test_an_absent_ray_head_is_an_error_not_a_hang(tmp_path):
+    # Ray's own connect retries for minutes; the sweep checks the GCS port first (port 1: nothing listens)
+    path = spec_file(tmp_path, "kernels: [{nk: %s}]\n" % RMSNORM)
+    cmd, env = cli("sweep", path, "--out", tmp_path / "out", "--ray", "127.0.0.1:1", "--no-progress")
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "--ray 127.0.0.1:1: no Ray head node answers there" in done.stderr, done.stderr

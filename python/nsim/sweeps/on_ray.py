@@ -3,11 +3,13 @@ scheduler, retried by Ray when its worker or node dies (max_retries), its
 summary returned through Ray's object store. Nothing here distributes work
 itself. Connects on 127.0.0.1 only, without the dashboard or usage stats."""
 import os
+import socket
 
 from nsim import _core
 from nsim.sweeps import local, local_cluster
 
-TASK_RETRIES = 5  # Ray reruns a task whose worker or node died this many times
+TASK_RETRIES = 5
+CONNECT_TIMEOUT_S = 5  # Ray reruns a task whose worker or node died this many times
 
 
 class RayMissing(RuntimeError):
@@ -37,6 +39,18 @@ def _is_loopback(address):
     return address in ("auto", "local") or host in ("127.0.0.1", "localhost")
 
 
+def _check_reachable(address):
+    """A head node's GCS port must accept a connection: Ray itself would retry for minutes."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise RayMissing("--ray %s: expected auto, local or HOST:PORT of a Ray head node" % address)
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as e:
+        raise RayMissing("--ray %s: no Ray head node answers there (%s); start one with `ray start --head` "
+                         "(docs/sweep.md)" % (address, e.strerror or e)) from None
+
+
 def connect(address, jobs):
     """`address`: "auto" (the cluster running on this machine), "local" (a
     private one-machine cluster of `jobs` CPUs, started and stopped here) or
@@ -48,6 +62,8 @@ def connect(address, jobs):
     options = {"runtime_env": {"env_vars": _worker_env()}, "log_to_driver": False, "configure_logging": False}
     if _is_loopback(address):
         options["_node_ip_address"] = "127.0.0.1"
+    if address not in ("auto", "local"):
+        _check_reachable(address)
     try:
         if address == "local":
             ray.init(num_cpus=jobs, include_dashboard=False, **options)

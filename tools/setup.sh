@@ -49,6 +49,10 @@ python3 -m pip install -q --disable-pip-version-check \
   torch==2.13.0 ninja==1.11.1.1 atheris==2.3.0 expecttest==0.3.0
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e "$repo_root/python"
 echo "setup: python dependencies present"
+# Sweeps (docs/sweep.md): pyyaml reads specs, pandas and pyarrow write the
+# result tables, ray (the nsim package's `ray` extra) runs `nsim sweep --ray`.
+python3 -m pip install -q --disable-pip-version-check pyyaml==6.0.3 pandas==3.1.1 pyarrow==26.0.1 ray==2.60.0
+echo "setup: sweep dependencies present"
 
 # The PyTorch extension (torch_nsim/): the simulator as one shared library
 # (Bazel), then the torch glue (torch_nsim/csrc) against the installed torch.

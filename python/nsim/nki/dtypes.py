@@ -15,6 +15,9 @@ class DType:
     def __repr__(self):
         return "nl." + self.name
 
+    def __str__(self):  # NKI's dtypes print as their names; kernels compare str(dtype)
+        return self.name
+
     @property
     def is_float(self):
         return self.nk != "i32"
@@ -28,13 +31,24 @@ ALL = (float32, bfloat16, float16, int32)
 
 
 class UnsupportedDType:
-    """An NKI dtype the simulator has no element type for (fp8, tf32, 8-bit ints)."""
+    """An NKI dtype the simulator has no element type for (fp8, tf32, 8-bit ints): the name
+    exists (kernels build tables of them at import), using it raises nki.Unsupported."""
 
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, size):
+        self.name, self.size = name, size
 
     def __repr__(self):
         return "nl." + self.name
+
+    def __str__(self):
+        return self.name
+
+
+# name -> bytes per element (the x4 types pack four values): the NKI dtypes the model lacks (issue 24).
+UNSUPPORTED_SIZES = {"tfloat32": 4, "float8_e4m3": 1, "float8_e5m2": 1, "float8_e4m3fn": 1, "float8_e4m3fn_x4": 4,
+                     "float8_e5m2_x4": 4, "float4_e2m1fn_x4": 2, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2,
+                     "uint32": 4, "bool": 1, "bool_": 1, "int64": 8, "uint64": 8, "float64": 8}
+UNSUPPORTED = {name: UnsupportedDType(name, size) for name, size in UNSUPPORTED_SIZES.items()}
 
 
 def of(x, what="dtype"):

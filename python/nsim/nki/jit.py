@@ -37,7 +37,10 @@ class Kernel:
         self.grid = grid  # None: one program on one core; else the SPMD launch grid (kernel[grid])
 
     def __call__(self, *args, **kwargs):
-        return simulate_kernel(self, *args, **kwargs)
+        from . import entry, program
+        if program._current:  # called from inside another kernel: its code runs as part of that trace
+            return self.fn(*args, **kwargs)
+        return entry.simulate_kernel(self, *args, **kwargs)
 
     def __getitem__(self, grid):
         """kernel[4](args) / kernel[2, 2](args): an SPMD launch, one program per NeuronCore of a chip."""
@@ -88,6 +91,7 @@ class Kernel:
     def _trace(self, args, kwargs, info, site_buffers, program_index=0):
         program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues, site_buffers,
                           self.grid or (1,), program_index)
+        program.launched_grid = self.grid is not None
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
         inputs, call_args = {}, {}
 
@@ -121,16 +125,19 @@ class Kernel:
         return Traced(program, None, None, inputs, outputs, result)
 
 
-def jit(fn=None, *, num_buffers=None, dma_queues=4, mode=None, platform_target=None):
+def jit(fn=None, *, num_buffers=None, dma_queues=4, **nki_options):
     """Marks an NKI kernel. num_buffers: physical buffers of each loop-local tile
     (modulo allocation; per tile: num_buffers= on nl.ndarray/load; default:
     double buffering, single where that does not fit); dma_queues: the DMA
-    queues the frontend rotates transfers over. NKI's mode= and platform_target=
-    are accepted and have no effect: the kernel always runs on the simulator,
-    on the config given to simulate_kernel/benchmark."""
-    if fn is None:
-        return lambda f: Kernel(f, num_buffers, dma_queues)
-    return Kernel(fn, num_buffers, dma_queues)
+    queues the frontend rotates transfers over. NKI's own options (mode=,
+    platform_target=, debug_kernel=, additional_compile_opt=, ...) are kept in
+    `kernel.nki_options` and have no effect: the kernel always runs on the
+    simulator, on the config given to simulate_kernel/benchmark."""
+    def make(f):
+        kernel = Kernel(f, num_buffers, dma_queues)
+        kernel.nki_options = nki_options
+        return kernel
+    return make if fn is None else make(fn)
 
 
 class BenchmarkResult:
@@ -192,11 +199,6 @@ def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only
     return traced, raw, _replace(traced.result, arrays)
 
 
-def simulate_kernel(kernel, *args, config="trn2", overrides=(), **kwargs):
-    """Runs the kernel on the simulator; returns its outputs as NumPy arrays."""
-    return _run(kernel, args, kwargs, config, overrides, None, None)[2]
-
-
 class GridBenchmarkResult:
     """nki.benchmark of an SPMD launch (kernel[grid]): the chip's device time (the slowest
     core's) and, per program, its core and figures (`nsim run --grid --json`)."""
@@ -214,22 +216,6 @@ class GridBenchmarkResult:
 
     def __repr__(self):
         return "GridBenchmarkResult(grid=%s, device_time_us=%.3f)" % (self.grid, self.device_time_us)
-
-
-def benchmark(kernel, *args, config="trn2", overrides=(), out_dir=None, emit=None, timing_only=False, **kwargs):
-    """Runs the kernel; returns a BenchmarkResult (device_time_us, outputs, summary).
-    out_dir gets what `nsim run --out` writes: trace.json, summary.{json,txt}, report.html,
-    instructions.csv and <hash>.neff/.ntff;
-    emit="k.nk" writes the kernel text that `nsim run k.nk` replays;
-    timing_only=True times the kernel without computing values (`nsim run --timing-only`):
-    the same device time, records and files, much faster; outputs is then None.
-    kernel[grid]: an SPMD launch on one chip; returns a GridBenchmarkResult, and out_dir gets
-    the kernel text and grid.json (the report of `nsim run k.nk --grid N --json`)."""
-    traced, raw, outputs = _run(kernel, args, kwargs, config, overrides, out_dir, emit, timing_only)
-    grid = getattr(kernel, "grid", None)
-    if grid:
-        return GridBenchmarkResult(traced, raw, outputs, config, grid)
-    return BenchmarkResult(traced, raw, outputs, config)
 
 
 def _write_grid_files(out_dir, traced, raw):

@@ -13,7 +13,7 @@ from . import spmd as _spmd
 from .dtypes import bfloat16, float16, float32, int32  # noqa: F401  (NKI names)
 from .errors import Unsupported, fail
 from .program import ParDim, current, positive_shape
-from .views import HbmTensor, IndexExpr, Tile
+from .views import DynSlice, HbmTensor, IndexExpr, Tile, View
 
 # ------------------------------------------------------------------ buffers
 sbuf = "sbuf"
@@ -22,9 +22,7 @@ hbm = "hbm"
 shared_hbm = "shared_hbm"
 private_hbm = "private_hbm"
 _HBM = (hbm, shared_hbm, private_hbm)
-tfloat32, float8_e4m3, float8_e5m2, uint8, int8, uint16, int16, uint32 = (
-    _dt.UnsupportedDType(n) for n in ("tfloat32", "float8_e4m3", "float8_e5m2", "uint8", "int8", "uint16", "int16",
-                                      "uint32"))
+globals().update(_dt.UNSUPPORTED)  # nl.uint8, nl.float8_e4m3, ...: exist, raise nki.Unsupported when used
 
 
 def par_dim(n):
@@ -33,13 +31,26 @@ def par_dim(n):
 
 
 class _TileSize:
-    """nl.tile_size: the hardware's tile limits, from the config the kernel runs on."""
+    """nl.tile_size: the hardware's tile limits, from the config the kernel runs on (outside a
+    kernel, e.g. in a module-level constant: the default config, platform.default_config())."""
 
-    pmax = property(lambda self: current().info["partitions"])
-    gemm_stationary_fmax = property(lambda self: current().info["tensor_cols"])
-    gemm_moving_fmax = property(lambda self: current().info["moving_free_max"])
-    psum_fmax = property(lambda self: current().info["psum_bank_bytes"] // 4)
-    psum_num_banks = property(lambda self: current().info["psum_banks"])
+    pmax = property(lambda self: _info()["partitions"])
+    gemm_stationary_fmax = property(lambda self: _info()["tensor_cols"])
+    gemm_moving_fmax = property(lambda self: _info()["moving_free_max"])
+    psum_fmax = property(lambda self: _info()["psum_bank_bytes"] // 4)
+    psum_num_banks = property(lambda self: _info()["psum_banks"])
+    total_available_sbuf_size = property(lambda self: _info()["sbuf_bytes_per_partition"])
+    bn_stats_fmax = property(lambda self: _unsupported("tile_size.bn_stats_fmax")())
+
+
+def _info():
+    from . import platform
+    return current().info if _tracing() else platform.default_info()
+
+
+def _tracing():
+    from . import program
+    return builtins.bool(program._current)
 
 
 tile_size = _TileSize()
@@ -91,7 +102,7 @@ mgrid = _MGrid()
 
 def _range(what, args):
     try:
-        return range(*args)
+        return builtins.range(*args)
     except (TypeError, ValueError) as e:  # a float, a string, step 0, ...
         fail("nl.%s%r: %s" % (what, tuple(args), e))
 
@@ -124,7 +135,7 @@ def program_id(axis):
     """The index of this program along `axis` of the launch grid (kernel[grid](...)).
     Outside a grid launch a kernel is program 0 of a grid of 1."""
     prog = current()
-    if isinstance(axis, bool) or not isinstance(axis, int) or not 0 <= axis < len(prog.grid):
+    if isinstance(axis, builtins.bool) or not isinstance(axis, int) or not 0 <= axis < len(prog.grid):
         fail("nl.program_id(%r): the launch grid %s has axes 0..%d" % (axis, prog.grid, len(prog.grid) - 1))
     return _spmd.program_index(prog.grid, prog.program, axis)
 
@@ -133,9 +144,9 @@ def num_programs(axes=None):
     """Programs along `axes` (an int or a tuple; None: all) of the launch grid."""
     grid = current().grid
     if axes is None:
-        axes = tuple(range(len(grid)))
+        axes = tuple(builtins.range(len(grid)))
     for a in (axes if isinstance(axes, (tuple, list)) else (axes,)):
-        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < len(grid):
+        if isinstance(a, builtins.bool) or not isinstance(a, int) or not 0 <= a < len(grid):
             fail("nl.num_programs(%r): the launch grid %s has axes 0..%d" % (axes, grid, len(grid) - 1))
     if isinstance(axes, int):
         axes = (axes,)
@@ -146,8 +157,35 @@ def num_programs(axes=None):
 
 
 def program_ndim():
-    """The number of axes of the launch grid."""
-    return len(current().grid)
+    """The number of axes of the launch grid: 0 for a kernel launched without one."""
+    prog = current()
+    return len(prog.grid) if prog.launched_grid else 0
+
+
+def ds(start, size):
+    """A subscript of `size` elements from `start`: t[nl.ds(128 * i, 128)] is t[128 * i:128 * (i + 1)]."""
+    return DynSlice(start, size)
+
+
+class NKIObject:
+    """Base of kernel-side config and helper classes: annotated class attributes are its fields;
+    NKIObject(**fields) (or positional, in annotation order) sets them."""
+
+    def __init__(self, *args, **kwargs):
+        names = [n for c in reversed(type(self).__mro__) for n in getattr(c, "__annotations__", {})]
+        names = list(dict.fromkeys(names))
+        if len(args) > len(names):
+            fail("%s takes at most %d positional fields, got %d" % (type(self).__name__, len(names), len(args)))
+        for name, value in list(zip(names, args)) + list(kwargs.items()):
+            setattr(self, name, value)
+
+
+tensor = View        # the annotation names of tensors
+dtype = _dt.DType
+
+
+def range(*args):  # noqa: A001 (an undocumented alias the NKI Library calls)
+    return sequential_range(*args)
 
 
 # ------------------------------------------------------------------ helpers
@@ -174,7 +212,7 @@ def _no_mask(mask, what):
 
 
 def _number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    return isinstance(x, (int, float)) and not isinstance(x, builtins.bool)
 
 
 _ALU = {"add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
@@ -292,7 +330,11 @@ def _unsupported(name, module="nl"):
 for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "where", "logical_and",
               "logical_or", "equal", "not_equal", "greater", "less", "floor", "ceil", "sign", "atomic_rmw",
               "shared_constant", "gather_flattened", "random_seed", "rand", "erf_dx", "gelu_dx", "mish",
-              "softplus", "bitwise_and", "bitwise_or", "invert", "left_shift", "right_shift", "trunc"):
+              "softplus", "bitwise_and", "bitwise_or", "invert", "left_shift", "right_shift", "trunc",
+              "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx", "silu_dx", "less_equal",
+              "greater_equal", "logical_xor", "logical_not", "bitwise_xor", "dynamic_range", "fori_loop",
+              "exp2", "tan", "arctan", "prod", "all", "var", "load_transpose2d", "argmax", "argmin",
+              "expand_dims", "zeros_like", "ones_like", "empty_like", "full_like", "device_print"):
     globals()[_name] = _unsupported(_name)
 
 
@@ -300,13 +342,13 @@ for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "w
 def _reduce_view(x, axis, what):
     """x with the reduced (trailing free) axes merged into one innermost dim, and the kept dims."""
     axes = [axis] if isinstance(axis, int) else list(axis) if isinstance(axis, (tuple, list)) else None
-    if not axes or not all(isinstance(a, int) and -x.ndim <= a < x.ndim for a in axes):
+    if not axes or not builtins.all(isinstance(a, int) and -x.ndim <= a < x.ndim for a in axes):
         fail("nl.%s: axis=%r must be an axis or a tuple of axes of a tile of shape %s" % (what, axis, x.shape))
     axes = sorted(a + x.ndim if a < 0 else a for a in axes)
     if x.pdim in axes:
         fail("nl.%s over the partition dim is not supported: reduce along free axes (or transpose first)" % what,
              Unsupported)
-    if axes != list(range(x.ndim - len(axes), x.ndim)):
+    if axes != list(builtins.range(x.ndim - len(axes), x.ndim)):
         fail("nl.%s: axis=%r must be the trailing free axes of a tile of shape %s" % (what, axis, x.shape))
     red = [x.dims[a] for a in axes]
     for outer, inner in zip(red, red[1:]):
@@ -395,16 +437,28 @@ def _matmul(stationary, moving):
 
 
 # ------------------------------------------------------------------ memory
-def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
-    """A tensor: in HBM (buffer=nl.shared_hbm/hbm: a kernel output) or an SBUF/PSUM tile."""
+def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None):
+    """A tensor: in HBM (buffer=nl.shared_hbm/hbm: a kernel output) or an SBUF/PSUM tile.
+    buffer=ncc.sbuf.mod_alloc(num_free_tiles=N) rotates the tile over N buffers; explicit byte
+    placement (its base_addr, address=) is recorded on the tile, and the simulator's loader places
+    tensors itself (decl.address)."""
+    from .compiler import Allocation
     dtype = _dt.of(dtype)
+    placed = None
+    if isinstance(buffer, Allocation):
+        placed, buffer = buffer, buffer.space
+        num_buffers = math.prod(placed.num_free_tiles) if placed.num_free_tiles else 1
     if buffer in _HBM:
-        return current().hbm_tensor(name or "out", [int(s) for s in positive_shape(shape, "HBM tensor")], dtype)
+        return current().hbm_tensor(name or "out", [int(s) for s in positive_shape(shape, "HBM tensor")], dtype,
+                                    buffer=buffer)
     if buffer not in (sbuf, psum):
         fail("unknown buffer %r (use nl.sbuf, nl.psum, nl.shared_hbm)" % (buffer,))
     if buffer == psum and dtype is not float32:
-        fail("PSUM tiles are fp32 (PSUM accumulates in FP32); got %r" % (dtype,))
-    return current().new_tile(shape, dtype, buffer, name or "tile", num_buffers)
+        fail("PSUM tiles are fp32 in the model (PSUM accumulates in FP32); %r PSUM tiles are not modelled" % (dtype,),
+             Unsupported)
+    tile = current().new_tile(shape, dtype, buffer, name or "tile", num_buffers)
+    tile.decl.address = address if address is not None else (placed.base_addr if placed else None)
+    return tile
 
 
 def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):

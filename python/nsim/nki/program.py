@@ -72,8 +72,8 @@ class Program:
         self._names.add(name)
         return name
 
-    def hbm_tensor(self, name, shape, dtype, argument=False):
-        decl = Decl(self.unique_name(name), "hbm", dtype, shape, None if argument else where())
+    def hbm_tensor(self, name, shape, dtype, argument=False, buffer="hbm"):
+        decl = Decl(self.unique_name(name), "hbm", dtype, shape, None if argument else where(), buffer)
         self.decls.append(decl)
         return HbmTensor(decl)
 

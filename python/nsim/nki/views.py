@@ -11,6 +11,7 @@ import math
 import operator
 
 from .errors import fail
+from .view_methods import ViewMethods
 
 
 def positive_shape(shape, what):
@@ -62,7 +63,7 @@ class IndexExpr:
     __rmul__ = __mul__
 
     def as_slice(self):
-        return slice(self.start, self.start + self.step * self.size, self.step)
+        return slice(self.start, self.start + self.step * (self.size - 1) + 1, self.step)
 
 
 class IndexSum:
@@ -84,8 +85,9 @@ class IndexSum:
 class Decl:
     """One tensor of the emitted kernel."""
 
-    def __init__(self, name, space, dtype, shape, where=None):
+    def __init__(self, name, space, dtype, shape, where=None, buffer=None):
         self.name, self.space, self.dtype, self.shape = name, space, dtype, list(shape)
+        self.buffer = buffer or space  # NKI's buffer name: hbm, shared_hbm, private_hbm, sbuf, psum
         self.where = where
         self.owner = None      # the Tile currently living in this buffer (on-chip)
         self.version = 0
@@ -113,7 +115,17 @@ class Decl:
         return self.free_size * self.dtype.size
 
 
-class View:
+class DynSlice:
+    """nl.ds(start, size): `size` elements from `start`, as a subscript."""
+
+    def __init__(self, start, size):
+        self.start, self.size = start, size
+
+    def as_slice(self):
+        return slice(self.start, self.start + self.size)
+
+
+class View(ViewMethods):
     """A strided window onto a Decl; `pdim` is the index of the partition dim in `dims` (on-chip)."""
 
     def __init__(self, decl, offset, dims, pdim=None):
@@ -155,7 +167,7 @@ class View:
         offset, dims, pdim = self.offset, [], None
         for d, (stride, size) in enumerate(self.dims):
             k = key[d] if d < len(key) else slice(None)
-            if isinstance(k, IndexExpr):
+            if isinstance(k, (IndexExpr, DynSlice)):
                 k = k.as_slice()
             if isinstance(k, int) and not isinstance(k, bool):
                 i = k + size if k < 0 else k
@@ -228,6 +240,9 @@ class HbmTensor(View):
         offset, dims, _ = self._indexed(key)
         return HbmTensor(self.decl, offset, dims)
 
+    def _like(self, offset, dims, pdim):
+        return HbmTensor(self.decl, offset, dims)
+
     def __setitem__(self, key, value):
         fail("assigning to an HBM tensor: write it with nl.store(%s[...], value=tile)" % self.decl.name)
 
@@ -263,15 +278,14 @@ class Tile(View):
         self.owner = owner if owner is not None else self  # the whole tile this view belongs to
         self.version = decl.version
 
-    @property
-    def buffer(self):
-        return self.decl.space
-
     def _what(self):
         return "tile '%s'" % self.decl.name
 
     def __getitem__(self, key):
         offset, dims, pdim = self._indexed(key)
+        return Tile(self.decl, offset, dims, pdim, self.owner)
+
+    def _like(self, offset, dims, pdim):
         return Tile(self.decl, offset, dims, pdim, self.owner)
 
     def __setitem__(self, key, value):

@@ -121,16 +121,31 @@ def test_bad_grid_is_a_clear_error():
         vector_add_spmd[2.5]
 
 
-def test_program_id_in_control_flow_is_a_clear_error():
+def test_programs_may_branch_on_program_id():
+    """Each program traces on its own (the NKI Library's LNC=2 paths branch on program_id); both run."""
     @nki.jit
     def k(a):
         out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
-        t = nl.load(a)
-        if nl.program_id(0) == 0:
+        half = a.shape[0] // 2
+        pid = nl.program_id(0)
+        t = nl.load(a[pid * half:(pid + 1) * half])
+        if pid == 0:
             t = nl.multiply(t, 2.0)
-        nl.store(out, value=t)
+        nl.store(out[pid * half:(pid + 1) * half], value=t)
         return out
-    with pytest.raises(nki.KernelError, match="program 1 traces to a different kernel"):
+    a = np.arange(128 * 64, dtype=np.float32).reshape(128, 64)
+    expect = a.copy()
+    expect[:64] *= 2
+    np.testing.assert_array_equal(nki.simulate_kernel(k[2], a), expect)
+
+
+def test_programs_must_declare_the_same_hbm_tensors():
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm, name="o%d" % nl.program_id(0))
+        nl.store(out, value=nl.load(a))
+        return out
+    with pytest.raises(nki.KernelError, match="program 1 declares other HBM tensors than program 0"):
         nki.simulate_kernel(k[2], np.ones((128, 64), np.float32))
 
 

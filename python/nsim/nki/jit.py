@@ -14,7 +14,7 @@ from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
 from .errors import KernelError, Unsupported
 from .program import Program
-from .spmd import grid_size, normalize_grid, text_difference
+from .spmd import grid_size, normalize_grid
 from .views import HbmTensor
 
 
@@ -26,6 +26,7 @@ class Traced:
         self.inputs = inputs      # decl name -> (host array, DType)
         self.outputs = outputs    # [HbmTensor] read back after the run
         self.result = result      # what the kernel returned (HbmTensors inside)
+        self.program_texts = None  # SPMD programs that trace differently: one text each
 
 
 class Kernel:
@@ -49,7 +50,10 @@ class Kernel:
         return Kernel(self.fn, self.num_buffers, self.dma_queues, normalize_grid(grid))
 
     def trace_grid(self, args, kwargs, config="trn2", overrides=()):
-        """Traces every program of the grid; their texts must agree (program_id only in indices)."""
+        """Traces every program of the grid, each on its own: Python code may branch on nl.program_id
+        (the NKI Library's LNC=2 paths do). Programs that trace alike share one text (program_id
+        expressions in their access patterns); otherwise traced.program_texts holds one per program,
+        and they must declare the same HBM tensors (the chip binds them once)."""
         grid = self.grid or (1,)
         info = _core.core().config_info(config, list(overrides))
         n = grid_size(grid)
@@ -57,6 +61,7 @@ class Kernel:
             raise KernelError("kernel '%s' launched on a grid %s of %d programs: config '%s' has %d NeuronCores "
                               "per chip (chip.cores)" % (self.fn.__name__, grid, n, info["name"], info["chip_cores"]))
         first = self.trace(args, kwargs, config, overrides)
+        texts = [first.text]
         for program in range(1, n):
             try:
                 other = self.trace(args, kwargs, config, overrides, program)
@@ -64,13 +69,12 @@ class Kernel:
                 e.message = "program %d of grid %s: %s" % (program, grid, e.message)
                 e.args = (e._text(),)
                 raise
-            if other.text != first.text:
-                line, a, b = text_difference(first.text, other.text)
-                raise KernelError(
-                    "kernel '%s': program %d traces to a different kernel than program 0 (line %d: %r vs %r): "
-                    "nl.program_id may only enter index arithmetic (+ - * // %%), not Python control flow, shapes "
-                    "or instruction options" % (self.fn.__name__, program, line, a.strip(), b.strip()),
-                    other.where.get(line) or first.where.get(line))
+            if other.text != first.text and _hbm_decls(other.program) != _hbm_decls(first.program):
+                raise KernelError("kernel '%s': program %d declares other HBM tensors than program 0 (%s vs %s): "
+                                  "every program must create the same outputs" % (
+                                      self.fn.__name__, program, _hbm_decls(other.program), _hbm_decls(first.program)))
+            texts.append(other.text)
+        first.program_texts = texts if any(t != first.text for t in texts) else None
         return first
 
     def trace(self, args, kwargs, config="trn2", overrides=(), program=0):
@@ -179,7 +183,7 @@ def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only
             if timing_only:
                 raise Unsupported("timing_only is not supported for SPMD grids (kernel[grid]) yet")
             raw = core.run_grid(traced.text, traced.program.name + ".nk", config, list(overrides), inputs, outputs,
-                                grid_size(kernel.grid))
+                                grid_size(kernel.grid), traced.program_texts or [])
             if profile_dir:
                 _write_grid_files(profile_dir, traced, raw)
         else:
@@ -220,10 +224,16 @@ class GridBenchmarkResult:
 
 def _write_grid_files(out_dir, traced, raw):
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, traced.program.name + ".nk"), "w") as f:
-        f.write(traced.text)
+    for i, text in enumerate(traced.program_texts or [traced.text]):
+        suffix = ".program%d" % i if traced.program_texts else ""
+        with open(os.path.join(out_dir, traced.program.name + suffix + ".nk"), "w") as f:
+            f.write(text)
     with open(os.path.join(out_dir, "grid.json"), "w") as f:
         f.write(json.dumps(json.loads(raw["report"]), indent=2) + "\n")
+
+
+def _hbm_decls(program):
+    return [(d.name, d.dtype.nk, d.shape) for d in program.decls if d.space == "hbm"]
 
 
 def _hbm_leaves(result):

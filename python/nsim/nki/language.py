@@ -453,12 +453,22 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None
                                     buffer=buffer)
     if buffer not in (sbuf, psum):
         fail("unknown buffer %r (use nl.sbuf, nl.psum, nl.shared_hbm)" % (buffer,))
+    declared = dtype
     if buffer == psum and dtype is not float32:
-        fail("PSUM tiles are fp32 in the model (PSUM accumulates in FP32); %r PSUM tiles are not modelled" % (dtype,),
-             Unsupported)
+        if dtype not in _PSUM_16BIT:
+            fail("%r PSUM tiles are not modelled (PSUM holds fp32, bf16 or fp16)" % (dtype,), Unsupported)
+        dtype = float32  # the model's PSUM is fp32: see _PSUM_16BIT
     tile = current().new_tile(shape, dtype, buffer, name or "tile", num_buffers)
+    tile.decl.declared_dtype = declared
     tile.decl.address = address if address is not None else (placed.base_addr if placed else None)
     return tile
+
+
+# A bf16/fp16 PSUM tile (NKI 0.3+, gen3+ kernels) is stored as fp32 in the model, whose PSUM is fp32:
+# a transpose or copy through it carries the same values; a matmul result is rounded to 16 bits once,
+# when read out, rather than when written; it takes 4 bytes per element of PSUM capacity, not 2.
+# The kernel sees the dtype it asked for (tile.dtype).
+_PSUM_16BIT = (bfloat16, float16)
 
 
 def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):

@@ -8,8 +8,9 @@ tracing program i, nl.program_id returns a `ProgramIndex`: an int holding
 the value for program i that also carries the .nk expression computing it
 (`program_id * 128`). Index arithmetic keeps the expression, so access
 patterns are emitted with it and the one kernel text serves every program.
-The kernel is traced once per program and the texts must agree: anything
-else depending on program_id (a Python `if`, a shape) is an error.
+The kernel is traced once per program; programs whose Python branches on
+program_id (an `if`, a shape) trace to different texts, which run side by
+side on the chip's cores (jit.Kernel.trace_grid).
 """
 import math
 import operator
@@ -127,13 +128,3 @@ def program_index(grid, program, axis):
     if axis > 0:
         expr = "(%s %% %d)" % (expr, grid[axis])
     return ProgramIndex(value, expr)
-
-
-def text_difference(a, b):
-    """The first line (1-based) where two kernel texts differ, with both versions."""
-    la, lb = a.splitlines(), b.splitlines()
-    for i, (x, y) in enumerate(zip(la, lb)):
-        if x != y:
-            return i + 1, x, y
-    n = min(len(la), len(lb))
-    return n + 1, (la[n] if n < len(la) else "<end>"), (lb[n] if n < len(lb) else "<end>")

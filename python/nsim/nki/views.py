@@ -138,7 +138,7 @@ class View(ViewMethods):
 
     @property
     def dtype(self):
-        return self.decl.dtype
+        return getattr(self.decl, "declared_dtype", None) or self.decl.dtype
 
     @property
     def ndim(self):

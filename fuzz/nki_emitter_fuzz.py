@@ -179,7 +179,8 @@ def view(b, t):
     n = b.choose([0, 1, -1], [2, 5, "x", None])
     if k == 0:
         p0, p1 = b.bounds(t.shape[0])
-        return t[nl.ds(p0, b.choose([p1 - p0], [0, -1, p1]))]
+        size = (t.shape[0] if p1 is None else p1) - p0
+        return t[nl.ds(p0, b.choose([size], [0, -1, p1]))]
     if k == 1:
         dims = [[b.choose([t.decl.free_size, 1, 2], [0, -1, "x"]), b.size()] for _ in range(1 + b.byte() % 3)]
         return t.ap(pattern=b.choose([dims], [[], [[1]], None, 3]), offset=b.choose([0, b.byte()], [-1, 1 << 30, "x"]))

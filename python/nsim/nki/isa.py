@@ -167,19 +167,24 @@ def nc_transpose(data, engine=None, mask=None, dtype=None):
 @_dst_form
 def _activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None,
                 name=None, mask=None):
-    """dst = op(data * scale + bias); with reduce_res, the row sums of the result go into it: reset
-    first (reduce_cmd reset_reduce, the default) or added to what it holds (reduce_cmd=reduce)."""
+    """dst = op(data * scale + bias); with reduce_res, the row sums of the result are written to it
+    (the model's activation writes its [P, 1] accumulator), or with reduce_cmd=reduce added to what it
+    holds (a VectorE add after the activation: the model's accumulator does not carry over)."""
     nl._no_mask(mask, "nisa.activation")
     dst, data = _dst(dst, "activation"), nl._tile(data, "activation")
     _same_size(dst, data, "activation")
     func = _lookup(_ACTIVATION, op, "activation")
     if reduce_op is not None and reduce_op not in (nl.add, nl.sum):
         fail("activation: reduce_op must be nl.add", Unsupported)
+    keep = None
     if reduce_res is not None:
         reduce_res = nl._tile(reduce_res, "activation reduce_res")
-        if getattr(reduce_cmd, "name", None) != "reduce":
-            nl._memset(reduce_res, 0.0)
+        if getattr(reduce_cmd, "name", None) == "reduce":
+            keep, reduce_res = reduce_res, nl._new(nl._tile_shape(reduce_res), nl.float32, "act_sum")
+        reduce_res.owner.written = True  # the activation overwrites its accumulator: nothing stale is read
     nl._activation_into(dst, func, data, scale, bias, reduce_res)
+    if keep is not None:
+        current().emit("vector", "tensor_tensor", keep, [keep, reduce_res], [("op", "add")])
 
 
 @_generations(lambda a: not _is_view(a, 0))
@@ -201,7 +206,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
 
 def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None, mask=None):
     """nisa.activation with the free-axis reduction of its result written to reduce_res (one ScalarE
-    instruction, plus the reset of reduce_res)."""
+    instruction)."""
     _activation(dst, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res, mask=mask)
 
 

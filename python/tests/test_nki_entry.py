@@ -142,3 +142,23 @@ def test_nkiobject_fields_and_nc_version():
         assert nisa.get_nc_version() == nisa.nc_version.gen4 and nl.program_ndim() == 0
         return double.fn(a)
     nki.simulate_kernel(k, np.ones((4, 4), np.float32), config="trn3")
+
+
+def test_compiler_directives_and_mod_alloc():
+    import nsim.nki.compiler as ncc
+
+    @ncc.skip_middle_end_transformations
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(4):
+            t = nl.ndarray((32, 4), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(3,)))
+            nisa.dma_copy(dst=t, src=a[i * 32:(i + 1) * 32])
+            nisa.dma_copy(dst=out[i * 32:(i + 1) * 32], src=t)
+        return out
+    assert k.nki_directives == {"skip_middle_end_transformations": True}
+    a = np.arange(128 * 4, dtype=np.float32).reshape(128, 4)
+    r = nki.benchmark(k, a)
+    np.testing.assert_array_equal(r.outputs, a)
+    # num_free_tiles=(3,) is honoured exactly: the four tiles rotate over three buffers
+    assert len({line.split()[1] for line in r.kernel_text.splitlines() if line.startswith("tensor") and " sbuf " in line}) == 3

@@ -20,6 +20,8 @@ class Allocation:
 
 
 class _Space:
+    """ncc.sbuf / ncc.psum: explicit allocation in that memory."""
+
     def __init__(self, name):
         self.name = name
 

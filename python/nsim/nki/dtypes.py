@@ -9,6 +9,8 @@ except ImportError:  # bf16 host arrays then need ml_dtypes; everything else wor
 
 
 class DType:
+    """An element type the model has: its NKI name, its .nk spelling, bytes and NumPy type."""
+
     def __init__(self, name, nk, size, np_dtype):
         self.name, self.nk, self.size, self.np_dtype = name, nk, size, np_dtype
 

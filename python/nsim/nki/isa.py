@@ -218,6 +218,7 @@ def reciprocal(dst, data, name=None, mask=None):
 # ------------------------------------------------------------------ VectorE / GpSimd
 @_dst_form
 def _tensor_tensor(dst, data1, data2, op, engine=None, name=None, mask=None):
+    """dst = data1 op data2 element-wise on VectorE."""
     nl._no_mask(mask, "nisa.tensor_tensor")
     engine = _engine(engine, "tensor_tensor", "vector", "tensor_tensor")
     dst = _dst(dst, "tensor_tensor")
@@ -280,6 +281,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
 
 @_dst_form
 def _tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None, mask=None):
+    """dst = the reduction of data over its trailing free axes, on VectorE."""
     nl._no_mask(mask, "nisa.tensor_reduce")
     if negate:
         fail("tensor_reduce(negate=True) is not supported", Unsupported)
@@ -328,6 +330,7 @@ def tensor_partition_reduce(op, data, dtype=None, mask=None):
 
 @_dst_form
 def _tensor_copy(dst, src, engine=None, name=None, mask=None, dtype=None):
+    """dst = src cast to dst's dtype, on VectorE (or GpSimd, ScalarE)."""
     nl._no_mask(mask, "nisa.tensor_copy")
     engine = _engine(engine, "tensor_copy", "vector", "tensor_copy")
     dst, src = _dst(dst, "tensor_copy"), nl._tile(src, "tensor_copy")
@@ -345,6 +348,7 @@ def tensor_copy(src, dtype=None, engine=None, mask=None):
 
 @_dst_form
 def _memset(dst, value, engine=None, name=None, mask=None, dtype=None):
+    """dst = value everywhere, on VectorE (or GpSimd)."""
     nl._no_mask(mask, "nisa.memset")
     engine = _engine(engine, "memset", "vector", "memset")
     dst = _dst(dst, "memset")

@@ -70,6 +70,7 @@ def _index_size(start, stop, step, what):
 
 
 def arange(start, stop=None, step=1):
+    """An index expression start, start+step, ... below stop, placed with [:, None] / [None, :] (Beta 1)."""
     if stop is None:
         start, stop = 0, start
     return IndexExpr(start, step, _index_size(start, stop, step, "nl.arange"))
@@ -86,6 +87,8 @@ class _Grid(tuple):
 
 
 class _MGrid:
+    """nl.mgrid[0:P, 0:F]: index expressions over a tile's partitions and free elements (Beta 1)."""
+
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
         exprs = []
@@ -185,6 +188,7 @@ dtype = _dt.DType
 
 
 def range(*args):  # noqa: A001 (an undocumented alias the NKI Library calls)
+    """nl.sequential_range (the NKI Library's mxfp_load_utils calls nl.range)."""
     return sequential_range(*args)
 
 
@@ -276,6 +280,7 @@ power = _binary_fn("power")
 
 
 def negative(x, dtype=None, mask=None):
+    """-x on VectorE (tensor_scalar multiply by -1)."""
     _no_mask(mask, "negative")
     return _binary("multiply", x, -1.0, dtype)
 
@@ -324,6 +329,7 @@ def _unsupported(name, module="nl"):
     def fn(*args, **kwargs):
         fail("%s.%s is not supported by the simulator (no such ISA operation modelled)" % (module, name), Unsupported)
     fn.__name__ = name
+    fn.nsim_unsupported = True  # docs/nki-api.md lists it as a name that raises nki.Unsupported when used
     return fn
 
 
@@ -472,6 +478,7 @@ _PSUM_16BIT = (bfloat16, float16)
 
 
 def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):
+    """A new SBUF/PSUM tile filled with fill_value (a VectorE memset)."""
     if buffer in _HBM:
         fail("nl.full/zeros in HBM is not supported: fill a tile and nl.store it", Unsupported)
     t = ndarray(shape, dtype, buffer, name, num_buffers)
@@ -482,10 +489,12 @@ def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):
 
 
 def zeros(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+    """A new tile of zeros (a VectorE memset; dropped before a matmul that starts accumulating into it)."""
     return full(shape, 0.0, dtype, buffer, name, num_buffers)
 
 
 def ones(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+    """A new tile of ones (a VectorE memset)."""
     return full(shape, 1.0, dtype, buffer, name, num_buffers)
 
 

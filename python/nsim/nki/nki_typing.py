@@ -6,4 +6,4 @@ tensor = mutable_tensor = View
 
 
 class scalar(float):  # noqa: N801
-    pass
+    """The annotation of a scalar kernel parameter."""

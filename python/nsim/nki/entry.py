@@ -7,6 +7,7 @@ Simulator options (config=, overrides=, out_dir=, emit=, timing_only=) never sha
 parameter of the same name: the argument goes to the kernel and the option stays reachable as
 nsim_config=, nsim_overrides=, ...
 """
+import functools
 import inspect
 
 import numpy as np
@@ -17,7 +18,8 @@ from .errors import KernelError
 
 _RUN_OPTIONS = {"config": None, "overrides": (), "out_dir": None, "emit": None, "timing_only": False}
 _BETA1_DECORATOR_OPTIONS = ("warmup", "iters", "save_neff_name", "save_trace_name", "additional_compile_opt",
-                            "working_directory", "profile_nth", "overwrite", "device_count", "kernel_return")
+                            "working_directory", "profile_nth", "overwrite", "device_count", "kernel_return",
+                            "num_execs", "artifacts_dir")
 
 
 def _kernel_params(kernel):
@@ -114,6 +116,7 @@ class _Beta1Run:
 
     def __init__(self, kernel, options):
         self.kernel, self.options = _jit._as_kernel(kernel), options
+        functools.update_wrapper(self, self.kernel, updated=())
         self.benchmark_result = None
 
     def __call__(self, *args, **kwargs):

@@ -543,6 +543,12 @@ def store(dst, value, mask=None):
     prog.emit(prog.dma_engine(value), "dma_copy", dst, [value])
 
 
+def static_cast(array, dtype):
+    """Beta 1's host-side cast of a NumPy array to an NKI dtype (tests build inputs with it)."""
+    import numpy as np
+    return np.asarray(array).astype(_dt.of(dtype).np_dtype)
+
+
 def copy(x, dtype=None, mask=None):
     """A copy of a tile into a new SBUF tile (VectorE), casting to dtype."""
     _no_mask(mask, "copy")

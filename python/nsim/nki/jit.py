@@ -14,7 +14,7 @@ from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
 from .errors import KernelError, Unsupported
 from .program import Program
-from .spmd import grid_size, normalize_grid
+from .spmd import grid_size, normalize_grid, run_programs
 from .views import HbmTensor
 
 
@@ -55,11 +55,7 @@ class Kernel:
         expressions in their access patterns); otherwise traced.program_texts holds one per program,
         and they must declare the same HBM tensors (the chip binds them once)."""
         grid = self.grid or (1,)
-        info = _core.core().config_info(config, list(overrides))
         n = grid_size(grid)
-        if n > info["chip_cores"]:
-            raise KernelError("kernel '%s' launched on a grid %s of %d programs: config '%s' has %d NeuronCores "
-                              "per chip (chip.cores)" % (self.fn.__name__, grid, n, info["name"], info["chip_cores"]))
         first = self.trace(args, kwargs, config, overrides)
         texts = [first.text]
         for program in range(1, n):
@@ -119,6 +115,7 @@ class Kernel:
                 else:
                     bound.arguments[name] = hbm(name, value)
             result = self.fn(*bound.args, **bound.kwargs)
+        inputs.update(program.constants)
         outputs = _hbm_leaves(result)
         written = {v.decl.name for ins in program.instrs for v in ins.writes}
         for name, value in call_args.items():  # arguments the kernel wrote: outputs in place
@@ -182,8 +179,7 @@ def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only
         if kernel.grid:
             if timing_only:
                 raise Unsupported("timing_only is not supported for SPMD grids (kernel[grid]) yet")
-            raw = core.run_grid(traced.text, traced.program.name + ".nk", config, list(overrides), inputs, outputs,
-                                grid_size(kernel.grid), traced.program_texts or [])
+            raw = run_programs(core, traced, config, list(overrides), inputs, outputs, grid_size(kernel.grid))
             if profile_dir:
                 _write_grid_files(profile_dir, traced, raw)
         else:

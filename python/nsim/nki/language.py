@@ -333,14 +333,54 @@ def _unsupported(name, module="nl"):
     return fn
 
 
+def shared_constant(constant, dtype=None):
+    """An HBM tensor holding a NumPy constant (cast to dtype), given to the run as an input."""
+    import numpy as np
+    arr = np.asarray(constant)
+    if arr.ndim == 0 or arr.size == 0:
+        fail("nl.shared_constant: the constant must be an array with at least one element, got shape %s"
+             % (arr.shape,))
+    return current().constant(arr, _dt.of(dtype) or _dt.of(arr.dtype, "nl.shared_constant dtype"))
+
+
+def shared_identity_matrix(n, dtype=float32):
+    """An [n, n] identity matrix in a new SBUF tile (an HBM constant, loaded by one DMA)."""
+    import numpy as np
+    n = positive_shape((n,), "nl.shared_identity_matrix")[0]
+    src = shared_constant(np.identity(n, dtype=np.float32), dtype)
+    out = current().new_tile((n, n), _dt.of(dtype), sbuf, "identity")
+    current().emit("sync", "dma_copy", out, [src])
+    return out
+
+
+def broadcast_to(x, shape):
+    """x.broadcast_to(shape) (Beta 1's function form)."""
+    return x.broadcast_to(shape)
+
+
+def spmd_dim(size, *_logical_cores):
+    """Beta 1 `kernel[nl.spmd_dim(n, nl.nc(2)), ...]`: n programs on that grid axis (the logical-core
+    mapping is the chip model's: one program per NeuronCore)."""
+    return size if isinstance(size, int) else _logical_cores[0]
+
+
+def nc(n):
+    """Beta 1 `nl.nc(n)`: n logical NeuronCores (see spmd_dim)."""
+    return n
+
+
+fp32 = float32  # Beta 1 spelling
+Tensor = View
+
 for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "where", "logical_and",
               "logical_or", "equal", "not_equal", "greater", "less", "floor", "ceil", "sign", "atomic_rmw",
-              "shared_constant", "gather_flattened", "random_seed", "rand", "erf_dx", "gelu_dx", "mish",
+              "gather_flattened", "random_seed", "rand", "erf_dx", "gelu_dx", "mish",
               "softplus", "bitwise_and", "bitwise_or", "invert", "left_shift", "right_shift", "trunc",
               "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx", "silu_dx", "less_equal",
               "greater_equal", "logical_xor", "logical_not", "bitwise_xor", "dynamic_range", "fori_loop",
               "exp2", "tan", "arctan", "prod", "all", "var", "load_transpose2d", "argmax", "argmin",
-              "expand_dims", "zeros_like", "ones_like", "empty_like", "full_like", "device_print"):
+              "expand_dims", "zeros_like", "ones_like", "empty_like", "full_like", "device_print", "loop_reduce",
+              "rms_norm", "mod", "finfo"):
     globals()[_name] = _unsupported(_name)
 
 

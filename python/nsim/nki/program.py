@@ -53,6 +53,7 @@ class Program:
         self._last_engine = {}                # decl name -> stream engine of its last compute write
         self._fresh = None                    # (instr, tile): a result nothing has read yet
         self._zero_fill = {}                  # id(PSUM tile) -> its nl.zeros memset, while nothing else touched it
+        self.constants = {}                   # decl name -> (host array, DType): nl.shared_constant data
 
     def __enter__(self):
         _current.append(self)
@@ -76,6 +77,12 @@ class Program:
         decl = Decl(self.unique_name(name), "hbm", dtype, shape, None if argument else where(), buffer)
         self.decls.append(decl)
         return HbmTensor(decl)
+
+    def constant(self, array, dtype):
+        """An HBM tensor holding `array` (nl.shared_constant): an input of the run the kernel did not get."""
+        t = self.hbm_tensor("const", array.shape, dtype, argument=True)
+        self.constants[t.decl.name] = (array.astype(dtype.np_dtype), dtype)
+        return t
 
     def new_tile(self, shape, dtype, space, label, num_buffers=None, name=None):
         """A tile of `shape` (partition dim first, or marked with nl.par_dim) in sbuf/psum.

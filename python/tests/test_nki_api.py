@@ -218,3 +218,26 @@ def test_authoring_mistakes_are_kernel_errors(call, message):
         call(tile_of(a))
     with pytest.raises(nki.KernelError, match=message):
         k(np.zeros((4, 4), np.float32))
+
+
+def test_beta1_partition_broadcast_and_numpy_ufuncs(rng):
+    """Beta 1 kernels broadcast a [1, N] tile across partitions (layernorm, mamba tutorials) and apply
+    NumPy ufuncs to tiles and as instruction ops (np.multiply)."""
+    a = rng.standard_normal((1, 700)).astype(np.float32)
+    b = rng.standard_normal((128, 700)).astype(np.float32)
+
+    @nki.jit
+    def k(a, b):
+        row, x = nl.load(a), nl.load(b)
+        y = np.multiply(row.broadcast_to((128, 700)), x)       # 2 matmuls of <= 512 columns fill it
+        z = nisa.tensor_tensor(y, x, op=np.add)
+        out = nl.ndarray(b.shape, dtype=b.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=np.exp(z))
+        return out
+    np.testing.assert_allclose(k(a, b), np.exp(a * b + b), rtol=1e-5)
+
+    @nki.jit
+    def bad(a):
+        np.cumsum(nl.load(a))
+    with pytest.raises(nki.Unsupported, match="np.cumsum on a tile is not supported"):
+        bad(a)

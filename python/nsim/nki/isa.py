@@ -37,6 +37,7 @@ def get_nc_version():
 
 
 def _lookup(table, op, what):
+    op = nl._as_nl_op(op)
     if op not in table:
         names = sorted({"nl." + f.__name__ for f in table})
         fail("%s: op %r is not supported (supported: %s)" % (what, getattr(op, "__name__", op), ", ".join(names)),

@@ -384,6 +384,23 @@ for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "w
     globals()[_name] = _unsupported(_name)
 
 
+def _numpy_ufuncs():
+    """NumPy ufuncs Beta 1 kernels use on tiles and as instruction ops (np.multiply(a, b),
+    nisa.tensor_tensor_scan(..., op0=np.multiply)) -> the nl function that lowers them."""
+    import numpy as np
+    return {np.add: add, np.subtract: subtract, np.multiply: multiply, np.divide: divide, np.true_divide: divide,
+            np.maximum: maximum, np.minimum: minimum, np.power: power, np.exp: exp, np.log: log, np.sqrt: sqrt,
+            np.tanh: tanh, np.negative: negative, np.square: square, np.reciprocal: reciprocal}
+
+
+def _as_nl_op(op):
+    """op itself, or the nl function a NumPy ufunc stands for."""
+    try:
+        return _numpy_ufuncs().get(op, op)
+    except TypeError:  # unhashable: not an op
+        return op
+
+
 # ------------------------------------------------------------------ reductions (VectorE)
 def _reduce_view(x, axis, what):
     """x with the reduced (trailing free) axes merged into one innermost dim, and the kept dims."""
@@ -550,6 +567,32 @@ def _fill_value(value, what):
 
 def _memset(dst, value):
     return current().emit("vector", "memset", dst, [], [("value", _fill_value(value, "nl.full"))])
+
+
+def _partition_broadcast(row, parts):
+    """A one-partition tile repeated on `parts` partitions, in a new tile: ones[1, parts]^T @ row on
+    TensorE into PSUM, 512 columns at a time, copied out on VectorE (how a partition broadcast is
+    done on chip; Beta 1's `t.broadcast_to((P, N))` of a [1, N] tile)."""
+    if row.partitions != 1:
+        fail("broadcast across partitions needs a tile of one partition, this one has %d" % row.partitions)
+    if row.dtype not in (float32, bfloat16, float16):
+        fail("broadcast across partitions of a %r tile is not modelled (TensorE reads floats)" % (row.dtype,),
+             Unsupported)
+    free = row.free_elements
+    flat = _new((1, free), row.dtype, "pbcast_row")
+    _copy_into(flat, row)  # one contiguous row: TensorE's moving operand
+    ones = _new((1, parts), row.dtype, "pbcast_ones")
+    _memset(ones, 1.0)
+    shape = [s for i, s in enumerate(row.shape) if i != row.pdim]
+    out = _new((parts,) + tuple(shape), row.dtype, "pbcast")
+    out_flat = Tile(out.decl, 0, [[out.decl.free_size, parts], [1, free]], 0, out.owner)
+    step = current().info["moving_free_max"]
+    for c in builtins.range(0, free, step):
+        n = builtins.min(step, free - c)
+        acc = _new((parts, n), float32, "pbcast_psum", psum)
+        current().emit("tensor", "matmul", acc, [ones, flat[:, c:c + n]])
+        _copy_into(out_flat[:, c:c + n], acc)
+    return out
 
 
 def _copy_into(dst, src):

@@ -115,8 +115,10 @@ class ViewMethods:
         d = _dim(self, dim, "broadcast")
         if self.dims[d][1] != 1:
             fail("broadcast(dim=%d): only a size-1 dim repeats, this one has size %d" % (d, self.dims[d][1]))
-        if d == self.pdim and size != 1:
-            fail("broadcast(dim=%d): partitions cannot be broadcast on chip" % d, Unsupported)
+        if d == self.pdim:
+            shape = list(self.shape)
+            shape[d] = _int(size, "broadcast size")
+            return self.broadcast_to(shape)
         dims = [list(x) for x in self.dims]
         dims[d] = [0, _int(size, "broadcast size")]
         return self._like(self.offset, dims, self.pdim)

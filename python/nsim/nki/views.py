@@ -293,12 +293,13 @@ class Tile(View):
         program.current().assign(self[key], value)
 
     def broadcast_to(self, shape):
-        """Repeats size-1 free dims (stride 0). Partitions cannot be broadcast on chip: load the
-        data broadcast from HBM instead (HbmTensor.broadcast_to)."""
+        """Repeats size-1 free dims (stride 0). A one-partition tile broadcast across partitions
+        becomes a new tile, filled on TensorE (language._partition_broadcast)."""
+        tile = self
         if len(shape) == self.ndim and shape[self.pdim] != self.partitions:
-            fail("a tile cannot be broadcast across partitions (%s to %s): load it with "
-                 "nl.load(t.broadcast_to(...)) from HBM" % (self.shape, tuple(shape)))
-        return Tile(self.decl, self.offset, _broadcast_dims(self, shape), self.pdim, self.owner)
+            from . import language
+            tile = language._partition_broadcast(self, shape[self.pdim])
+        return Tile(tile.decl, tile.offset, _broadcast_dims(tile, shape), tile.pdim, tile.owner)
 
     def __iadd__(self, value):
         from . import program
@@ -319,6 +320,17 @@ class Tile(View):
     def __rmul__(self, o): return self._binary("multiply", o, True)
     def __truediv__(self, o): return self._binary("divide", o)
     def __neg__(self): return self._binary("multiply", -1.0)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """np.multiply(a, b), np.exp(t), ... on tiles lower like the nl functions (Beta 1 kernels)."""
+        from . import language as nl
+        from .errors import Unsupported
+        fn = nl._numpy_ufuncs().get(ufunc) if method == "__call__" else None
+        if fn is None or set(kwargs) - {"dtype"}:
+            fail("np.%s%s on a tile is not supported (supported: %s)" % (
+                ufunc.__name__, "" if method == "__call__" else "." + method,
+                ", ".join(sorted("np." + u.__name__ for u in nl._numpy_ufuncs()))), Unsupported)
+        return fn(*inputs, **kwargs)
 
     def __repr__(self):
         return "Tile(%s, shape=%s, %r, %s)" % (self.decl.name, self.shape, self.dtype, self.decl.space)

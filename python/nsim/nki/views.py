@@ -321,6 +321,11 @@ class Tile(View):
     def __truediv__(self, o): return self._binary("divide", o)
     def __neg__(self): return self._binary("multiply", -1.0)
 
+    def __array__(self, *args, **kwargs):
+        from .errors import Unsupported
+        fail("%s has no values while the kernel is traced: NumPy can take tiles only through ufuncs "
+             "(np.add, np.exp, ...)" % self._what(), Unsupported)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """np.multiply(a, b), np.exp(t), ... on tiles lower like the nl functions (Beta 1 kernels)."""
         from . import language as nl

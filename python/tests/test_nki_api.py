@@ -241,3 +241,27 @@ def test_beta1_partition_broadcast_and_numpy_ufuncs(rng):
         np.cumsum(nl.load(a))
     with pytest.raises(nki.Unsupported, match="NumPy can take tiles only through ufuncs"):
         bad(a)
+
+
+def test_beta1_mask_cuts_the_last_partial_tile(rng):
+    """mask= (76 uses in published Beta 1 kernels): a row count that is not a multiple of 128."""
+    a = rng.standard_normal((300, 64)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        ip, jf = nl.arange(128)[:, None], nl.arange(64)[None, :]
+        for i in nl.affine_range(3):
+            t = nl.load(a[i * 128 + ip, jf], mask=(i * 128 + ip < a.shape[0]))
+            y = nl.exp(t, mask=(i * 128 + ip < a.shape[0]) & (jf >= 0))
+            nl.store(out[i * 128 + ip, jf], value=y, mask=(i * 128 + ip < a.shape[0]))
+        return out
+    np.testing.assert_allclose(k(a), np.exp(a), rtol=1e-5)
+
+    @nki.jit
+    def unmasked(a):
+        ip, jf = nl.arange(128)[:, None], nl.arange(64)[None, :]
+        nl.load(a[256 + ip, jf])
+    with pytest.raises(nki.KernelError, match=r"index expressions reach past tensor 'a' \(shape \(128, 64\), \(44, 64\) "
+                                              r"exist\): give the call a mask="):
+        unmasked(a)

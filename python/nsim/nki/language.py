@@ -211,8 +211,11 @@ def _new(shape, dtype, label, space=sbuf, num_buffers=None):
 
 
 def _no_mask(mask, what):
-    if mask is not None:
-        fail("%s(mask=...): masks are not supported; use shapes that are multiples of the tile" % what, Unsupported)
+    """Applies `mask` to the instructions of this call (Program.emit cuts their operands, masks.py)."""
+    from .masks import Mask
+    if mask is not None and not isinstance(mask, Mask):
+        fail("%s(mask=%r): a mask is a comparison of index expressions (i_p < n), combined with &" % (what, mask))
+    current().set_mask(mask)
 
 
 def _number(x):
@@ -579,8 +582,10 @@ def _partition_broadcast(row, parts):
         fail("broadcast across partitions of a %r tile is not modelled (TensorE reads floats)" % (row.dtype,),
              Unsupported)
     free = row.free_elements
-    flat = _new((1, free), row.dtype, "pbcast_row")
-    _copy_into(flat, row)  # one contiguous row: TensorE's moving operand
+    flat = Tile(row.decl, row.offset, [[row.decl.free_size, 1], [1, free]], 0, row.owner)
+    if [d for i, d in enumerate(row.dims) if i != row.pdim] != [[1, free]] and not row.is_contiguous():
+        flat = _new((1, free), row.dtype, "pbcast_row")
+        _copy_into(flat, row)  # TensorE's moving operand: one contiguous row
     ones = _new((1, parts), row.dtype, "pbcast_ones")
     _memset(ones, 1.0)
     shape = [s for i, s in enumerate(row.shape) if i != row.pdim]
@@ -589,7 +594,7 @@ def _partition_broadcast(row, parts):
     step = current().info["moving_free_max"]
     for c in builtins.range(0, free, step):
         n = builtins.min(step, free - c)
-        acc = _new((parts, n), float32, "pbcast_psum", psum)
+        acc = _new((parts, n), float32, "pbcast_psum", psum, num_buffers=2)
         current().emit("tensor", "matmul", acc, [ones, flat[:, c:c + n]])
         _copy_into(out_flat[:, c:c + n], acc)
     return out

@@ -40,6 +40,15 @@ class IndexExpr:
             fail("an nl.arange is placed on an axis with [:, None] or [None, :]; got %r" % (key,))
         return IndexExpr(self.start, self.step, self.size, axes[0])
 
+    def _compare(self, op, n):
+        from .masks import compare
+        return compare(self, op, n)
+
+    def __lt__(self, n): return self._compare("<", n)
+    def __le__(self, n): return self._compare("<=", n)
+    def __gt__(self, n): return self._compare(">", n)
+    def __ge__(self, n): return self._compare(">=", n)
+
     def _affine(self, mul=1, add=0):
         return IndexExpr(self.start * mul + add, self.step * mul, self.size, self.axis)
 
@@ -130,6 +139,8 @@ class View(ViewMethods):
 
     def __init__(self, decl, offset, dims, pdim=None):
         self.decl, self.offset, self.dims, self.pdim = decl, offset, [list(d) for d in dims], pdim
+        self.valid = None  # per dim, how many elements exist when index expressions reach past a dim
+        self.axes = None   # per dim, the index-expression axis that made it (mask=), if any
 
     # ---------------------------------------------------------- shape
     @functools.cached_property
@@ -164,19 +175,23 @@ class View(ViewMethods):
             key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
         if len(key) > self.ndim:
             fail("%d indices for a %d-dim %s of shape %s" % (len(key), self.ndim, self._what(), self.shape))
-        offset, dims, pdim = self.offset, [], None
+        offset, dims, pdim, valid, axes = self.offset, [], None, [], []
+        limits = self.valid or [s for _, s in self.dims]
         for d, (stride, size) in enumerate(self.dims):
             k = key[d] if d < len(key) else slice(None)
+            axis = k.axis if isinstance(k, IndexExpr) else None
             if isinstance(k, (IndexExpr, DynSlice)):
                 k = k.as_slice()
             if isinstance(k, int) and not isinstance(k, bool):
                 i = k + size if k < 0 else k
-                if not 0 <= i < size:
-                    fail("index %d out of bounds for dim %d of %s (size %d)" % (k, d, self._what(), size))
+                if not 0 <= i < limits[d]:
+                    fail("index %d out of bounds for dim %d of %s (size %d)" % (k, d, self._what(), limits[d]))
                 offset += i * stride
                 if d == self.pdim:  # a partition index keeps a partition dim of size 1
                     pdim = len(dims)
                     dims.append([stride, 1])
+                    valid.append(1)
+                    axes.append(None)
             elif isinstance(k, slice):
                 start, stop, step = k.start, k.stop, k.step
                 step = 1 if step is None else step
@@ -184,7 +199,8 @@ class View(ViewMethods):
                     fail("slice step must be positive (dim %d of %s)" % (d, self._what()))
                 start = 0 if start is None else (start + size if start < 0 else start)
                 stop = size if stop is None else (stop + size if stop < 0 else stop)
-                if not (0 <= start < stop <= size):
+                bound = size if axis is None else max(size, stop)  # an index expression may reach past the
+                if not (0 <= start < stop <= bound):                # dim: mask= cuts it back (masks.py)
                     fail("slice %d:%d out of bounds for dim %d of %s (size %d)" % (start, stop, d, self._what(), size))
                 if d == self.pdim:
                     if step != 1:
@@ -192,11 +208,21 @@ class View(ViewMethods):
                     pdim = len(dims)
                 offset += start * stride
                 dims.append([stride * step, (stop - start + step - 1) // step])
+                valid.append(max(0, -(-(limits[d] - start) // step)))
+                axes.append(axis)
             else:
                 fail("unsupported index %r for dim %d of %s (use ints, slices, nl.arange)" % (k, d, self._what()))
         if self.pdim is not None and pdim is None:
             fail("indexing %s dropped its partition dim" % self._what())
+        self._last_valid = valid if any(v < n for v, (_, n) in zip(valid, dims)) else None
+        self._last_axes = axes if any(a is not None for a in axes) else None
         return offset, dims, pdim
+
+    def _sub(self, view):
+        """view, a window of self just made by _indexed, with what it reaches past (mask=) and the
+        axes its index expressions came from."""
+        view.valid, view.axes = self._last_valid, self._last_axes
+        return view
 
     def _what(self):
         return "tensor '%s'" % self.decl.name
@@ -238,7 +264,7 @@ class HbmTensor(View):
 
     def __getitem__(self, key):
         offset, dims, _ = self._indexed(key)
-        return HbmTensor(self.decl, offset, dims)
+        return self._sub(HbmTensor(self.decl, offset, dims))
 
     def _like(self, offset, dims, pdim):
         return HbmTensor(self.decl, offset, dims)
@@ -283,7 +309,7 @@ class Tile(View):
 
     def __getitem__(self, key):
         offset, dims, pdim = self._indexed(key)
-        return Tile(self.decl, offset, dims, pdim, self.owner)
+        return self._sub(Tile(self.decl, offset, dims, pdim, self.owner))
 
     def _like(self, offset, dims, pdim):
         return Tile(self.decl, offset, dims, pdim, self.owner)

@@ -7,6 +7,7 @@ activation functions, TensorE for matmul and transpose.
 """
 import builtins
 import math
+import operator
 
 from . import dtypes as _dt
 from . import spmd as _spmd
@@ -60,6 +61,7 @@ tile_size = _TileSize()
 def _index_size(start, stop, step, what):
     """The number of indices start, start+step, ... before stop; a KernelError unless integers, step != 0."""
     try:
+        start, stop, step = (operator.index(v) for v in (start, stop, step))  # NumPy integers too
         size = builtins.max(0, -(-(stop - start) // step))
     except (TypeError, ZeroDivisionError):
         size = None
@@ -73,7 +75,9 @@ def arange(start, stop=None, step=1):
     """An index expression start, start+step, ... below stop, placed with [:, None] / [None, :] (Beta 1)."""
     if stop is None:
         start, stop = 0, start
-    return IndexExpr(start, step, _index_size(start, stop, step, "nl.arange"))
+    size = _index_size(start, stop, step, "nl.arange")
+    start, step = (v if isinstance(v, int) else operator.index(v) for v in (start, step))
+    return IndexExpr(start, step, size)
 
 
 class _Grid(tuple):

@@ -21,6 +21,11 @@ class DType:
         return self.name
 
     @property
+    def dtype(self):
+        """The NumPy dtype, so host code may write np.zeros(shape, dtype=nl.bfloat16) (Beta 1 tests do)."""
+        return self.np_dtype
+
+    @property
     def is_float(self):
         return self.nk != "i32"
 
@@ -44,6 +49,15 @@ class UnsupportedDType:
 
     def __str__(self):
         return self.name
+
+    @property
+    def dtype(self):
+        """The NumPy dtype of the same name where NumPy has one (host-side arrays only)."""
+        try:
+            return np.dtype(self.name.rstrip("_"))
+        except TypeError:
+            from .errors import Unsupported
+            raise Unsupported("nl.%s has no NumPy dtype" % self.name) from None
 
 
 # name -> bytes per element (the x4 types pack four values): the NKI dtypes the model lacks (issue 24).

@@ -26,6 +26,16 @@ def positive_shape(shape, what):
     return out
 
 
+def _integer(c, op):
+    """c as an int (a NumPy integer too; a ProgramIndex keeps its expression), or a KernelError."""
+    if isinstance(c, int) and not isinstance(c, bool):
+        return c
+    try:
+        return operator.index(c)
+    except TypeError:
+        fail("index expressions support %s with integers only (got %r)" % (op, c))
+
+
 class IndexExpr:
     """`nl.arange` / `nl.mgrid` values: start + step * i for i < size, tagged with
     the axis they index (None until `[:, None]` / `[None, :]` places them)."""
@@ -55,9 +65,7 @@ class IndexExpr:
     def __add__(self, c):
         if isinstance(c, (IndexExpr, IndexSum)):
             return IndexSum([self]) + c
-        if not isinstance(c, int):
-            fail("index expressions support + and * with integers only (got %r)" % (c,))
-        return self._affine(add=c)
+        return self._affine(add=_integer(c, "+"))
 
     __radd__ = __add__
 
@@ -65,7 +73,8 @@ class IndexExpr:
         return self + (-c)
 
     def __mul__(self, c):
-        if not isinstance(c, int) or c <= 0:
+        c = _integer(c, "*")
+        if c <= 0:
             fail("index expressions support * by a positive integer only (got %r)" % (c,))
         return self._affine(mul=c)
 

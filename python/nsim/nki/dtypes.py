@@ -5,6 +5,7 @@ try:
     import ml_dtypes
     _NP_BF16 = np.dtype(ml_dtypes.bfloat16)
 except ImportError:  # bf16 host arrays then need ml_dtypes; everything else works
+    ml_dtypes = None
     _NP_BF16 = None
 
 
@@ -24,6 +25,23 @@ class DType:
     def dtype(self):
         """The NumPy dtype, so host code may write np.zeros(shape, dtype=nl.bfloat16) (Beta 1 tests do)."""
         return self.np_dtype
+
+    @property
+    def min(self):
+        """The most negative finite value (Beta 1's nl.fp32.min)."""
+        return finfo(self).min
+
+    @property
+    def max(self):
+        return finfo(self).max
+
+
+def finfo(dtype):
+    """nl.finfo: NumPy's finfo / iinfo of an NKI dtype (min, max, eps, ...)."""
+    npd = of(dtype).np_dtype
+    if npd.kind in "iu":
+        return np.iinfo(npd)
+    return (ml_dtypes.finfo if ml_dtypes else np.finfo)(npd)  # NumPy's finfo does not know bfloat16
 
     @property
     def is_float(self):

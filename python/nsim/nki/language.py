@@ -377,6 +377,7 @@ def nc(n):
 
 
 fp32 = float32  # Beta 1 spelling
+finfo = _dt.finfo
 Tensor = View
 
 for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "where", "logical_and",
@@ -387,7 +388,7 @@ for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "w
               "greater_equal", "logical_xor", "logical_not", "bitwise_xor", "dynamic_range", "fori_loop",
               "exp2", "tan", "arctan", "prod", "all", "var", "load_transpose2d", "argmax", "argmin",
               "expand_dims", "zeros_like", "ones_like", "empty_like", "full_like", "device_print", "loop_reduce",
-              "rms_norm", "mod", "finfo"):
+              "rms_norm", "mod"):
     globals()[_name] = _unsupported(_name)
 
 

@@ -35,14 +35,6 @@ class DType:
     def max(self):
         return finfo(self).max
 
-
-def finfo(dtype):
-    """nl.finfo: NumPy's finfo / iinfo of an NKI dtype (min, max, eps, ...)."""
-    npd = of(dtype).np_dtype
-    if npd.kind in "iu":
-        return np.iinfo(npd)
-    return (ml_dtypes.finfo if ml_dtypes else np.finfo)(npd)  # NumPy's finfo does not know bfloat16
-
     @property
     def is_float(self):
         return self.nk != "i32"
@@ -53,6 +45,14 @@ bfloat16 = DType("bfloat16", "bf16", 2, _NP_BF16)
 float16 = DType("float16", "f16", 2, np.dtype(np.float16))
 int32 = DType("int32", "i32", 4, np.dtype(np.int32))
 ALL = (float32, bfloat16, float16, int32)
+
+
+def finfo(dtype):
+    """nl.finfo: NumPy's finfo / iinfo of an NKI dtype (min, max, eps, ...)."""
+    npd = of(dtype).np_dtype
+    if npd.kind in "iu":
+        return np.iinfo(npd)
+    return (ml_dtypes.finfo if ml_dtypes else np.finfo)(npd)  # NumPy's finfo does not know bfloat16
 
 
 class UnsupportedDType:

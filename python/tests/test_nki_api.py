@@ -265,3 +265,17 @@ def test_beta1_mask_cuts_the_last_partial_tile(rng):
     with pytest.raises(nki.KernelError, match=r"index expressions reach past tensor 'a' \(shape \(128, 64\), \(44, 64\) "
                                               r"exist\): give the call a mask="):
         unmasked(a)
+
+
+def test_beta1_mask_that_python_decided(rng):
+    """mask=(k * 128 < n) without an index expression is a Python bool: True keeps the call, False drops it."""
+    a = rng.standard_normal((128, 8)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a, mask=(0 < 1))
+        nl.store(out, value=nl.exp(t), mask=(5 * 128 < 128))     # dropped
+        nl.store(out, value=t, mask=(0 * 128 < 128))
+        return out
+    np.testing.assert_array_equal(k(a), a)

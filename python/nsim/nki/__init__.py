@@ -15,6 +15,7 @@ from .errors import KernelError, Unsupported  # noqa: F401
 from .install import install, uninstall  # noqa: F401
 from .jit import BenchmarkResult, Kernel, jit  # noqa: F401
 from .language import NKIObject  # noqa: F401
+from .views import View as tensor  # noqa: F401  (the annotation name nki.tensor)
 
 typing = nki_typing
 isa.constants = constants

@@ -214,9 +214,16 @@ def _new(shape, dtype, label, space=sbuf, num_buffers=None):
     return current().new_tile(shape, dtype, space, label, num_buffers)
 
 
+def _np_bool():
+    import numpy as np
+    return np.bool_
+
+
 def _no_mask(mask, what):
     """Applies `mask` to the instructions of this call (Program.emit cuts their operands, masks.py)."""
     from .masks import Mask
+    if isinstance(mask, (builtins.bool, _np_bool())):  # a predicate Python already decided: all or nothing
+        mask = None if mask else Mask({}, skip=True)
     if mask is not None and not isinstance(mask, Mask):
         fail("%s(mask=%r): a mask is a comparison of index expressions (i_p < n), combined with &" % (what, mask))
     current().set_mask(mask)

@@ -12,8 +12,9 @@ from .errors import Unsupported, fail
 class Mask:
     """{axis: (lo, hi)}: iterations lo <= k < hi of the index expressions on that axis."""
 
-    def __init__(self, ranges):
+    def __init__(self, ranges, skip=False):
         self.ranges = ranges
+        self.skip = skip  # mask=False: the call does nothing
 
     def __and__(self, other):
         if not isinstance(other, Mask):
@@ -22,7 +23,7 @@ class Mask:
         for axis, (lo, hi) in other.ranges.items():
             a, b = ranges.get(axis, (lo, hi))
             ranges[axis] = (max(a, lo), min(b, hi))
-        return Mask(ranges)
+        return Mask(ranges, self.skip or other.skip)
 
     __rand__ = __and__
 

@@ -157,20 +157,21 @@ class Program:
 
     def _masked(self, dst, srcs, attrs, writes):
         mask = self._mask[0] if self._mask and self._mask[1] == _call_site() else None
-        if mask is not None:
+        if mask is not None and not mask.skip:
             cut = functools.partial(masks.restrict, mask=mask)
             dst, srcs, writes = cut(dst) if dst is not None else None, [cut(s) for s in srcs], [cut(w) for w in writes]
             attrs = [(k, cut(v) if hasattr(v, "decl") else v) for k, v in attrs]
+        skip = mask is not None and mask.skip
         for v in ([dst] if dst is not None else []) + list(srcs) + [v for _, v in attrs if hasattr(v, "decl")]:
-            if v.valid is not None:
+            if v.valid is not None and not skip:
                 fail("index expressions reach past tensor '%s' (shape %s, %s exist): give the call a mask= "
                      "(e.g. mask=(i * 128 + i_p < n))" % (v.decl.name, v.shape, tuple(v.valid)))
-        return dst, srcs, attrs, writes
+        return dst, srcs, attrs, writes, skip
 
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=()):
         """Appends one instruction; `dst` is written, `srcs` (and views in attrs) are read."""
         opcodes.check_engine(engine, opcode, opcode)  # the simulator's table, not a list of our own
-        dst, srcs, attrs, writes = self._masked(dst, srcs, attrs, writes)
+        dst, srcs, attrs, writes, skip = self._masked(dst, srcs, attrs, writes)
         operands = ([dst] if dst is not None else []) + list(srcs)
         attr_views = [v for _, v in attrs if hasattr(v, "decl")]
         reads = list(srcs) + attr_views + list(reads)
@@ -186,6 +187,7 @@ class Program:
         if opcode == "dma_copy" and not any(k == "queue" for k, _ in attrs):
             attrs = list(attrs) + [("queue", self.next_queue())]
         ins = Instr(engine, opcode, operands, list(attrs), where(), reads, writes)
+        ins.removed = skip  # mask=False: traced, then dropped (drop_removed)
         self.instrs.append(ins)
         if opcode != "dma_copy":
             for v in writes:

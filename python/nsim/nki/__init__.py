@@ -6,7 +6,7 @@
 
 or leave the kernel file as written for NKI and call `nsim.nki.install()` first (or run it with
 `python3 -m nsim.nki FILE.py`): `nki.*` (0.3+) and Beta 1's `neuronxcc.nki.*` then resolve here.
-See docs/nki-frontend.md and the README "NKI kernels".
+See docs/nki-generations.md (both generations), docs/nki-api.md (what is modelled).
 """
 from . import collectives, compiler, constants, isa, language, nki_typing  # noqa: F401
 from .dtypes import DType as dtype  # noqa: F401  (the annotation name nki.dtype)

@@ -279,3 +279,35 @@ def test_beta1_mask_that_python_decided(rng):
         nl.store(out, value=t, mask=(0 * 128 < 128))
         return out
     np.testing.assert_array_equal(k(a), a)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda a: nl.full((4, 4), 0.0, nl.float32, colour="red"), r"nl.full: got an unexpected keyword argument 'colour'"),
+    (lambda a: nl.load(), r"nl.load: missing a required argument: 'src'"),
+    (lambda a: nisa.dma_copy(dst=a), r"nisa.dma_copy: missing a required argument: 'src'"),
+])
+def test_signature_mismatches_are_kernel_errors(call, message):
+    """A call that does not fit an API's signature is a KernelError naming the API (Beta 1 samples
+    passed lazy_initialization= and a Beta-1 activation_reduce that fell through as TypeErrors)."""
+    @nki.jit
+    def k(a):
+        call(a)
+    with pytest.raises(nki.KernelError, match=message):
+        k(np.zeros((4, 4), np.float32))
+
+
+def test_beta1_activation_reduce_and_reciprocal_return_tiles(rng):
+    a = rng.uniform(0.5, 2.0, (16, 32)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        s = nl.zeros((16, 1), nl.float32)
+        e = nisa.activation_reduce(nl.exp, nl.load(a), reduce_op=nl.add, reduce_res=s)
+        r = nisa.reciprocal(e)
+        out, sums = (nl.ndarray(t.shape, dtype=nl.float32, buffer=nl.shared_hbm) for t in (r, s))
+        nl.store(out, value=r)
+        nl.store(sums, value=s)
+        return out, sums
+    r, s = k(a)
+    np.testing.assert_allclose(r, np.exp(-a), rtol=1e-5)
+    np.testing.assert_allclose(s[:, 0], np.exp(a).sum(1), rtol=1e-4)

@@ -57,7 +57,7 @@ def describe(module, name, obj):
         return "accepted", "engines: " + ", ".join(k for k in vars(obj) if not k.startswith("_"))
     if isinstance(obj, str) or obj is None:
         return "modelled", ("buffer `%s`" if module is language else "engine `%s`") % obj
-    if module is isa and getattr(obj, "__wrapped__", None) is not None:
+    if getattr(obj, "nsim_generations", False):
         return "modelled", "both forms: `dst=` (0.3+) and Beta 1's returned tile. " + (
             first_line(isa._DST_FORMS[name]) or first_line(obj))
     if module is compiler and callable(obj) and not inspect.isclass(obj):

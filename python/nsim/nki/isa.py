@@ -13,7 +13,7 @@ from . import opcodes as _opcodes
 from . import platform as _platform
 from .constants import (dge_mode, dma_engine, engine, matmul_perf_mode, nc_version, oob_mode,  # noqa: F401
                         reduce_cmd)
-from .errors import Unsupported, fail
+from .errors import Unsupported, checked_calls, fail
 from .program import current
 from .views import HbmTensor, IndexExpr, IndexSum, Tile, View
 
@@ -86,6 +86,7 @@ def _generations(beta1_form):
             if "dst" not in kwargs and beta1_form(args):
                 return _call(beta1, name, args, kwargs)
             return _call(_DST_FORMS[name], name, args, kwargs)
+        instruction.nsim_generations = True  # docs/nki-api.md: "both forms"
         return instruction
     return wrap
 
@@ -205,15 +206,33 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     return out
 
 
-def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None, mask=None):
+@_dst_form
+def _activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None, mask=None):
     """nisa.activation with the free-axis reduction of its result written to reduce_res (one ScalarE
     instruction)."""
     _activation(dst, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res, mask=mask)
 
 
-def reciprocal(dst, data, name=None, mask=None):
+@_generations(lambda a: not _is_view(a, 0))
+def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, dtype=None, mask=None):
+    data = nl._tile(data, "activation_reduce")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "act")
+    _activation_reduce(out, op, data, reduce_op, reduce_res, bias, scale, mask=mask)
+    return out
+
+
+@_dst_form
+def _reciprocal(dst, data, name=None, mask=None):
     """dst = 1 / data, as the ScalarE activation function `reciprocal`."""
     _activation(dst, nl.reciprocal, data, mask=mask)
+
+
+@_generations(lambda a: not _is_view(a, 1))
+def reciprocal(data, dtype=None, mask=None):
+    data = nl._tile(data, "reciprocal")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "recip")
+    _reciprocal(out, data, mask=mask)
+    return out
 
 
 # ------------------------------------------------------------------ VectorE / GpSimd
@@ -470,3 +489,4 @@ for _name in ("affine_select", "bn_stats", "bn_aggr", "local_gather", "range_sel
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",
               "rand_get_state", "set_rng_seed", "exponential", "tensor_tensor_select", "builtin_custom_op"):
     globals()[_name] = nl._unsupported(_name, "nisa")
+checked_calls(globals(), "nisa")  # last: a call that does not fit a signature is the kernel's error

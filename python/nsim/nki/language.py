@@ -12,7 +12,7 @@ import operator
 from . import dtypes as _dt
 from . import spmd as _spmd
 from .dtypes import bfloat16, float16, float32, int32  # noqa: F401  (NKI names)
-from .errors import Unsupported, fail
+from .errors import Unsupported, checked_calls, fail
 from .program import ParDim, current, positive_shape
 from .views import DynSlice, HbmTensor, IndexExpr, Tile, View
 
@@ -549,7 +549,7 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None
 _PSUM_16BIT = (bfloat16, float16)
 
 
-def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):
+def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None, lazy_initialization=False):
     """A new SBUF/PSUM tile filled with fill_value (a VectorE memset)."""
     if buffer in _HBM:
         fail("nl.full/zeros in HBM is not supported: fill a tile and nl.store it", Unsupported)
@@ -560,12 +560,12 @@ def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):
     return t
 
 
-def zeros(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+def zeros(shape, dtype, buffer=sbuf, name=None, num_buffers=None, lazy_initialization=False):
     """A new tile of zeros (a VectorE memset; dropped before a matmul that starts accumulating into it)."""
     return full(shape, 0.0, dtype, buffer, name, num_buffers)
 
 
-def ones(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+def ones(shape, dtype, buffer=sbuf, name=None, num_buffers=None, lazy_initialization=False):
     """A new tile of ones (a VectorE memset)."""
     return full(shape, 1.0, dtype, buffer, name, num_buffers)
 
@@ -656,3 +656,6 @@ def copy(x, dtype=None, mask=None):
     out = _new(_tile_shape(x), _dt.of(dtype) or x.dtype, "copy")
     _copy_into(out, x)
     return out
+
+
+checked_calls(globals(), "nl")  # last: a call that does not fit a signature is the kernel's error

@@ -75,7 +75,9 @@ class ViewMethods:
             fail(".ap(pattern=%r): a list of [stride, size] pairs, strides >= 0, sizes > 0" % (pattern,))
         offset = _int(offset, ".ap offset")
         decl = self.decl
-        if decl.on_chip and dims[0][0] != decl.free_size and dims[0][1] > 1:
+        if decl.on_chip and dims[0][1] == 1:
+            dims[0][0] = decl.free_size  # one partition: its step does not matter, the model wants the free size
+        if decl.on_chip and dims[0][0] != decl.free_size:
             fail(".ap(pattern=%r): the partition pair's stride must be the tensor's free size %d "
                  "(partition steps other than 1 are not modelled)" % (pattern, decl.free_size), Unsupported)
         last = offset + sum(s * (n - 1) for s, n in dims)

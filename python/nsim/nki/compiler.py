@@ -25,11 +25,13 @@ class _Space:
     def __init__(self, name):
         self.name = name
 
-    def mod_alloc(self, base_addr=0, *, base_partition=0, num_par_tiles=(), num_free_tiles=()):
+    def mod_alloc(self, base_addr=0, *, base_partition=0, base_bank=None, num_par_tiles=(), num_free_tiles=(),
+                  num_bank_tiles=()):
         if num_par_tiles:
             fail("ncc.%s.mod_alloc(num_par_tiles=...): rotating over partitions is not modelled" % self.name,
                  Unsupported)
-        return Allocation(self.name, base_addr, num_free_tiles, base_partition)
+        return Allocation(self.name, base_addr if base_bank is None else ("bank", base_bank),
+                          num_free_tiles or num_bank_tiles, base_partition)
 
     def alloc(self, func):
         fail("ncc.%s.alloc(callback): allocation callbacks are not modelled; use mod_alloc" % self.name, Unsupported)

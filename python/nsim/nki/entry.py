@@ -59,6 +59,8 @@ def _host(value):
 
 
 def _run(kernel, args, kwargs, names):
+    if isinstance(kernel, _Beta1Run):  # simulate_kernel(baremetal(k), ...): Beta 1 tests do this
+        kernel = kernel.kernel
     kwargs = dict(kwargs)
     opts = _options(kernel, kwargs, names)
     args = tuple(_host(a) for a in args)

@@ -176,7 +176,7 @@ def _activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=
     dst, data = _dst(dst, "activation"), nl._tile(data, "activation")
     _same_size(dst, data, "activation")
     func = _lookup(_ACTIVATION, op, "activation")
-    if reduce_op is not None and reduce_op not in (nl.add, nl.sum):
+    if reduce_op is not None and nl._as_nl_op(reduce_op) not in (nl.add, nl.sum):
         fail("activation: reduce_op must be nl.add", Unsupported)
     keep = None
     if reduce_res is not None:
@@ -197,7 +197,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     nl._no_mask(mask, "nisa.activation")
     data = nl._tile(data, "activation")
     func = _lookup(_ACTIVATION, op, "activation")
-    if reduce_op is not None and reduce_op not in (nl.add, nl.sum):
+    if reduce_op is not None and nl._as_nl_op(reduce_op) not in (nl.add, nl.sum):
         fail("activation: reduce_op must be nl.add", Unsupported)
     if reduce_res is not None:
         reduce_res = nl._tile(reduce_res, "activation reduce_res")

@@ -7,6 +7,7 @@ activation functions, TensorE for matmul and transpose.
 """
 import builtins
 import math
+import numbers
 import operator
 
 from . import dtypes as _dt
@@ -230,7 +231,8 @@ def _no_mask(mask, what):
 
 
 def _number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, builtins.bool)
+    """A Python or NumPy number (np.int32 sizes reach kernels from host code)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, (builtins.bool, _np_bool()))
 
 
 _ALU = {"add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",

@@ -35,7 +35,7 @@ def compare(expr, op, n):
     """The Mask of `expr op n` for an nl.arange expression expr and an integer n."""
     if isinstance(n, bool) or not isinstance(n, int):
         fail("mask: an index expression compares with an integer, got %r" % (n,), Unsupported)
-    if expr.axis not in (0, 1):
+    if expr.axis is None:
         fail("mask: place the index expression on an axis ([:, None] or [None, :]) before comparing it")
     if op in ("<=", ">"):
         n, op = n + 1, {"<=": "<", ">": ">="}[op]
@@ -45,13 +45,13 @@ def compare(expr, op, n):
 
 def _axis_dim(view, axis):
     """The dim of `view` the mask's axis restricts: the dim an index expression of that axis made,
-    else the partition dim (axis 0) or the last dim (axis 1)."""
+    else the partition dim (axis 0), the last dim (axis 1 of a 2-D view) or dim `axis`."""
     axes = getattr(view, "axes", None)
     if axes and axis in axes:
         return axes.index(axis)
     if axis == 0:
         return view.pdim if view.pdim is not None else 0
-    return view.ndim - 1
+    return view.ndim - 1 if view.ndim <= 2 or axis >= view.ndim else axis
 
 
 def restrict(view, mask):

@@ -374,10 +374,10 @@ def broadcast_to(x, shape):
     return x.broadcast_to(shape)
 
 
-def spmd_dim(size, *_logical_cores):
-    """Beta 1 `kernel[nl.spmd_dim(n, nl.nc(2)), ...]`: n programs on that grid axis (the logical-core
-    mapping is the chip model's: one program per NeuronCore)."""
-    return size if isinstance(size, int) else _logical_cores[0]
+def spmd_dim(*sizes):
+    """Beta 1 `kernel[nl.spmd_dim(n, nl.nc(2)), ...]`: n * 2 programs on that grid axis, n per
+    NeuronCore of the pair (the chip model runs one program per core, in waves when there are more)."""
+    return math.prod(sizes)
 
 
 def nc(n):

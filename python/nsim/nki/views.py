@@ -83,6 +83,9 @@ class IndexExpr:
     def as_slice(self):
         return slice(self.start, self.start + self.step * (self.size - 1) + 1, self.step)
 
+    def __repr__(self):
+        return "%d + %d * nl.arange(%d) on axis %s" % (self.start, self.step, self.size, self.axis)
+
 
 class IndexSum:
     """A sum of index expressions on different axes (nisa.iota's argument)."""
@@ -98,6 +101,9 @@ class IndexSum:
         return IndexSum(self.terms + [other], self.const)
 
     __radd__ = __add__
+
+    def __repr__(self):
+        return " + ".join([repr(t) for t in self.terms] + ([str(self.const)] if self.const else []))
 
 
 class Decl:
@@ -219,6 +225,10 @@ class View(ViewMethods):
                 dims.append([stride * step, (stop - start + step - 1) // step])
                 valid.append(max(0, -(-(limits[d] - start) // step)))
                 axes.append(axis)
+            elif isinstance(k, IndexSum):
+                from .errors import Unsupported
+                fail("a sum of index expressions (i + j) indexing one dim (dim %d of %s) is not supported yet"
+                     % (d, self._what()), Unsupported)
             else:
                 fail("unsupported index %r for dim %d of %s (use ints, slices, nl.arange)" % (k, d, self._what()))
         if self.pdim is not None and pdim is None:

@@ -119,12 +119,13 @@ py::dict Run(const std::string& kernel_text, const std::string& source_name, con
 // the chip device time, outputs, and the per-core report of `nsim run --grid`.
 py::dict RunGrid(const std::string& kernel_text, const std::string& source_name, const std::string& config,
                  const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
-                 const std::vector<std::string>& outputs, int programs) {
+                 const std::vector<std::string>& outputs, int programs,
+                 const std::vector<std::string>& program_texts) {
   const pyfront::RunRequest req = Request(kernel_text, source_name, config, overrides, inputs, outputs);
   pyfront::GridRunResponse resp;
   {
     py::gil_scoped_release release;
-    resp = pyfront::RunGrid(req, programs);
+    resp = pyfront::RunGrid(req, programs, program_texts);
   }
   py::dict d;
   d["device_time_ns"] = Ns(resp.result.device_time);
@@ -175,7 +176,9 @@ PYBIND11_MODULE(_nsim_core, m) {
         "Parse, load and run a kernel; returns device time, the report JSON, outputs and records.");
   m.def("run_grid", &nsim::py_binding::RunGrid, py::arg("kernel_text"), py::arg("source_name"), py::arg("config"),
         py::arg("overrides"), py::arg("inputs"), py::arg("outputs"), py::arg("programs"),
-        "Run a kernel as an SPMD grid of `programs` programs on one chip; returns chip device time, report, outputs.");
+        py::arg("program_texts") = std::vector<std::string>{},
+        "Run a kernel as an SPMD grid of `programs` programs on one chip (one text for all, or program_texts: "
+        "one per program); returns chip device time, report, outputs.");
   m.def("config_hash", &nsim::py_binding::ConfigHash, py::arg("config"),
         py::arg("overrides") = std::vector<std::string>{}, "The resolved config's content hash (decimal string).");
   m.def("resolved_values", &nsim::py_binding::ResolvedValues, py::arg("config"),

@@ -130,6 +130,11 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
       EmitTensorScalar(s, t, x.ap, AluOp::kMul, Imm(-1));
       return EmitTensorTensor(s, dst, x.ap, t, AluOp::kMax);
     }
+    case OpKind::kHardsigmoid: {  // min(max(x + 3, 0), 6) / 6, as the CPU reference
+      const AccessPattern t = s.Temp(x.kind == Operand::kColumn, 0);
+      EmitTensorScalar(s, t, x.ap, AluOp::kAdd, Imm(3), AluOp::kMax, Imm(0));
+      return EmitTensorScalar(s, dst, t, AluOp::kMin, Imm(6), AluOp::kDivide, Imm(6));
+    }
     case OpKind::kGeluTanh: return LowerGeluTanh(s, x, dst);
     case OpKind::kPowScalar: return LowerPow(s, x, n.scalar, dst);
     case OpKind::kCast: return EmitCopy(s, dst, x.ap);

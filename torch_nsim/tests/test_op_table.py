@@ -9,6 +9,7 @@ import os
 import re
 import warnings
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -50,6 +51,15 @@ def test_table_op_matches_cpu_eager_and_compiled(name, dtype):
     want = op(x)
     torch.testing.assert_close(op(x.to("neuron")).cpu(), want, equal_nan=True, **tol)
     torch.testing.assert_close(compiled_once(lambda t: op(t), x.to("neuron")).cpu(), want, equal_nan=True, **tol)
+
+
+def test_hardsigmoid_matches_numpy():
+    # The worked example of docs/adding-an-op.md, over both clamps.
+    x = torch.linspace(-5, 5, 1024).reshape(8, 128)
+    want = np.minimum(np.maximum(x.numpy() + np.float32(3), 0), 6) / np.float32(6)
+    np.testing.assert_array_equal(F.hardsigmoid(x.to("neuron")).cpu().numpy(), want)
+    got = compiled_once(lambda t: F.hardsigmoid(t) * t, x.to("neuron")).cpu().numpy()
+    np.testing.assert_allclose(got, want * x.numpy(), rtol=1e-6)
 
 
 def test_fused_rms_norm_eps_zero_means_zero():

@@ -36,18 +36,10 @@ Tensor maximum(T self, T other) { NSIM_CALL("aten::maximum", Tensor(T, T), self,
 Tensor minimum(T self, T other) { NSIM_CALL("aten::minimum", Tensor(T, T), self, other); }
 Tensor pow(T self, S exponent) { NSIM_CALL("aten::pow.Tensor_Scalar", Tensor(T, S), self, exponent); }
 
-Tensor neg(T self) { NSIM_CALL("aten::neg", Tensor(T), self); }
-Tensor abs(T self) { NSIM_CALL("aten::abs", Tensor(T), self); }
-Tensor exp(T self) { NSIM_CALL("aten::exp", Tensor(T), self); }
-Tensor log(T self) { NSIM_CALL("aten::log", Tensor(T), self); }
-Tensor sqrt(T self) { NSIM_CALL("aten::sqrt", Tensor(T), self); }
-Tensor rsqrt(T self) { NSIM_CALL("aten::rsqrt", Tensor(T), self); }
-Tensor reciprocal(T self) { NSIM_CALL("aten::reciprocal", Tensor(T), self); }
+#define NSIM_UNARY_OP(name, ...) \
+  Tensor name(T self) { NSIM_CALL("aten::" #name, Tensor(T), self); }
+#include "backend/unary_ops.def"
 Tensor square(T self) { NSIM_CALL("aten::square", Tensor(T), self); }
-Tensor relu(T self) { NSIM_CALL("aten::relu", Tensor(T), self); }
-Tensor tanh(T self) { NSIM_CALL("aten::tanh", Tensor(T), self); }
-Tensor sigmoid(T self) { NSIM_CALL("aten::sigmoid", Tensor(T), self); }
-Tensor silu(T self) { NSIM_CALL("aten::silu", Tensor(T), self); }
 Tensor gelu(T self, const std::string& approximate) {
   NSIM_CALL("aten::gelu", Tensor(T, const std::string&), self, approximate);
 }

@@ -37,19 +37,10 @@ Tensor maximum(const Tensor& self, const Tensor& other);
 Tensor minimum(const Tensor& self, const Tensor& other);
 Tensor pow(const Tensor& self, const Scalar& exponent);
 
-// --- pointwise unary ---
-Tensor neg(const Tensor& self);
-Tensor abs(const Tensor& self);
-Tensor exp(const Tensor& self);
-Tensor log(const Tensor& self);
-Tensor sqrt(const Tensor& self);
-Tensor rsqrt(const Tensor& self);
-Tensor reciprocal(const Tensor& self);
+// --- pointwise unary: neg, abs, exp, ... (backend/unary_ops.def) ---
+#define NSIM_UNARY_OP(name, ...) Tensor name(const Tensor& self);
+#include "backend/unary_ops.def"
 Tensor square(const Tensor& self);
-Tensor relu(const Tensor& self);
-Tensor tanh(const Tensor& self);
-Tensor sigmoid(const Tensor& self);
-Tensor silu(const Tensor& self);
 Tensor gelu(const Tensor& self, const std::string& approximate = "none");
 
 // --- reductions ---

@@ -1,5 +1,6 @@
 // The aten operator schemas: every op is declared here, once, with its PyTorch
-// name, overload and signature (as in native_functions.yaml). Kernels for
+// name, overload and signature (as in native_functions.yaml); the pointwise
+// unary ops come from their table, backend/unary_ops.def. Kernels for
 // them are registered per dispatch key elsewhere (cpu/, meta/, composite/,
 // and the Neuron lowering). The typed C++ API in ops.cc is checked against
 // these declarations when first used.
@@ -24,19 +25,10 @@ NSIM_LIBRARY(aten, m) {
   m.def("minimum(Tensor self, Tensor other) -> Tensor");
   m.def("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor");
 
-  // Pointwise unary.
-  m.def("neg(Tensor self) -> Tensor");
-  m.def("abs(Tensor self) -> Tensor");
-  m.def("exp(Tensor self) -> Tensor");
-  m.def("log(Tensor self) -> Tensor");
-  m.def("sqrt(Tensor self) -> Tensor");
-  m.def("rsqrt(Tensor self) -> Tensor");
-  m.def("reciprocal(Tensor self) -> Tensor");
+  // Pointwise unary: the table's ops, then those with more arguments.
+#define NSIM_UNARY_OP(name, ...) m.def(#name "(Tensor self) -> Tensor");
+#include "backend/unary_ops.def"
   m.def("square(Tensor self) -> Tensor");
-  m.def("relu(Tensor self) -> Tensor");
-  m.def("tanh(Tensor self) -> Tensor");
-  m.def("sigmoid(Tensor self) -> Tensor");
-  m.def("silu(Tensor self) -> Tensor");
   m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
 
   // Reductions.

@@ -100,17 +100,9 @@ class Tensor {
   Tensor div(const Scalar& other) const;
   Tensor pow(const Scalar& exponent) const;
   Tensor maximum(const Tensor& other) const;
-  Tensor neg() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sqrt() const;
-  Tensor rsqrt() const;
-  Tensor reciprocal() const;
+#define NSIM_UNARY_OP(name, ...) Tensor name() const;
+#include "backend/unary_ops.def"
   Tensor square() const;
-  Tensor abs() const;
-  Tensor relu() const;
-  Tensor tanh() const;
-  Tensor sigmoid() const;
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor sum(const IntList& dim, bool keepdim = false,
              std::optional<ScalarType> dtype = std::nullopt) const;

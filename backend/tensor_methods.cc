@@ -147,17 +147,10 @@ Tensor Tensor::div(const Tensor& o) const { return at::div(*this, o); }
 Tensor Tensor::div(const Scalar& o) const { return at::div(*this, o); }
 Tensor Tensor::pow(const Scalar& e) const { return at::pow(*this, e); }
 Tensor Tensor::maximum(const Tensor& o) const { return at::maximum(*this, o); }
-Tensor Tensor::neg() const { return at::neg(*this); }
-Tensor Tensor::exp() const { return at::exp(*this); }
-Tensor Tensor::log() const { return at::log(*this); }
-Tensor Tensor::sqrt() const { return at::sqrt(*this); }
-Tensor Tensor::rsqrt() const { return at::rsqrt(*this); }
-Tensor Tensor::reciprocal() const { return at::reciprocal(*this); }
+#define NSIM_UNARY_OP(name, ...) \
+  Tensor Tensor::name() const { return at::name(*this); }
+#include "backend/unary_ops.def"
 Tensor Tensor::square() const { return at::square(*this); }
-Tensor Tensor::abs() const { return at::abs(*this); }
-Tensor Tensor::relu() const { return at::relu(*this); }
-Tensor Tensor::tanh() const { return at::tanh(*this); }
-Tensor Tensor::sigmoid() const { return at::sigmoid(*this); }
 Tensor Tensor::sum(OptType dtype) const { return at::sum(*this, dtype); }
 Tensor Tensor::sum(const IntList& dim, bool keepdim, OptType dtype) const {
   return at::sum(*this, dim, keepdim, dtype);

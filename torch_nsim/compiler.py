@@ -1,9 +1,10 @@
 """torch.compile(fn, backend="neuron"): one kernel per captured graph.
 
 Dynamo captures the FX graph (its guards, recompiles and graph breaks apply
-as usual); AOTAutograd turns it into ATen ops, with the decompositions below
-for the composite ops the fusion code generator has no rule for (softmax,
-layer/RMS norm, linear with bias). Each ATen graph is then rebuilt node by
+as usual); AOTAutograd turns it into ATen ops, decomposing the composite ops the
+fusion code generator has no rule for (softmax, layer/RMS norm, var) with the
+simulator's own C++ decompositions (the ones nsim's compile() traces
+through, replayed here on torch's tensors), and linear with bias as mm + add. Each ATen graph is then rebuilt node by
 node as the simulator's compile() graph and handed to the simulator's
 "neuron" compiler backend (backend/compile): the same lowering rules and
 fusion code generator as nsim's C++ compile(), hence one kernel, launched
@@ -36,40 +37,57 @@ _RENAMED = {
 }
 
 
-def _rms_norm(x, normalized_shape, weight=None, eps=None):
-    dims = list(range(-len(normalized_shape), 0))
-    if eps is None:
-        eps = torch.finfo(x.dtype).eps
-    xf = x.float() if x.dtype != torch.float32 else x
-    y = xf * torch.rsqrt(xf.mul(xf).mean(dims, keepdim=True) + eps)
-    y = y.to(x.dtype)
-    return y * weight if weight is not None else y
+def _torch_op(name):
+    """torch.ops.aten.op.overload for the nsim op "aten::op.overload"."""
+    base, _, overload = name.partition("::")[2].partition(".")
+    return getattr(getattr(aten, base), overload or "default")
 
 
-def _fused_rms_norm(x, normalized_shape, weight, eps):
-    y = _rms_norm(x, normalized_shape, weight, eps)
-    dims = list(range(-len(normalized_shape), 0))
-    return y, torch.rsqrt(x.float().mul(x.float()).mean(dims, keepdim=True) + (eps or torch.finfo(x.dtype).eps))
+def _meta(t):
+    return (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
 
 
-def _native_layer_norm(x, normalized_shape, weight, bias, eps):
-    dims = list(range(-len(normalized_shape), 0))
-    xf = x.float() if x.dtype != torch.float32 else x
-    mean = xf.mean(dims, keepdim=True)
-    d = xf - mean
-    rstd = torch.rsqrt(d.mul(d).mean(dims, keepdim=True) + eps)
-    y = d * rstd
-    if weight is not None:
-        y = y * weight
-    if bias is not None:
-        y = y + bias
-    return y.to(x.dtype), mean, rstd
+def _arg_spec(v):
+    if isinstance(v, torch.Tensor):
+        return ("t", *_meta(v), v.device.index or 0)
+    return ("c", v)
 
 
-def _softmax(x, dim, half_to_float):
-    xf = x.float() if x.dtype != torch.float32 else x
-    e = torch.exp(xf - xf.amax(dim, keepdim=True))
-    return (e / e.sum(dim, keepdim=True)).to(x.dtype)
+def _replay(nsim_name, values):
+    """nsim op `nsim_name` on `values` (by argument name) as the ATen ops its
+    C++ decomposition dispatches (backend/compile/decompositions.cc, the one
+    copy, shared with nsim's compile()), recorded by AOTAutograd."""
+    args = [values.get(n) for n in _C.nsim_schema_args(nsim_name)[1]]
+    calls, outputs = _C.decomposition(nsim_name, [_arg_spec(a) for a in args])
+    env = dict(enumerate(a for a in args if isinstance(a, torch.Tensor)))
+    for name, call_args, results in calls:
+        names = _C.nsim_schema_args(name)[1]
+        vals = [env[x] if kind == "v" else x for kind, x in call_args]
+        out = _torch_op(name)(vals[0], **dict(zip(names[1:], vals[1:])))
+        env.update(zip(results, out if isinstance(out, (tuple, list)) else [out]))
+    return tuple(env[o] for o in outputs)
+
+
+def _bind(op, args, kwargs):
+    """op's arguments by schema name, defaults filled in."""
+    values = {}
+    for i, a in enumerate(op._schema.arguments):
+        if i < len(args):
+            values[a.name] = args[i]
+        elif a.name in kwargs:
+            values[a.name] = kwargs[a.name]
+        else:
+            values[a.name] = a.default_value if a.has_default_value() else None
+    return values
+
+
+def _decomposition(op, nsim_name, adapt=lambda v: v, results=None):
+    """op computed as nsim op `nsim_name` (arguments passed through `adapt`),
+    returning its results or result number `results`."""
+    def decompose(*args, **kwargs):
+        out = _replay(nsim_name, adapt(_bind(op, args, kwargs)))
+        return out[results] if results is not None else (out[0] if len(out) == 1 else out)
+    return decompose
 
 
 def _addmm(bias, a, b, beta=1, alpha=1):
@@ -79,25 +97,21 @@ def _addmm(bias, a, b, beta=1, alpha=1):
     return out + (bias if beta == 1 else bias * beta)
 
 
-def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
-    return _native_layer_norm(x, normalized_shape, weight, bias, eps)[0]
+def _decompositions():
+    """The composite ops, each decomposed by its C++ decomposition (the same
+    ATen name in nsim, or a torch-only spelling of an nsim op); AOTAutograd
+    meets them before the dispatcher would decompose them its own way.
+    addmm is torch-only (nsim has no such op): mm, then scale and add."""
+    table = {_torch_op(name): _decomposition(_torch_op(name), name) for name in _C.decomposed_ops()}
+    table[aten.rms_norm.default] = _decomposition(aten.rms_norm.default, "aten::_fused_rms_norm", results=0)
+    table[aten._softmax.default] = _decomposition(
+        aten._softmax.default, "aten::softmax.int",
+        lambda v: {"self": v["self"], "dim": v["dim"], "dtype": torch.float32 if v["half_to_float"] else None})
+    table[aten.addmm.default] = _addmm
+    return table
 
 
-def _softmax_int(x, dim, dtype=None):
-    return _softmax(x if dtype is None else x.to(dtype), dim, False)
-
-
-# The composite ops that have a direct neuron kernel (so the dispatcher does
-# not decompose them while AOTAutograd traces) and no fusion rule.
-DECOMPOSITIONS = {
-    aten.layer_norm.default: _layer_norm,
-    aten.softmax.int: _softmax_int,
-    aten.rms_norm.default: _rms_norm,
-    aten._fused_rms_norm.default: _fused_rms_norm,
-    aten.native_layer_norm.default: _native_layer_norm,
-    aten._softmax.default: _softmax,
-    aten.addmm.default: _addmm,
-}
+DECOMPOSITIONS = _decompositions()
 
 
 class Unsupported(Exception):
@@ -110,24 +124,9 @@ def _op_name(target):
     return _RENAMED.get(name, name)
 
 
-def _meta(t):
-    return (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
-
-
 def _bound_args(node):
     """The node's arguments by schema name (defaults filled in)."""
-    schema = node.target._schema
-    values = {}
-    for i, a in enumerate(schema.arguments):
-        if i < len(node.args):
-            values[a.name] = node.args[i]
-        elif a.name in node.kwargs:
-            values[a.name] = node.kwargs[a.name]
-        elif a.has_default_value():
-            values[a.name] = a.default_value
-        else:
-            values[a.name] = None
-    return schema, values
+    return node.target._schema, _bind(node.target, node.args, node.kwargs)
 
 
 # Ops that only re-view memory: run eagerly they cost no kernel, so one that

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "backend/compile/tracer.h"
 #include "backend/meta/shape_functions.h"
 #include "backend/ops.h"
 
@@ -107,6 +108,29 @@ const at::KernelFunction* FindDecomposition(const at::OperatorHandle& op, const 
   if (it == table.end()) return nullptr;
   if (it->second.applies != nullptr && !it->second.applies(stack)) return nullptr;
   return &it->second.fn;
+}
+
+std::optional<Graph> RecordDecomposition(const at::OperatorHandle& op, const std::vector<Arg>& args,
+                                         const std::vector<ValueMeta>& inputs) {
+  Tracer tracer;
+  std::vector<at::Tensor> fakes;
+  for (const ValueMeta& m : inputs) fakes.push_back(tracer.AddPlaceholder(m));
+  at::Stack stack;
+  for (const Arg& a : args) stack.push_back(a.is_value() ? at::IValue(fakes.at(a.value)) : a.constant);
+  if (FindDecomposition(op, stack) == nullptr) return std::nullopt;
+  {
+    TraceScope scope(&tracer);
+    op.callBoxed(&stack);
+  }
+  std::vector<at::Tensor> results;
+  for (const at::IValue& r : stack) results.push_back(r.toTensor());
+  return tracer.TakeGraph(results);
+}
+
+std::vector<std::string> DecomposedOps() {
+  std::vector<std::string> names;
+  for (const auto& [name, d] : Table()) names.push_back(name);
+  return names;
 }
 
 }  // namespace compiler

@@ -12,6 +12,14 @@
 //   native_layer_norm  the same, also returning mean and rstd
 //   _fused_rms_norm    mul, mean, add, rsqrt, mul (, mul)
 //   var.correction     mean, sub, mul, sum, div
+//
+// These are the only decompositions: compile() traces through them, and
+// torch.compile(backend="neuron") replays RecordDecomposition's graph on its
+// own tensors (torch_nsim/compiler.py).
+#include <optional>
+#include <vector>
+
+#include "backend/compile/graph.h"
 #include "backend/dispatcher.h"
 
 namespace nsim {
@@ -20,6 +28,15 @@ namespace compiler {
 // The decomposition of `op` for these arguments (the last entries of
 // `stack`), or nullptr when the op is recorded as it is.
 const at::KernelFunction* FindDecomposition(const at::OperatorHandle& op, const at::Stack& stack);
+
+// `op` decomposed for arguments `args` (one per schema argument; a value
+// Arg indexes `inputs`, the metadata of the op's tensor arguments): a graph
+// whose placeholders are `inputs`, in order, and whose outputs are the op's
+// results; nullopt when `op` is not decomposed for these arguments.
+std::optional<Graph> RecordDecomposition(const at::OperatorHandle& op, const std::vector<Arg>& args,
+                                         const std::vector<ValueMeta>& inputs);
+// The ops that have a decomposition (full names).
+std::vector<std::string> DecomposedOps();
 
 }  // namespace compiler
 }  // namespace nsim

@@ -97,6 +97,38 @@ TEST_P(Numerics, ViewOfALayoutChangingCopy) {
   EXPECT_LE(MaxRelError(compiled(q.to(kNeuron)), merge(q)), Tolerance(GetParam()));
 }
 
+// Every op of the unary table (backend/unary_ops.def), so a newly declared op
+// is checked with no test to write: compiled vs eager on the device vs the
+// CPU reference, on inputs in every op's domain (log, sqrt: positive).
+TEST_P(Numerics, EveryTableUnaryOp) {
+  const Tensor x = (Rand({16, 256}, 0, at::kFloat, 2.0).abs() + 0.25).to(GetParam());
+  const double tol = Tolerance(GetParam());
+#define NSIM_UNARY_OP(name, ...)                                             \
+  {                                                                          \
+    SCOPED_TRACE(#name);                                                     \
+    ExpectAgreement([](const Tensor& t) { return at::name(t); }, tol, x);    \
+  }
+#include "backend/unary_ops.def"
+}
+
+// gelu's approximate is checked by its shape function, which compile()
+// traces through: an unknown form raises there as in eager mode (compile()
+// used to lower it silently as the erf form).
+TEST(Drift, GeluUnknownApproximationRaisesInEagerAndCompile) {
+  const Tensor x = at::randn({4, 64}, 0);
+  auto bogus = [](const Tensor& t) { return at::gelu(t, "bogus"); };
+  EXPECT_THROW(bogus(x), SimError);
+  EXPECT_THROW(bogus(x.to(kNeuron)), SimError);
+  auto compiled = compile(+bogus, CompileOptions{.fullgraph = true});
+  try {
+    compiled(x.to(kNeuron));
+    ADD_FAILURE() << "compile() ran gelu(x, \"bogus\")";
+  } catch (const SimError& e) {
+    EXPECT_NE(std::string(e.what()).find("approximate argument must be either none or tanh"), std::string::npos)
+        << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, Numerics, ::testing::Values(at::kFloat, at::kBFloat16),
                          [](const auto& info) { return std::string(at::ToString(info.param)); });
 

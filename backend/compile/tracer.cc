@@ -28,7 +28,9 @@ constexpr const char* kHostRead =
 }  // namespace
 
 Tracer::Tracer(const CompilerBackend& backend, RegionCache* regions, bool fullgraph)
-    : backend_(backend), regions_(regions), fullgraph_(fullgraph) {}
+    : backend_(&backend), regions_(regions), fullgraph_(fullgraph) {}
+
+Tracer::Tracer() : backend_(nullptr), regions_(nullptr), fullgraph_(true) {}
 
 Tracer* Tracer::Active() { return t_active; }
 
@@ -71,6 +73,23 @@ at::Tensor Tracer::AddInput(const at::Tensor& real) {
   slots_[slot].real = real;
   program_.input_slots.push_back(slot);
   return at::Tensor(fake);
+}
+
+at::Tensor Tracer::AddPlaceholder(const ValueMeta& meta) {
+  std::shared_ptr<at::TensorImpl> fake = MakeFake(meta);
+  const int slot = NewSlot("arg" + std::to_string(placeholder_slots_.size()), meta, fake);
+  slot_value_[slot] = graph_.AddPlaceholder(slots_[slot].name, meta);
+  placeholder_slots_.push_back(slot);
+  return at::Tensor(fake);
+}
+
+Graph Tracer::TakeGraph(const std::vector<at::Tensor>& results) {
+  std::vector<int> outputs;
+  for (const at::Tensor& t : results) outputs.push_back(slot_value_.at(FakeSlot(t)));
+  graph_.SetOutputs(outputs);
+  Graph g = std::move(graph_);
+  StartGraph();
+  return g;
 }
 
 bool Tracer::HasFake(const at::Stack& stack, size_t first) const {
@@ -179,7 +198,8 @@ void Tracer::Record(const at::OperatorHandle& op, at::Stack* stack, size_t first
     metas.push_back(std::move(m));
   }
   const std::vector<int> values = graph_.AddCall(op, std::move(args), metas, op.schema().name());
-  if (std::optional<std::string> why = backend_.Unsupported(graph_, graph_.calls().back())) {
+  if (std::optional<std::string> why =
+          backend_ ? backend_->Unsupported(graph_, graph_.calls().back()) : std::nullopt) {
     graph_.PopCall();
     Break(op, stack, first, BreakReason{*why, false});
     return;
@@ -263,7 +283,7 @@ void Tracer::Flush(const std::vector<int>& needed) {
   std::vector<at::Tensor> inputs;
   for (int s : placeholder_slots_) inputs.push_back(slots_[s].real);
   std::shared_ptr<const CompiledRegion> region =
-      regions_->Get(position_++, EliminateDeadCode(graph_), backend_);
+      regions_->Get(position_++, EliminateDeadCode(graph_), *backend_);
   const std::vector<at::Tensor> results = region->Call(inputs, rt::SimClock::Get().now());
   for (size_t i = 0; i < results.size(); ++i) slots_[output_slots[i]].real = results[i];
   program_.steps.push_back(RegionStep{region, placeholder_slots_, output_slots});

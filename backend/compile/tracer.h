@@ -40,6 +40,9 @@ namespace compiler {
 class Tracer {
  public:
   Tracer(const CompilerBackend& backend, RegionCache* regions, bool fullgraph);
+  // A tracer that only records (RecordDecomposition): no backend checks, no
+  // regions compiled or run; a graph break is an error.
+  Tracer();
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
@@ -53,6 +56,11 @@ class Tracer {
   // Ends the trace: compiles and runs the last graph; returns the real
   // tensors for the function's results (fakes or captured tensors).
   std::vector<at::Tensor> Finish(const std::vector<at::Tensor>& results);
+
+  // Record-only use: a fake that is the graph's next placeholder, and the
+  // graph with `results` (fakes of this trace) as its outputs.
+  at::Tensor AddPlaceholder(const ValueMeta& meta);
+  Graph TakeGraph(const std::vector<at::Tensor>& results);
 
   bool replayable() const { return replayable_; }
   Program TakeProgram() { return std::move(program_); }
@@ -89,7 +97,7 @@ class Tracer {
   void Flush(const std::vector<int>& needed);
   void StartGraph();
 
-  const CompilerBackend& backend_;
+  const CompilerBackend* backend_;  // nullptr: record only
   RegionCache* regions_;
   bool fullgraph_;
   bool replayable_ = true;

@@ -25,7 +25,7 @@ template <const UnarySpec& kSpec>
 Tensor unary_meta(const Tensor& self) {
   return MakeOutput(UnaryMeta(kSpec, self));
 }
-Tensor gelu(const Tensor& self, const std::string&) { return unary_meta<unary::kGelu>(self); }
+Tensor gelu(const Tensor& self, const std::string& approximate) { return MakeOutput(GeluMeta(self, approximate)); }
 
 Tensor sum(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
            std::optional<ScalarType> dtype) {
@@ -85,17 +85,8 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("maximum", &binary<Promotion::kResultType>);
   m.impl("minimum", &binary<Promotion::kResultType>);
   m.impl("pow.Tensor_Scalar", &pow);
-  m.impl("neg", &unary_meta<unary::kNeg>);
-  m.impl("abs", &unary_meta<unary::kAbs>);
-  m.impl("relu", &unary_meta<unary::kRelu>);
-  m.impl("exp", &unary_meta<unary::kExp>);
-  m.impl("log", &unary_meta<unary::kLog>);
-  m.impl("sqrt", &unary_meta<unary::kSqrt>);
-  m.impl("rsqrt", &unary_meta<unary::kRsqrt>);
-  m.impl("reciprocal", &unary_meta<unary::kReciprocal>);
-  m.impl("tanh", &unary_meta<unary::kTanh>);
-  m.impl("sigmoid", &unary_meta<unary::kSigmoid>);
-  m.impl("silu", &unary_meta<unary::kSilu>);
+#define NSIM_UNARY_OP(name, Name, ...) m.impl(#name, &unary_meta<unary::k##Name>);
+#include "backend/unary_ops.def"
   m.impl("gelu", &gelu);
   m.impl("sum.dim_IntList", &sum);
   m.impl("mean.dim", &mean);

@@ -63,6 +63,18 @@ TensorMeta UnaryMeta(const UnarySpec& spec, const Tensor& self) {
   return {self.sizes(), dtype, self.device()};
 }
 
+bool IsGeluTanh(const std::string& approximate) {
+  if (approximate != "none" && approximate != "tanh") {
+    throw SimError("approximate argument must be either none or tanh.");
+  }
+  return approximate == "tanh";
+}
+
+TensorMeta GeluMeta(const Tensor& self, const std::string& approximate) {
+  IsGeluTanh(approximate);
+  return UnaryMeta(unary::kGelu, self);
+}
+
 ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optional<IntList>& dims,
                             bool keepdim, std::optional<ScalarType> dtype, ReduceKind kind) {
   const int64_t nd = self.dim();

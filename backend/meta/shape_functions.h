@@ -45,26 +45,23 @@ enum class UnaryKind {
   kIntToFloat,  // integral -> Float (exp, sqrt, rsqrt, tanh, ...)
   kFloatOnly,   // floating dtypes only (silu, gelu)
 };
-// Each unary op's promotion rule, declared once for the CPU, Meta and device kernels.
+// Each unary op's promotion rule, declared once for the CPU, Meta and device
+// kernels: unary::kName for each op of backend/unary_ops.def, and gelu's.
 struct UnarySpec {
   const char* name;
   UnaryKind kind;
 };
 namespace unary {
-inline constexpr UnarySpec kNeg{"neg", UnaryKind::kNoBool};
-inline constexpr UnarySpec kAbs{"abs", UnaryKind::kKeep};
-inline constexpr UnarySpec kRelu{"relu", UnaryKind::kKeep};
-inline constexpr UnarySpec kExp{"exp", UnaryKind::kIntToFloat};
-inline constexpr UnarySpec kLog{"log", UnaryKind::kIntToFloat};
-inline constexpr UnarySpec kSqrt{"sqrt", UnaryKind::kIntToFloat};
-inline constexpr UnarySpec kRsqrt{"rsqrt", UnaryKind::kIntToFloat};
-inline constexpr UnarySpec kReciprocal{"reciprocal", UnaryKind::kIntToFloat};
-inline constexpr UnarySpec kTanh{"tanh", UnaryKind::kIntToFloat};
-inline constexpr UnarySpec kSigmoid{"sigmoid", UnaryKind::kIntToFloat};
-inline constexpr UnarySpec kSilu{"silu", UnaryKind::kFloatOnly};
+#define NSIM_UNARY_OP(name, Name, kind, ...) inline constexpr UnarySpec k##Name{#name, UnaryKind::kind};
+#include "backend/unary_ops.def"
 inline constexpr UnarySpec kGelu{"gelu", UnaryKind::kFloatOnly};
 }  // namespace unary
 TensorMeta UnaryMeta(const UnarySpec& spec, const Tensor& self);
+// gelu's `approximate`: true for "tanh", false for "none", PyTorch's error
+// otherwise. GeluMeta checks it, so eager, compile() (which traces through
+// the Meta kernels) and the lowering all reject the same arguments.
+bool IsGeluTanh(const std::string& approximate);
+TensorMeta GeluMeta(const Tensor& self, const std::string& approximate);
 
 // --- reductions ---
 struct ReduceMetaResult {

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "backend/meta/shape_functions.h"
 #include "sim/base/error.h"
 
 namespace nsim {
@@ -35,7 +36,7 @@ ValueId Unary(Graph& g, OpOperands& op) {
 
 ValueId Gelu(Graph& g, OpOperands& op) {
   const at::IValue approximate = op.Constant(1);
-  const bool tanh = approximate.isString() && approximate.toStringRef() == "tanh";
+  const bool tanh = at::IsGeluTanh(approximate.isString() ? approximate.toStringRef() : "none");
   return g.Unary(tanh ? OpKind::kGeluTanh : OpKind::kGelu, op.Operand(0), op.out_dtype());
 }
 
@@ -66,18 +67,9 @@ const std::map<std::string, OpEmitter>& Table() {
       {"aten::div.Scalar", &Binary<OpKind::kDiv>},
       {"aten::maximum", &Binary<OpKind::kMaximum>},
       {"aten::minimum", &Binary<OpKind::kMinimum>},
-      {"aten::neg", &Unary<OpKind::kNeg>},
-      {"aten::abs", &Unary<OpKind::kAbs>},
-      {"aten::exp", &Unary<OpKind::kExp>},
-      {"aten::log", &Unary<OpKind::kLog>},
-      {"aten::sqrt", &Unary<OpKind::kSqrt>},
-      {"aten::rsqrt", &Unary<OpKind::kRsqrt>},
-      {"aten::reciprocal", &Unary<OpKind::kReciprocal>},
+#define NSIM_UNARY_OP(name, Name, ...) {"aten::" #name, &Unary<OpKind::k##Name>},
+#include "backend/unary_ops.def"
       {"aten::square", &Unary<OpKind::kSquare>},
-      {"aten::relu", &Unary<OpKind::kRelu>},
-      {"aten::tanh", &Unary<OpKind::kTanh>},
-      {"aten::sigmoid", &Unary<OpKind::kSigmoid>},
-      {"aten::silu", &Unary<OpKind::kSilu>},
       {"aten::gelu", &Gelu},
       {"aten::pow.Tensor_Scalar", &Pow},
       {"aten::to.dtype", &Cast},

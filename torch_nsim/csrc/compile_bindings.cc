@@ -5,10 +5,12 @@
 // compile() uses: the same lowering rules, the same fusion code generator,
 // one kernel per graph, one execution per call.
 #include <torch/csrc/Device.h>
+#include <torch/csrc/DynamicTypes.h>
 #include <torch/csrc/Dtype.h>
 #include <torch/extension.h>
 
 #include "backend/compile/compiler_backend.h"
+#include "backend/compile/decompositions.h"
 #include "backend/factories.h"
 #include "backend/tensor_impl.h"
 #include "torch_nsim/csrc/bridge.h"
@@ -77,6 +79,69 @@ nc::Arg Constant(const py::handle& o, nat::ArgType t, const std::string& what) {
     case T::String: return nc::Arg::Constant(nat::IValue(o.cast<std::string>()));
   }
   TORCH_CHECK(false, what, ": unsupported argument");
+}
+
+// A recorded constant as Python: what the same torch op takes.
+py::object ToPython(const nat::IValue& v) {
+  if (v.isNone()) return py::none();
+  if (v.isBool()) return py::bool_(v.toBool());
+  if (v.isInt()) return py::int_(v.toInt());
+  if (v.isDouble()) return py::float_(v.toDouble());
+  if (v.isIntList()) return py::cast(v.toIntList());
+  if (v.isScalarType()) {
+    return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(torch::getTHPDtype(FromNsim(v.toScalarType()))));
+  }
+  if (v.isString()) return py::str(v.toStringRef());
+  TORCH_CHECK(false, "torch_nsim: a decomposition recorded an unsupported constant ", v.tagName());
+}
+
+// The C++ decomposition of op_name (backend/compile/decompositions.h) for
+// `args`, one per nsim schema argument: ("t", sizes, strides, offset, dtype,
+// device index) for a tensor, ("c", value) otherwise. Returns None when the
+// op is not decomposed, else (calls, outputs): each call is (op name, args,
+// result ids) with args ("v", id) or ("c", value); ids 0.. are the tensor
+// arguments in order, then each call's results.
+py::object Decomposition(const std::string& op_name, const py::list& args) {
+  std::optional<nat::OperatorHandle> op = nat::Dispatcher::Singleton().findSchema(op_name);
+  TORCH_CHECK(op, op_name, ": not an nsim op");
+  const auto& schema_args = op->schema().arguments();
+  TORCH_CHECK(args.size() == schema_args.size(), op_name, ": expected ", schema_args.size(), " arguments");
+  std::vector<nc::Arg> nargs;
+  std::vector<nc::ValueMeta> inputs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const py::tuple a = args[i].cast<py::tuple>();
+    if (a[0].cast<std::string>() == "t") {
+      nargs.push_back(nc::Arg::Value(static_cast<int>(inputs.size())));
+      inputs.push_back(Meta(a[1], a[2], a[3].cast<int64_t>(), py::reinterpret_borrow<py::object>(a[4]),
+                            a[5].cast<int>(), op_name));
+    } else {
+      nargs.push_back(Constant(a[1], schema_args[i].type, op_name));
+    }
+  }
+  std::optional<nc::Graph> g;
+  try {
+    g = nc::RecordDecomposition(*op, nargs, inputs);
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(e.what());
+  }
+  if (!g) return py::none();
+  py::list calls;
+  for (const nc::Graph::Call& c : g->calls()) {
+    py::list cargs;
+    for (const nc::Arg& a : c.args) {
+      if (a.is_value()) {
+        cargs.append(py::make_tuple("v", a.value));
+      } else if (a.kind == nc::Arg::Kind::kScalarTensor) {
+        cargs.append(py::make_tuple("c", ToPython(nat::IValue(a.constant.toTensor().item()))));
+      } else {
+        cargs.append(py::make_tuple("c", ToPython(a.constant)));
+      }
+    }
+    calls.append(py::make_tuple(c.op.schema().full_name(), cargs, c.outputs));
+  }
+  return py::make_tuple(calls, g->outputs());
 }
 
 class Executor {
@@ -165,6 +230,8 @@ void RegisterCompileBindings(py::module& m) {
       .def("call", &RegionBuilder::Call)
       .def("set_outputs", &RegionBuilder::SetOutputs)
       .def("compile", &RegionBuilder::Compile);
+  m.def("decomposition", &Decomposition);
+  m.def("decomposed_ops", &nc::DecomposedOps);
   m.def("nsim_schema_args", [](const std::string& op_name) {
     std::optional<nat::OperatorHandle> op = nat::Dispatcher::Singleton().findSchema(op_name);
     std::vector<std::string> names;

@@ -26,11 +26,10 @@ struct KindInfo {
 constexpr KindInfo kKinds[] = {
     {OpKind::kInput, "input"},       {OpKind::kConstant, "constant"},   {OpKind::kAdd, "add"},
     {OpKind::kSub, "sub"},           {OpKind::kMul, "mul"},             {OpKind::kDiv, "div"},
-    {OpKind::kMaximum, "maximum"},   {OpKind::kMinimum, "minimum"},     {OpKind::kNeg, "neg"},
-    {OpKind::kAbs, "abs"},           {OpKind::kExp, "exp"},             {OpKind::kLog, "log"},
-    {OpKind::kSqrt, "sqrt"},         {OpKind::kRsqrt, "rsqrt"},         {OpKind::kReciprocal, "reciprocal"},
-    {OpKind::kSquare, "square"},     {OpKind::kRelu, "relu"},           {OpKind::kTanh, "tanh"},
-    {OpKind::kSigmoid, "sigmoid"},   {OpKind::kSilu, "silu"},           {OpKind::kGelu, "gelu"},
+    {OpKind::kMaximum, "maximum"},   {OpKind::kMinimum, "minimum"},
+#define NSIM_UNARY_OP(name, Name, ...) {OpKind::k##Name, #name},
+#include "backend/unary_ops.def"
+    {OpKind::kSquare, "square"},     {OpKind::kGelu, "gelu"},
     {OpKind::kGeluTanh, "gelu_tanh"}, {OpKind::kPowScalar, "pow"},      {OpKind::kCast, "cast"},
     {OpKind::kView, "view"},         {OpKind::kRowSum, "row_sum"},      {OpKind::kRowMean, "row_mean"},
     {OpKind::kRowMax, "row_max"},    {OpKind::kMatmul, "matmul"},
@@ -44,7 +43,7 @@ const char* OpKindName(OpKind k) {
 }
 
 bool IsBinary(OpKind k) { return k >= OpKind::kAdd && k <= OpKind::kMinimum; }
-bool IsUnary(OpKind k) { return k >= OpKind::kNeg && k <= OpKind::kCast; }
+bool IsUnary(OpKind k) { return k > OpKind::kMinimum && k <= OpKind::kCast; }
 bool IsRowReduce(OpKind k) { return k >= OpKind::kRowSum && k <= OpKind::kRowMax; }
 bool IsPointwise(OpKind k) {
   return IsBinary(k) || IsUnary(k) || k == OpKind::kConstant || k == OpKind::kView;

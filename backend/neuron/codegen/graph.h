@@ -38,9 +38,11 @@ enum class OpKind : uint8_t {
   kConstant,  // a number known when generating (an immediate in the kernel)
   // Pointwise binary, with broadcasting. add/sub compute a + alpha * b.
   kAdd, kSub, kMul, kDiv, kMaximum, kMinimum,
-  // Pointwise unary.
-  kNeg, kAbs, kExp, kLog, kSqrt, kRsqrt, kReciprocal, kSquare, kRelu,
-  kTanh, kSigmoid, kSilu,
+  // Pointwise unary: one per op of backend/unary_ops.def, then the kinds
+  // of ops declared elsewhere. IsUnary() is every kind from here to kCast.
+#define NSIM_UNARY_OP(name, Name, ...) k##Name,
+#include "backend/unary_ops.def"
+  kSquare,
   kGelu,      // erf form (approximate='none')
   kGeluTanh,  // tanh form (approximate='tanh')
   kPowScalar, // a ** scalar

@@ -130,6 +130,11 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
       EmitTensorScalar(s, t, x.ap, AluOp::kMul, Imm(-1));
       return EmitTensorTensor(s, dst, x.ap, t, AluOp::kMax);
     }
+    case OpKind::kHardsigmoid: {  // min(max(x + 3, 0), 6) / 6, as the CPU reference
+      const AccessPattern t = s.Temp(x.kind == Operand::kColumn, 0);
+      EmitTensorScalar(s, t, x.ap, AluOp::kAdd, Imm(3), AluOp::kMax, Imm(0));
+      return EmitTensorScalar(s, dst, t, AluOp::kMin, Imm(6), AluOp::kDivide, Imm(6));
+    }
     case OpKind::kGeluTanh: return LowerGeluTanh(s, x, dst);
     case OpKind::kPowScalar: return LowerPow(s, x, n.scalar, dst);
     case OpKind::kCast: return EmitCopy(s, dst, x.ap);
@@ -182,15 +187,14 @@ void EmitCopy(TileScope& s, const AccessPattern& dst, const AccessPattern& src) 
 
 bool DirectActivation(OpKind kind, ActFunc* func) {
   switch (kind) {
-    case OpKind::kExp: *func = ActFunc::kExp; return true;
-    case OpKind::kLog: *func = ActFunc::kLog; return true;
-    case OpKind::kSqrt: *func = ActFunc::kSqrt; return true;
-    case OpKind::kRsqrt: *func = ActFunc::kRsqrt; return true;
-    case OpKind::kReciprocal: *func = ActFunc::kReciprocal; return true;
+#define ACT(f) (*func = ActFunc::f, true)
+#define VECTOR false
+#define NSIM_UNARY_OP(name, Name, kind, cpu_float, cpu_int, device) \
+    case OpKind::k##Name: return device;
+#include "backend/unary_ops.def"
+#undef ACT
+#undef VECTOR
     case OpKind::kSquare: *func = ActFunc::kSquare; return true;
-    case OpKind::kTanh: *func = ActFunc::kTanh; return true;
-    case OpKind::kSigmoid: *func = ActFunc::kSigmoid; return true;
-    case OpKind::kSilu: *func = ActFunc::kSilu; return true;
     case OpKind::kGelu: *func = ActFunc::kGelu; return true;
     default: return false;
   }

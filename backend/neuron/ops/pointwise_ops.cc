@@ -66,8 +66,7 @@ Tensor unary(const Tensor& self) {
 }
 
 Tensor gelu(const Tensor& self, const std::string& approximate) {
-  if (approximate != "none" && approximate != "tanh") throw SimError("approximate argument must be either none or tanh.");
-  return Pointwise("aten::gelu", at::UnaryMeta(at::unary::kGelu, self), self, Tensor(),
+  return Pointwise("aten::gelu", at::GeluMeta(self, approximate), self, Tensor(),
                    {at::IValue(), at::IValue(approximate)});
 }
 
@@ -80,17 +79,8 @@ Tensor pow(const Tensor& self, const at::Scalar& exponent) {
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
   at::RegisterBinaryOps(m, &add, &sub, &mul, &div, &maximum, &minimum, &pow);
-  m.impl("neg", &unary<at::unary::kNeg>);
-  m.impl("abs", &unary<at::unary::kAbs>);
-  m.impl("relu", &unary<at::unary::kRelu>);
-  m.impl("exp", &unary<at::unary::kExp>);
-  m.impl("log", &unary<at::unary::kLog>);
-  m.impl("sqrt", &unary<at::unary::kSqrt>);
-  m.impl("rsqrt", &unary<at::unary::kRsqrt>);
-  m.impl("reciprocal", &unary<at::unary::kReciprocal>);
-  m.impl("tanh", &unary<at::unary::kTanh>);
-  m.impl("sigmoid", &unary<at::unary::kSigmoid>);
-  m.impl("silu", &unary<at::unary::kSilu>);
+#define NSIM_UNARY_OP(name, Name, ...) m.impl(#name, &unary<at::unary::k##Name>);
+#include "backend/unary_ops.def"
   m.impl("gelu", &gelu);
 }
 

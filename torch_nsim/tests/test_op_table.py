@@ -1,0 +1,88 @@
+"""The op table and the composite ops' single decomposition.
+
+Every op declared in backend/unary_ops.def runs on the device eagerly and
+under torch.compile and matches PyTorch's CPU kernel, with no test to write
+for a new op. The composite ops reach torch.compile through the simulator's
+C++ decompositions (backend/compile/decompositions.cc, also used by nsim's
+compile()); the tests below each caught a drift of the former Python copy."""
+import os
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from torch_testing import ROOT, executions, mark
+
+with open(os.path.join(ROOT, "backend", "unary_ops.def")) as table:
+    OPS = re.findall(r"^NSIM_UNARY_OP\((\w+),", table.read(), re.M)
+
+
+@pytest.fixture(autouse=True)
+def _reset_dynamo():
+    torch._dynamo.reset()
+
+
+def compiled_once(f, *args):
+    """f compiled for the device and run once: its result and its one fused
+    execution (a "not fused" warning fails the test)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*not fused.*")
+        mark()
+        out = torch.compile(f, backend="neuron", fullgraph=True)(*args)
+        torch.neuron.synchronize()
+    ex = executions()
+    assert len(ex) == 1 and ex[0][0].startswith("torch_compiled_region"), ex
+    return out
+
+
+def test_the_table_is_read():
+    assert {"exp", "sigmoid", "neg"} <= set(OPS)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name", OPS)
+def test_table_op_matches_cpu_eager_and_compiled(name, dtype):
+    op = getattr(torch.ops.aten, name).default
+    x = (torch.randn(8, 64, generator=torch.Generator().manual_seed(0)) * 4).to(dtype)
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == torch.float32 else dict(rtol=1.6e-2, atol=1e-2)
+    want = op(x)
+    torch.testing.assert_close(op(x.to("neuron")).cpu(), want, equal_nan=True, **tol)
+    torch.testing.assert_close(compiled_once(lambda t: op(t), x.to("neuron")).cpu(), want, equal_nan=True, **tol)
+
+
+def test_hardsigmoid_matches_numpy():
+    # The worked example of docs/adding-an-op.md, over both clamps.
+    x = torch.linspace(-5, 5, 1024).reshape(8, 128)
+    want = np.minimum(np.maximum(x.numpy() + np.float32(3), 0), 6) / np.float32(6)
+    np.testing.assert_array_equal(F.hardsigmoid(x.to("neuron")).cpu().numpy(), want)
+    got = compiled_once(lambda t: F.hardsigmoid(t) * t, x.to("neuron")).cpu().numpy()
+    np.testing.assert_allclose(got, want * x.numpy(), rtol=1e-6)
+
+
+def test_fused_rms_norm_eps_zero_means_zero():
+    # The former Python decomposition computed rstd with `eps or finfo.eps`:
+    # 1.2e-7 added to a mean square of ~1e-6 moved rstd by ~6%.
+    x = torch.randn(4, 64, generator=torch.Generator().manual_seed(1)) * 1e-3
+    w = torch.randn(64, generator=torch.Generator().manual_seed(2))
+    f = lambda x, w: torch.ops.aten._fused_rms_norm(x, [64], w, 0.0)  # noqa: E731
+    want = f(x, w)
+    got = compiled_once(f, x.to("neuron"), w.to("neuron"))
+    for g, e in zip(got, want):
+        torch.testing.assert_close(g.cpu(), e, rtol=1e-5, atol=0)
+
+
+def test_compiled_rms_norm_rounds_once():
+    # x * rstd * w in fp32, rounded to bf16 once (the CPU reference, eager
+    # and compile()); the former Python copy rounded x * rstd to bf16 and
+    # then multiplied by w in bf16, a second rounding that changed ~1 in 4
+    # elements by one bf16 ulp.
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(64, 512, generator=g).to(torch.bfloat16)
+    w = torch.randn(512, generator=g).to(torch.bfloat16)
+    xd = x.double()
+    once = (xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6) * w.double()).to(torch.bfloat16)
+    got = compiled_once(lambda x, w: F.rms_norm(x, [512], w, 1e-6), x.to("neuron"), w.to("neuron")).cpu()
+    assert (got != once).float().mean().item() < 0.01

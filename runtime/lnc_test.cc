@@ -21,13 +21,20 @@ using LncTest = testing::FreshRuntimeTest;
 
 TEST_F(LncTest, TheModelPoolRunsOutWithAClearError) {
   // Each config content gets a chip of its own; the one simulation holds 16
-  // core models: two trn2 chips of 8.
-  Runtime::Get().ConfigureCore(0, "trn2", {"host.runtime_submit=1us"});
-  Runtime::Get().ConfigureCore(1, "trn2", {"host.runtime_submit=2us"});
-  EXPECT_THAT(ErrorOf([] { Runtime::Get().ConfigureCore(2, "trn2", {"host.runtime_submit=3us"}); }),
-              HasSubstr("no room for another 'trn2' chip (8 cores, 4 HBM stacks)"));
-  Runtime::Get().Reset();  // releases them
-  EXPECT_NO_THROW(Runtime::Get().ConfigureCore(2, "trn2", {"host.runtime_submit=3us"}));
+  // core models, which a chip takes while it has work in flight: two trn2
+  // chips of 8 at once.
+  NeuronCoreDevice& a = Runtime::Get().ConfigureCore(0, "trn2", {"host.runtime_submit=1us"});
+  NeuronCoreDevice& b = Runtime::Get().ConfigureCore(1, "trn2", {"host.runtime_submit=2us"});
+  NeuronCoreDevice& c = Runtime::Get().ConfigureCore(2, "trn2", {"host.runtime_submit=3us"});
+  auto submit = [](NeuronCoreDevice& nc) {
+    const uint64_t x = nc.Allocate(testing::kScaleTensorBytes), out = nc.Allocate(testing::kScaleTensorBytes);
+    return nc.ExecuteAsync(nc.LoadKernel(testing::ScaleKernel()), {{"x", x}, {"out", out}});
+  };
+  submit(a);
+  submit(b);
+  EXPECT_THAT(ErrorOf([&] { submit(c); }), HasSubstr("no room for another 'trn2' chip (8 cores, 4 HBM stacks)"));
+  a.Synchronize();  // a's chip is idle: its models go back to the pool
+  EXPECT_NO_THROW(c.Wait(submit(c)));
 }
 
 // sim/kernel/examples/spmd_scale.nk: program i of N doubles rows 8i..8i+7

@@ -317,7 +317,7 @@ void NeuronCoreDevice::Synchronize() { CompleteAndWait(nullptr); }
 
 void NeuronCoreDevice::Synchronize(int stream) {
   CheckStream(stream, "Synchronize");
-  CompleteAndWait(stream_last_[stream]);
+  CompleteAndWait(stream_last_[stream].item);
 }
 
 void NeuronCoreDevice::Wait(const ExecutionHandle& handle) {
@@ -326,6 +326,11 @@ void NeuronCoreDevice::Wait(const ExecutionHandle& handle) {
     if (p.record == handle) return CompleteAndWait(p.item);
   }
   clock_.AdvanceTo(handle->device_end);  // completed (and collected) before
+}
+
+ExecutionHandle NeuronCoreDevice::LastOnStream(int stream) const {
+  CheckStream(stream, "LastOnStream");
+  return stream_last_[stream].record;
 }
 
 bool NeuronCoreDevice::IsComplete(const ExecutionHandle& handle) {
@@ -378,7 +383,7 @@ void NeuronCoreDevice::SubmitOnHost(ExecutionRecord* record, Picos host_cost) {
 }
 
 ExecutionHandle NeuronCoreDevice::Track(std::shared_ptr<ExecutionRecord> record, const ItemRef& item) {
-  stream_last_[record->stream] = item;
+  stream_last_[record->stream] = {record, item};
   pending_.push_back({record, item});
   if (keep_records_) records_.push_back(record);
   if (RuntimeObserversActive()) detail::NotifySubmitted(*record);

@@ -150,6 +150,10 @@ class NeuronCoreDevice {
   void Synchronize();
   void Synchronize(int stream);
   void Wait(const ExecutionHandle& handle);
+  // The last item submitted on `stream` (nullptr: none yet), found without
+  // simulating anything: the point of the stream's time line that an event
+  // recorded now marks (torch_nsim's events).
+  ExecutionHandle LastOnStream(int stream) const;
   // Whether the host could see the item finished now: the chip is simulated
   // up to the host's time (not beyond) and the item has completed by then.
   bool IsComplete(const ExecutionHandle& handle);
@@ -217,7 +221,7 @@ class NeuronCoreDevice {
   KernelCache cache_;
   std::map<uint64_t, std::vector<KernelRef>> spmd_copies_;  // kernel hash -> its lnc() program copies
   std::vector<int> streams_;         // per stream: the chip scheduler's stream
-  std::vector<ItemRef> stream_last_;  // per stream: its last item
+  std::vector<Pending> stream_last_;  // per stream: its last item
   std::deque<Pending> pending_;       // submitted, not yet collected, in submission order
   std::exception_ptr error_;          // the first model error not yet thrown
   std::vector<ExecutionHandle> records_;

@@ -69,7 +69,6 @@ AllReduceResult RingAllReduce(Chip& chip, const std::vector<uint64_t>& buffers, 
   for (int i = 0; i < n; ++i) bindings["b" + std::to_string(i)] = buffers[i];
 
   AllReduceResult out;
-  out.start = chip.now();
   out.chunk_bytes = elements / n * DTypeSize(dtype);
   for (int step = 0; step < RingSteps(n); ++step) {
     std::vector<std::shared_ptr<const LoadedKernel>> programs;
@@ -79,6 +78,7 @@ AllReduceResult RingAllReduce(Chip& chip, const std::vector<uint64_t>& buffers, 
     out.steps.push_back(chip.Launch(programs, bindings));
     out.device_time += out.steps.back().device_time;
   }
+  out.start = out.steps.front().start;
   return out;
 }
 

@@ -9,15 +9,13 @@
 #include "sim/model/hbm_binding.h"
 #include "sim/model/loaded_kernel.h"
 #include "sim/memory/onchip_memory.h"
-#include "sim/model/race_detector.h"
-#include "sim/model/sim_host.h"
 
 namespace nsim {
 
 Chip::Chip(HardwareConfig config) : config_(std::move(config)) {
   const ChipParams& c = config_.chip;
   hbm_ = std::make_shared<HbmMemory>(static_cast<uint64_t>(c.hbm_stacks * c.hbm_stack_bytes));
-  for (int i = 0; i < c.cores; ++i) onchip_.push_back(std::make_unique<OnChipMemory>(config_.memory));
+  onchip_.resize(static_cast<size_t>(c.cores));
 }
 
 Chip::~Chip() = default;  // scheduler_, declared last, goes first
@@ -25,6 +23,12 @@ Chip::~Chip() = default;  // scheduler_, declared last, goes first
 ChipScheduler& Chip::scheduler() {
   if (!scheduler_) scheduler_ = std::make_unique<ChipScheduler>(*this);
   return *scheduler_;
+}
+
+OnChipMemory& Chip::onchip(int core) {
+  std::unique_ptr<OnChipMemory>& mem = onchip_.at(static_cast<size_t>(core));
+  if (!mem) mem = std::make_unique<OnChipMemory>(config_.memory);
+  return *mem;
 }
 
 uint64_t Chip::CoreMemoryBase(int core) const {
@@ -92,7 +96,7 @@ BoundGrid Chip::Bind(const std::vector<std::shared_ptr<const LoadedKernel>>& pro
     const Kernel& k = programs[i]->kernel();
     std::map<std::string, uint64_t> unused;
     if (i > 0) out.addresses.push_back(BindHbm(k, placed, *hbm_, scratch_top, &unused, values));
-    OnChipMemory& mem = *onchip_.at(cores[i]);
+    OnChipMemory& mem = onchip(cores[i]);
     if (values) mem.ClearTensorsOf(k);
     out.contexts.push_back(std::make_unique<ExecContext>(ExecContext{k, mem, *hbm_, out.addresses[i], {}}));
     out.contexts.back()->compute_values = values;
@@ -104,6 +108,23 @@ GridResult Chip::Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& 
                         const std::map<std::string, uint64_t>& bindings, std::vector<int> cores) {
   return Run(programs, bindings, std::move(cores), GridOptions{});
 }
+
+namespace {
+
+// Each program's core exists and is given one program.
+void CheckCores(const HardwareConfig& config, const std::vector<int>& cores) {
+  std::vector<bool> used(static_cast<size_t>(config.chip.cores), false);
+  for (int c : cores) {
+    if (c < 0 || c >= config.chip.cores) {
+      throw SimError("config '" + config.name + "': no core " + std::to_string(c) + " (the chip has " +
+                     std::to_string(config.chip.cores) + ")");
+    }
+    if (used[c]) throw SimError("core " + std::to_string(c) + " is given two kernels in one launch");
+    used[c] = true;
+  }
+}
+
+}  // namespace
 
 GridResult Chip::Run(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
                      const std::map<std::string, uint64_t>& bindings, std::vector<int> cores,
@@ -117,29 +138,23 @@ GridResult Chip::Run(const std::vector<std::shared_ptr<const LoadedKernel>>& pro
     for (size_t i = 0; i < programs.size(); ++i) cores.push_back(static_cast<int>(i));
   }
   if (cores.size() != programs.size()) throw SimError("grid launch: one core per program is needed");
+  CheckCores(config_, cores);
   const uint64_t config_hash = ConfigContentHash(config_);
   for (const auto& p : programs) CheckLoadedFor(*p, config_, config_hash, "chip");
+  KernelLaunch launch;
+  launch.programs = programs;
+  launch.cores = cores;
+  launch.bindings = bindings;
+  launch.scratch_top = options.scratch_top != 0 ? options.scratch_top : CoreMemoryBase(cores[0]) + CoreMemoryBytes();
+  launch.timing_only = options.timing_only;
+  launch.allow_races = options.allow_races;
+  const ItemRef item = scheduler().LaunchAndWait(/*stream=*/0, std::move(launch));
   GridResult out;
-  out.start = now_;
-  out.cores = cores;
-  const uint64_t scratch_top =
-      options.scratch_top != 0 ? options.scratch_top : CoreMemoryBase(cores[0]) + CoreMemoryBytes();
-  BoundGrid bound = Bind(programs, bindings, cores, scratch_top, !options.timing_only);
-  out.scratch_addresses = bound.scratch;
-  std::vector<CoreRun> runs(programs.size());
-  for (size_t i = 0; i < programs.size(); ++i) {
-    runs[i].core = cores[i];
-    runs[i].kernel = programs[i].get();
-    runs[i].ctx = bound.contexts[i].get();
-    runs[i].tensor_stack = StacksOf(programs[i]->kernel(), bound.addresses[i]);
-  }
-  out.programs = SimHost::Get().RunGrid(config_, runs);
-  for (size_t i = 0; i < programs.size(); ++i) {
-    CheckRaces(*programs[i], bound.addresses[i], options.allow_races, &out.programs[i]);
-    out.programs[i].scratch_addresses = out.scratch_addresses;
-  }
+  out.start = item->start;
+  out.cores = std::move(cores);
+  out.programs = std::move(item->results);
+  out.scratch_addresses = item->scratch;
   for (const ExecutionResult& r : out.programs) out.device_time = std::max(out.device_time, r.device_time);
-  now_ += out.device_time;
   return out;
 }
 

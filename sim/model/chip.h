@@ -7,8 +7,10 @@
 // semaphores. Shared: the HBM stacks (capacity and bandwidth).
 //
 // SPMD: Launch runs one program per listed core, all starting together on the
-// one SystemC time base, competing for the stacks their tensors live in; the
-// chip's clock advances by the slowest core's device time.
+// one SystemC time base, competing for the stacks their tensors live in. A
+// launch goes through the chip's scheduler (chip_scheduler.h) like the
+// runtime's work: it starts at the host's time (SimClock) once the cores are
+// free, and the host waits for it (the clock moves to its end).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,7 +30,7 @@ class LoadedKernel;
 class OnChipMemory;
 
 struct GridResult {
-  Picos start = 0;        // chip time the launch began
+  Picos start = 0;        // time the launch began (SimClock's time line)
   Picos device_time = 0;  // launch to the last core's teardown: the slowest core
   std::vector<int> cores;                 // physical core of each program
   std::vector<ExecutionResult> programs;  // per program, in program_id order (times relative to start)
@@ -73,8 +75,6 @@ class Chip {
   HbmMemory& hbm() { return *hbm_; }
   // The same memory, for views that share it (Device over a logical core).
   const std::shared_ptr<HbmMemory>& shared_hbm() const { return hbm_; }
-  // The chip's clock: the end of the last launch.
-  Picos now() const { return now_; }
 
   // Core `core`'s home region of device memory and the stack an address is in.
   uint64_t CoreMemoryBase(int core) const;
@@ -96,9 +96,10 @@ class Chip {
 
   // The chip's queue of lazily simulated work (chip_scheduler.h), made on
   // first use: it takes a slot of the process's core and stack models
-  // (SimHost::AcquireSlot; SimError when none is left). Launch and Run are
-  // synchronous and need none.
+  // (SimHost::AcquireSlot; SimError when none is left).
   ChipScheduler& scheduler();
+  // Core `core`'s SBUF and PSUM, made on first use.
+  OnChipMemory& onchip(int core);
 
   // Runs programs[i] on physical core cores[i] (default: core i), all at once.
   // HBM tensors must be declared alike by every program; `bindings` places
@@ -108,7 +109,8 @@ class Chip {
   GridResult Launch(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
                     const std::map<std::string, uint64_t>& bindings = {}, std::vector<int> cores = {});
   // Launch with options; every program's result carries the scratch
-  // addresses and the race check of Device::Execute.
+  // addresses and the race check. Synchronous: through the scheduler's
+  // stream 0 (ChipScheduler::LaunchAndWait).
   GridResult Run(const std::vector<std::shared_ptr<const LoadedKernel>>& programs,
                  const std::map<std::string, uint64_t>& bindings, std::vector<int> cores, const GridOptions& options);
 
@@ -116,8 +118,7 @@ class Chip {
 
   HardwareConfig config_;
   std::shared_ptr<HbmMemory> hbm_;
-  std::vector<std::unique_ptr<OnChipMemory>> onchip_;  // per core
-  Picos now_ = 0;
+  std::vector<std::unique_ptr<OnChipMemory>> onchip_;  // per core, made on first use
   std::unique_ptr<ChipScheduler> scheduler_;  // destroyed first: it finishes work on the memories above
 };
 

@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include "sim/base/error.h"
+#include "sim/base/sim_clock.h"
 #include "sim/model/chip.h"
 #include "sim/model/core_modules.h"
 #include "sim/model/hbm_arbiter.h"
@@ -34,6 +35,7 @@ struct ChipScheduler::Item {
   // A kernel in flight, for deadlock detection at starvation.
   std::vector<RunState>* states = nullptr;
   const KernelLaunch* launch = nullptr;
+  Picos started_sc = 0;  // SystemC time the kernel began
   sc_core::sc_event wake;  // quiet or aborted
   std::string deadlock;
   bool aborting = false;  // found deadlocked at a starvation
@@ -70,16 +72,15 @@ class ChipScheduler::HostLink {
   std::vector<Flow*> flows_;
 };
 
-ChipScheduler::ChipScheduler(Chip& chip)
+ChipScheduler::ChipScheduler(Chip& chip, int cores)
     : chip_(chip),
-      slot_(SimHost::Get().AcquireSlot(chip.config())),
+      cores_(cores > 0 ? cores : chip.cores()),
       core_queue_(static_cast<size_t>(chip.cores())),
       core_busy_(static_cast<size_t>(chip.cores()), false),
       link_(std::make_unique<HostLink>(chip.config().chip.host_link_bytes_per_ns)),
       events_(std::make_unique<Events>()) {
   epoch_ = Now();
   stream_last_.emplace_back();  // stream 0
-  SimHost::Get().Register(this);
 }
 
 ChipScheduler::~ChipScheduler() {
@@ -87,8 +88,7 @@ ChipScheduler::~ChipScheduler() {
     RunUntilIdle();
   } catch (...) {  // a destructor must not throw; the items carry their errors
   }
-  SimHost::Get().Unregister(this);
-  SimHost::Get().ReleaseSlot(chip_.config(), slot_);
+  if (slot_.cores > 0) SimHost::Get().ReleaseSlot(slot_);
 }
 
 int ChipScheduler::NewStream() {
@@ -98,11 +98,11 @@ int ChipScheduler::NewStream() {
 
 Picos ChipScheduler::now() const { return Now() - epoch_; }
 
-HbmArbiter& ChipScheduler::Stack(uint64_t address) {
-  const int stack = std::min(chip_.StackOfAddress(address), chip_.config().chip.hbm_stacks > 0
-                                                                ? static_cast<int>(chip_.config().chip.hbm_stacks) - 1
-                                                                : 0);
-  return SimHost::Get().stack_module(slot_.first_stack + stack);
+HbmArbiter& ChipScheduler::Stack(uint64_t address) { return *StackModule(chip_.StackOfAddress(address)); }
+
+HbmArbiter* ChipScheduler::StackModule(int stack) {
+  if (stack < 0) return nullptr;
+  return &SimHost::Get().stack_module(slot_.first_stack + std::min(stack, slot_.stacks - 1));
 }
 
 int ChipScheduler::CoreOf(uint64_t address) const {
@@ -116,9 +116,17 @@ ItemRef ChipScheduler::Submit(const std::vector<int>& streams, Picos at, std::fu
   for (int stream : streams) {
     if (!HasStream(stream)) throw SimError("chip scheduler: no stream " + std::to_string(stream));
   }
+  for (int c : cores) {
+    if (c < 0 || c >= cores_) {
+      throw SimError("chip scheduler: no core " + std::to_string(c) + " (it models " + std::to_string(cores_) + ")");
+    }
+  }
   std::lock_guard<std::recursive_mutex> lock(SimHost::Get().mutex());
-  // Idle, the chip may move its time base to the host's (see the header).
-  if (in_flight_ == 0 && now() > at) epoch_ = Now() - at;
+  if (in_flight_ == 0) {
+    // Idle, the chip takes modules from the pool and the host's time (see the header).
+    if (slot_.cores == 0) slot_ = SimHost::Get().AcquireSlot(chip_.config(), cores_);
+    epoch_ = Now() - at;
+  }
   auto item = std::make_shared<Item>();
   item->pub = std::make_shared<ScheduledItem>();
   item->pub->on_done = std::move(on_done);
@@ -174,7 +182,10 @@ void ChipScheduler::Finish(Item& item) {
   if (item.pub->on_done) item.pub->on_done(*item.pub);
   item.pub->done = item.done = true;
   item.done_event.notify(sc_core::SC_ZERO_TIME);
-  --in_flight_;
+  if (--in_flight_ == 0) {  // idle: nothing of this chip is on its modules
+    SimHost::Get().ReleaseSlot(slot_);
+    slot_ = ChipSlot{};
+  }
   if (target_ == item.pub.get() || (pause_when_idle_ && in_flight_ == 0)) sc_core::sc_pause();
 }
 
@@ -267,7 +278,9 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
   SimHost& host = SimHost::Get();
   host.ConfigureStacks(config, slot_);
   const size_t n = launch.programs.size();
-  BoundGrid bound = chip_.Bind(launch.programs, launch.bindings, launch.cores, launch.scratch_top, !launch.timing_only);
+  BoundGrid bound = launch.bind ? launch.bind()
+                                : chip_.Bind(launch.programs, launch.bindings, launch.cores, launch.scratch_top,
+                                             !launch.timing_only);
   item.pub->scratch = bound.scratch;
   const std::vector<std::vector<uint64_t>>& addresses = bound.addresses;
 
@@ -300,12 +313,12 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
     run.on_quiet = [&quiet_cores, &item, n] {
       if (++quiet_cores == static_cast<int>(n)) item.wake.notify(sc_core::SC_ZERO_TIME);
     };
-    for (int s : chip_.StacksOf(launch.programs[i]->kernel(), addresses[i])) {
-      run.tensor_stack.push_back(s < 0 ? nullptr : &host.stack_module(slot_.first_stack + s));
-    }
+    for (int s : chip_.StacksOf(launch.programs[i]->kernel(), addresses[i])) run.tensor_stack.push_back(StackModule(s));
+    item.pub->progress.instructions_total += static_cast<int64_t>(launch.programs[i]->kernel().NumInstructions());
   }
   item.states = &states;
   item.launch = &launch;
+  item.started_sc = t0;
   running_kernels_.push_back(&item);
   for (size_t i = 0; i < n; ++i) host.core_module(slot_.first_core + launch.cores[i]).Start(&states[i]);
   for (const RunState& s : states) quiet_cores += s.busy == 0 ? 1 : 0;  // a core with nothing to do
@@ -337,17 +350,30 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
   }
   const Picos end = t0 + device_time + (launch.tail ? launch.tail(results) : 0);
   if (end > Now()) sc_core::wait(Ps(end - Now()));
+  item.pub->progress.simulated = Now() - t0;
+  item.pub->progress.instructions_done = item.pub->progress.instructions_total;
 }
 
 // ------------------------------------------------------------------ running
 
-void ChipScheduler::RunUntil(const ItemRef& item) {
+ItemRef ChipScheduler::LaunchAndWait(int stream, KernelLaunch launch, const ProgressFn& progress) {
+  SimClock& clock = SimClock::Get();
+  ItemRef item = SubmitKernel(stream, clock.now(), std::move(launch), {});
+  RunUntil(item, progress);
+  clock.AdvanceTo(item->end);
+  if (item->error) std::rethrow_exception(item->error);
+  return item;
+}
+
+void ChipScheduler::RunUntil(const ItemRef& item, const ProgressFn& progress) {
   if (!item || item->done) return;
   std::lock_guard<std::recursive_mutex> lock(SimHost::Get().mutex());
   const ScheduledItem* saved = target_;
   target_ = item.get();
+  std::function<void()> report;
+  if (progress) report = [this, &item, &progress] { progress(Progress(item)); };
   try {
-    Run([&item] { return item->done; });
+    Run([&item] { return item->done; }, report);
   } catch (...) {
     target_ = saved;
     throw;
@@ -374,11 +400,30 @@ void ChipScheduler::RunTo(Picos t) {
   if (t > now()) sc_core::sc_start(Ps(t - now()));
 }
 
-void ChipScheduler::Run(const std::function<bool()>& finished) {
+// Exit on starvation: reporting, time stops at the last event, exactly where
+// one uninterrupted sc_start() would stop.
+void ChipScheduler::Run(const std::function<bool()>& finished, const std::function<void()>& report) {
   while (!finished()) {
     if (!sc_core::sc_pending_activity()) OnStarvation();
-    sc_core::sc_start();
+    if (!report) {
+      sc_core::sc_start();
+      continue;
+    }
+    sc_core::sc_start(Ps(kProgressSlicePs), sc_core::SC_EXIT_ON_STARVATION);
+    report();
   }
+}
+
+// Live while the kernel runs; before it starts and once it is done, the item's own figures.
+RunProgress ChipScheduler::Progress(const ItemRef& item) const {
+  for (const Item* k : running_kernels_) {
+    if (k->pub != item) continue;
+    RunProgress p = item->progress;
+    p.simulated = Now() - k->started_sc;
+    for (const RunState& s : *k->states) p.instructions_done += static_cast<int64_t>(s.records.size());
+    return p;
+  }
+  return item->progress;
 }
 
 // Nothing can move: every kernel still running is deadlocked, and launches

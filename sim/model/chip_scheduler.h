@@ -4,6 +4,12 @@
 // are SUBMITTED here and simulated here, competing for the HBM stacks and
 // the host link like any DMA.
 //
+// It is the model's one launch path: the runtime's executions and
+// collectives, Chip::Launch (nsim run --grid, the NKI SPMD launch, the ring
+// all-reduce) and Device::Execute (a one-core chip) all submit a
+// KernelLaunch here, and RunKernel is the one place that binds, starts,
+// summarises and race-checks a launch.
+//
 // Lazy co-simulation: the simulation never runs ahead of the host. The host
 // (the runtime) submits an item at its own time (SimClock); the item starts
 // at that time on the chip (a delayed notification), once its stream's
@@ -11,9 +17,12 @@
 // (kernels take their cores in submission order). Nothing is simulated until
 // the host needs a result: RunUntil(item) runs the simulation until that
 // item has completed, and items in flight keep running across these calls.
-// Chip time is SystemC time minus an epoch, so that chip time 0 is host time
-// 0 (the epoch moves forward when the scheduler is idle and the host's clock
-// was reset or a synchronous run advanced SystemC time).
+// Chip time is the host's time (SimClock): SystemC time minus an epoch, which
+// is set whenever the scheduler is idle so that an item submitted at host
+// time t starts at chip time t (other chips' work moves SystemC time on, and
+// the host's clock may have been reset). Synchronous launches
+// (LaunchAndWait) are the host waiting for the item: its clock moves to the
+// item's end, so every launch, of any kind, continues the one time line.
 //
 // Errors: a kernel that fails (an error in an instruction, a race) or
 // deadlocks completes with `error` set; its cores stay taken until the
@@ -31,13 +40,14 @@
 
 #include "sim/base/time.h"
 #include "sim/config/hw_config.h"
+#include "sim/model/chip.h"
 #include "sim/model/execution_result.h"
 #include "sim/model/loaded_kernel.h"
+#include "sim/model/run_progress.h"
 #include "sim/model/sim_host.h"
 
 namespace nsim {
 
-class Chip;
 class HbmArbiter;
 struct RunState;
 
@@ -52,6 +62,9 @@ struct KernelLaunch {
   // Device time the launch keeps its cores after its last program (device
   // capture), from the results; may be empty.
   std::function<Picos(const std::vector<ExecutionResult>&)> tail;
+  // Binds the programs when the launch starts; empty: in the chip's memory
+  // (Chip::Bind with the fields above). A Device binds in its own memory.
+  std::function<BoundGrid()> bind;
 };
 
 // One submitted item, as the host sees it. Filled when it completes.
@@ -64,13 +77,19 @@ struct ScheduledItem {
   std::map<std::string, uint64_t> scratch;     // kernels: unbound HBM tensors
   // Called in the simulation when the item completes (before anyone sees done).
   std::function<void(ScheduledItem&)> on_done;
+  // Kernels: how far the launch has come, final once it is done (a wait
+  // with a progress reporter reads the live figures while it runs).
+  RunProgress progress;
 };
 using ItemRef = std::shared_ptr<ScheduledItem>;
 
 class ChipScheduler {
  public:
-  // Takes a slot of the process's module pool (SimHost::AcquireSlot).
-  explicit ChipScheduler(Chip& chip);
+  // Schedules the chip's first `cores` cores (0: all of them). While it has
+  // work in flight, it holds a slot of the process's module pool for them and
+  // the stacks they sit on (SimHost::AcquireSlot): a submission to an idle
+  // scheduler throws SimError when the pool has no room left.
+  explicit ChipScheduler(Chip& chip, int cores = 0);
   ~ChipScheduler();  // finishes the work in flight
   ChipScheduler(const ChipScheduler&) = delete;
   ChipScheduler& operator=(const ChipScheduler&) = delete;
@@ -99,9 +118,17 @@ class ChipScheduler {
   ItemRef SubmitCopy(int stream, Picos at, uint64_t dst, uint64_t src, uint64_t bytes,
                      std::function<void(ScheduledItem&)> on_done);
 
+  // The host submits `launch` on `stream` at its time (SimClock) and waits
+  // for it: simulates until it has completed and moves the host's clock to
+  // its end. Throws the launch's error (a SimError for a bad binding, a
+  // failed instruction, a race or a deadlock). `progress`: as RunUntil.
+  ItemRef LaunchAndWait(int stream, KernelLaunch launch, const ProgressFn& progress = {});
+
   // Simulates until `item` (or every item) has completed. Never throws for
-  // an item's error (it is in item->error).
-  void RunUntil(const ItemRef& item);
+  // an item's error (it is in item->error). With `progress`, the simulation
+  // advances in slices of kProgressSlicePs and reports the item's progress
+  // after each (the schedule is the same as without).
+  void RunUntil(const ItemRef& item, const ProgressFn& progress = {});
   void RunUntilIdle();
   // Simulates up to chip time `t` (the host's now), completing what ends by then.
   void RunTo(Picos t);
@@ -113,7 +140,8 @@ class ChipScheduler {
   class HostLink;
   ItemRef Submit(const std::vector<int>& streams, Picos at, std::function<void(ScheduledItem&)> on_done,
                  std::function<void(Item&)> body, const std::vector<int>& cores);
-  void Run(const std::function<bool()>& finished);
+  void Run(const std::function<bool()>& finished, const std::function<void()>& report = {});
+  RunProgress Progress(const ItemRef& item) const;
   void OnStarvation();
   void WaitToStart(Item& item);
   void Finish(Item& item);
@@ -122,9 +150,11 @@ class ChipScheduler {
   void RunCoreCopy(Item& item, uint64_t dst, uint64_t src, uint64_t bytes);
   HbmArbiter& Stack(uint64_t address);
   int CoreOf(uint64_t address) const;
+  HbmArbiter* StackModule(int stack);  // the chip's stack `stack` (-1: on chip, nullptr)
 
   Chip& chip_;
-  ChipSlot slot_;
+  int cores_;
+  ChipSlot slot_;  // held while work is in flight (cores 0: none)
   Picos epoch_ = 0;  // SystemC time of chip time 0
   int in_flight_ = 0;
   int draining_ = 0;  // failed launches waiting for the simulation to drain

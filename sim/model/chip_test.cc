@@ -1,5 +1,6 @@
 // The chip model: SPMD launches on 1..8 cores share one time base and the HBM
-// stacks. Expected times are derived from the config figures in comments.
+// stacks; launches continue the host's clock (SimClock). Expected times are
+// derived from the config figures in comments.
 #include "sim/model/chip.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "sim/base/error.h"
+#include "sim/base/sim_clock.h"
 #include "sim/config/loader.h"
 #include "sim/kernel/parser.h"
 #include "sim/memory/access.h"
@@ -51,12 +53,14 @@ TEST(Chip, IndependentWorkScalesWithCores) {
   const Picos one_core = device.Execute(ParseKernel(kScale, "scale.nk")).device_time;
   for (int n : {1, 2, 4, 8}) {
     Chip chip(LoadHardwareConfig("trn2"));
+    const Picos before = SimClock::Get().now();
     const GridResult r = chip.Launch(LoadGrid(chip, kScale, n));
     ASSERT_EQ(r.programs.size(), static_cast<size_t>(n));
     // N copies of independent work take the time of one: N x the throughput.
     EXPECT_EQ(r.device_time, one_core) << n << " cores";
     for (const ExecutionResult& p : r.programs) EXPECT_EQ(p.device_time, one_core);
-    EXPECT_EQ(chip.now(), one_core);
+    EXPECT_EQ(r.start, before);
+    EXPECT_EQ(SimClock::Get().now(), before + one_core);
     // Every program wrote its rows, computed from its rows; the rest is untouched.
     const std::vector<float> x = ReadHbm(chip, r.scratch_addresses.at("x"), DType::kBF16, 32 * 512);
     const std::vector<float> out = ReadHbm(chip, r.scratch_addresses.at("out"), DType::kBF16, 32 * 512);
@@ -131,9 +135,11 @@ TEST(Chip, Trn2StacksFitTwoCoresButNotFour) {
   for (Picos t : StreamPieceTimes("trn2", {0, 0, 1, 1})) EXPECT_EQ(t, 1424696);
 }
 
-TEST(Chip, LaunchesAreDeterministicAndAdvanceTheChipClock) {
+// Two chips, one clock: each launch starts where the host is, after the one before.
+TEST(Chip, LaunchesAreDeterministicAndAdvanceTheHostClock) {
   Chip a(LoadHardwareConfig("trn2"));
   Chip b(LoadHardwareConfig("trn2"));
+  const Picos t0 = SimClock::Get().now();
   const GridResult ra = a.Launch(LoadGrid(a, kScale, 8));
   const GridResult rb = b.Launch(LoadGrid(b, kScale, 8));
   for (size_t i = 0; i < ra.programs.size(); ++i) {
@@ -144,8 +150,11 @@ TEST(Chip, LaunchesAreDeterministicAndAdvanceTheChipClock) {
     }
   }
   const GridResult again = a.Launch(LoadGrid(a, kScale, 8));
-  EXPECT_EQ(again.start, ra.device_time);
-  EXPECT_EQ(a.now(), ra.device_time + again.device_time);
+  EXPECT_EQ(ra.start, t0);
+  EXPECT_EQ(rb.start, t0 + ra.device_time);
+  EXPECT_EQ(again.start, rb.start + rb.device_time);
+  EXPECT_EQ(again.device_time, ra.device_time);
+  EXPECT_EQ(SimClock::Get().now(), again.start + again.device_time);
 }
 
 TEST(Chip, BadGridsAreClearErrors) {

@@ -1,11 +1,11 @@
 #pragma once
 // A simulated NeuronCore: a hardware config, its device memory (HBM: the
 // core's share, memory.hbm) and the SystemC model that executes kernels on
-// it. The single-core facade of the chip model (chip.h): it runs on core 0 of
-// the process's one simulation with every tensor on stack 0, so its times
-// are those of one core alone on its stack. Any number of devices with any
-// configs may exist in one process; their executions are serialised onto the
-// process's single SystemC kernel (see model/sim_host.h).
+// it. The single-core facade of the chip model (chip.h): a kernel runs on
+// core 0 of a one-core chip scheduler with every tensor on stack 0
+// (run_alone.h), so its times are those of one core alone on its stack.
+// Any number of devices with any configs may exist in one process; an
+// execution starts at the host's time and the host waits for it (SimClock).
 #include <cstdint>
 #include <map>
 #include <memory>

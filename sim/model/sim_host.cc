@@ -1,7 +1,6 @@
 #include "sim/model/sim_host.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <string>
 
@@ -9,9 +8,6 @@
 #include "sim/model/core_modules.h"
 #include "sim/model/dma_module.h"
 #include "sim/model/hbm_arbiter.h"
-#include "sim/model/chip_scheduler.h"
-#include "sim/model/record_order.h"
-#include "sim/model/summary.h"
 
 namespace nsim {
 
@@ -60,121 +56,15 @@ SimHost& SimHost::Get() {
 
 namespace {
 
-void CheckFits(const HardwareConfig& config, const std::vector<CoreRun>& runs) {
+void CheckDmaFits(const HardwareConfig& config) {
   if (config.dma.engines > DmaModule::kMaxEngines || config.dma.queues_per_engine > DmaModule::kMaxQueues) {
     throw SimError("config '" + config.name + "': the model supports at most " +
                    std::to_string(DmaModule::kMaxEngines) + " DMA engines and " +
                    std::to_string(DmaModule::kMaxQueues) + " queues per engine");
   }
-  std::array<bool, SimHost::kMaxCores> used{};
-  for (const CoreRun& r : runs) {
-    if (r.core < 0 || r.core >= config.chip.cores) {
-      throw SimError("config '" + config.name + "': no core " + std::to_string(r.core) + " (the chip has " +
-                     std::to_string(config.chip.cores) + ")");
-    }
-    if (used[r.core]) throw SimError("core " + std::to_string(r.core) + " is given two kernels in one launch");
-    used[r.core] = true;
-  }
 }
 
 }  // namespace
-
-namespace {
-
-// Runs the started launch until no events remain, reporting progress between
-// slices of simulated time when asked. Exit on starvation: time stops at the
-// last event, exactly where one uninterrupted sc_start() would stop.
-void Simulate(const std::vector<CoreRun>& runs, const std::vector<RunState>& states, const ProgressFn& progress) {
-  if (!progress) {
-    sc_core::sc_start();
-    return;
-  }
-  RunProgress p;
-  for (const CoreRun& r : runs) p.instructions_total += static_cast<int64_t>(r.kernel->kernel().NumInstructions());
-  const Picos start = Now();
-  while (sc_core::sc_pending_activity()) {
-    sc_core::sc_start(Ps(kProgressSlicePs), sc_core::SC_EXIT_ON_STARVATION);
-    p.simulated = Now() - start;
-    p.instructions_done = 0;
-    for (const RunState& s : states) p.instructions_done += s.records.size();
-    progress(p);
-  }
-}
-
-}  // namespace
-
-std::vector<ExecutionResult> SimHost::RunGrid(const HardwareConfig& config, const std::vector<CoreRun>& runs,
-                                              const ProgressFn& progress) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  for (ChipScheduler* s : schedulers_) s->RunUntilIdle();
-  CheckFits(config, runs);
-  Modules& m = *modules_;
-  ConfigureStacks(config, ChipSlot{});
-  std::vector<ExecutionResult> results(runs.size());
-  std::vector<RunState> states(runs.size());
-  // An error or a deadlock on one core ends the whole launch.
-  auto abort_all = [&states, &m, &runs] {
-    for (size_t i = 0; i < states.size(); ++i) {
-      states[i].aborted = true;
-      m.cores[runs[i].core]->WakeAll();
-    }
-  };
-  const Picos t0 = Now();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const CoreRun& r = runs[i];
-    ExecutionResult& result = results[i];
-    result.kernel_hash = r.kernel->hash();
-    result.launch = config.kernel.launch_ps;
-    result.teardown = config.kernel.teardown_ps;
-    RunState& run = states[i];
-    run.config = &config;
-    run.kernel = r.kernel;
-    run.ctx = r.ctx;
-    run.result = &result;
-    run.core = r.core;
-    run.t0 = t0;
-    run.last_end = t0 + result.launch;
-    run.wake_all = abort_all;
-    for (int s : r.tensor_stack) run.tensor_stack.push_back(s < 0 ? nullptr : m.stacks.at(s).get());
-  }
-  for (size_t i = 0; i < runs.size(); ++i) m.cores[runs[i].core]->Start(&states[i]);
-  Simulate(runs, states, progress);
-  std::string deadlock;
-  bool stuck = false;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (!m.cores[runs[i].core]->Stuck()) continue;
-    stuck = true;
-    if (deadlock.empty() && !states[i].error) deadlock = m.cores[runs[i].core]->DeadlockReport(*runs[i].kernel);
-  }
-  bool failed = false;
-  for (const RunState& s : states) failed = failed || s.error;
-  if (stuck || failed) {  // release the stuck processes so the next launch starts clean
-    abort_all();
-    sc_core::sc_start();
-  }
-  for (const RunState& s : states) {
-    if (s.error) std::rethrow_exception(s.error);
-  }
-  if (!deadlock.empty()) {
-    if (runs.size() > 1) deadlock = "core " + std::to_string(runs[0].core) + ": " + deadlock;
-    throw SimError(deadlock);
-  }
-  for (size_t i = 0; i < runs.size(); ++i) {
-    results[i].device_time = states[i].last_end - t0 + results[i].teardown;
-    SortRecords(&results[i]);
-    Summarize(config, *runs[i].kernel, &results[i]);
-  }
-  return results;
-}
-
-ExecutionResult SimHost::Run(const HardwareConfig& config, const LoadedKernel& kernel, ExecContext& ctx,
-                             const ProgressFn& progress) {
-  CoreRun run;
-  run.kernel = &kernel;
-  run.ctx = &ctx;
-  for (const TensorDecl& t : kernel.kernel().tensors) run.tensor_stack.push_back(t.space == MemSpace::kHbm ? 0 : -1);
-  return std::move(RunGrid(config, {run}, progress)[0]);
-}
 
 namespace {
 
@@ -190,45 +80,35 @@ int FirstFit(const std::vector<bool>& used, int64_t n) {
 
 }  // namespace
 
-ChipSlot SimHost::AcquireSlot(const HardwareConfig& config) {
+ChipSlot SimHost::AcquireSlot(const HardwareConfig& config, int cores) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  CheckFits(config, {});
-  const int core = FirstFit(core_used_, config.chip.cores), stack = FirstFit(stack_used_, config.chip.hbm_stacks);
+  CheckDmaFits(config);
+  const int stacks = static_cast<int>(config.chip.StackOf(cores - 1)) + 1;
+  const int core = FirstFit(core_used_, cores), stack = FirstFit(stack_used_, stacks);
   if (core < 0 || stack < 0) {
-    throw SimError("no room for another '" + config.name + "' chip (" + std::to_string(config.chip.cores) +
-                   " cores, " + std::to_string(config.chip.hbm_stacks) + " HBM stacks): the simulation holds " +
-                   std::to_string(kMaxCores) + " core and " + std::to_string(kMaxStacks) +
-                   " stack models in all, and the chips alive use them");
+    throw SimError("no room for another '" + config.name + "' chip (" + std::to_string(cores) + " cores, " +
+                   std::to_string(stacks) + " HBM stacks): the simulation holds " + std::to_string(kMaxCores) +
+                   " core and " + std::to_string(kMaxStacks) + " stack models in all, and the chips alive use them");
   }
-  for (int i = 0; i < config.chip.cores; ++i) core_used_[core + i] = true;
-  for (int i = 0; i < config.chip.hbm_stacks; ++i) stack_used_[stack + i] = true;
-  return ChipSlot{core, stack};
+  for (int i = 0; i < cores; ++i) core_used_[core + i] = true;
+  for (int i = 0; i < stacks; ++i) stack_used_[stack + i] = true;
+  return ChipSlot{core, stack, cores, stacks};
 }
 
-void SimHost::ReleaseSlot(const HardwareConfig& config, const ChipSlot& slot) {
+void SimHost::ReleaseSlot(const ChipSlot& slot) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  for (int i = 0; i < config.chip.cores; ++i) core_used_[slot.first_core + i] = false;
-  for (int i = 0; i < config.chip.hbm_stacks; ++i) stack_used_[slot.first_stack + i] = false;
+  for (int i = 0; i < slot.cores; ++i) core_used_[slot.first_core + i] = false;
+  for (int i = 0; i < slot.stacks; ++i) stack_used_[slot.first_stack + i] = false;
 }
 
 CoreModules& SimHost::core_module(int index) { return *modules_->cores.at(index); }
 HbmArbiter& SimHost::stack_module(int index) { return *modules_->stacks.at(index); }
 
 void SimHost::ConfigureStacks(const HardwareConfig& config, const ChipSlot& slot) {
-  for (int s = 0; s < config.chip.hbm_stacks; ++s) {
+  for (int s = 0; s < slot.stacks; ++s) {
     modules_->stacks[slot.first_stack + s]->Configure(config.chip.hbm_stack_bytes_per_ns, config.dma.hbm_bytes_per_ns,
                                                      config.dma.bytes_per_ns);
   }
-}
-
-void SimHost::Register(ChipScheduler* scheduler) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  schedulers_.push_back(scheduler);
-}
-
-void SimHost::Unregister(ChipScheduler* scheduler) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  schedulers_.erase(std::remove(schedulers_.begin(), schedulers_.end(), scheduler), schedulers_.end());
 }
 
 }  // namespace nsim

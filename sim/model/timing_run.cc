@@ -5,7 +5,7 @@
 #include "sim/base/error.h"
 #include "sim/memory/hbm.h"
 #include "sim/memory/onchip_memory.h"
-#include "sim/model/sim_host.h"
+#include "sim/model/run_alone.h"
 
 namespace nsim {
 namespace {
@@ -33,6 +33,19 @@ OnChipMemory& UntouchedOnChip(const MemoryParams& p) {
 
 }  // namespace
 
+BoundGrid UntouchedBinding(const HardwareConfig& config, const Kernel& kernel, std::vector<uint64_t> hbm_address,
+                           bool record_dma_pieces) {
+  thread_local HbmMemory untouched_hbm(0);  // never touched: nothing is computed
+  BoundGrid bound;
+  bound.addresses.push_back(hbm_address.empty() ? std::vector<uint64_t>(kernel.tensors.size(), 0)
+                                                : std::move(hbm_address));
+  bound.contexts.push_back(std::make_unique<ExecContext>(
+      ExecContext{kernel, UntouchedOnChip(config.memory), untouched_hbm, bound.addresses.front(), {}}));
+  bound.contexts.front()->compute_values = false;
+  bound.contexts.front()->record_dma_pieces = record_dma_pieces;
+  return bound;
+}
+
 ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKernel& kernel,
                                   const std::vector<uint64_t>& hbm_address, const ProgressFn& progress,
                                   bool record_dma_pieces) {
@@ -40,14 +53,8 @@ ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKern
     throw SimError("kernel '" + kernel.kernel().name + "' was loaded for config '" + kernel.config_name() +
                    "', not '" + config.name + "'");
   }
-  OnChipMemory& onchip = UntouchedOnChip(config.memory);
-  HbmMemory hbm(0);  // never touched: nothing is computed
-  const std::vector<uint64_t> addresses =
-      hbm_address.empty() ? std::vector<uint64_t>(kernel.kernel().tensors.size(), 0) : hbm_address;
-  ExecContext ctx{kernel.kernel(), onchip, hbm, addresses, {}};
-  ctx.compute_values = false;
-  ctx.record_dma_pieces = record_dma_pieces;
-  return SimHost::Get().Run(config, kernel, ctx, progress);
+  return RunAlone(config, kernel, UntouchedBinding(config, kernel.kernel(), hbm_address, record_dma_pieces),
+                  /*allow_races=*/true, progress);
 }
 
 }  // namespace nsim

@@ -2,12 +2,14 @@
 // tensor's data pointer is its HBM address (never dereferenced on the host;
 // copies go through the runtime). Streams are the runtime's streams (torch
 // stream id = runtime stream index, 0 the default); events are points on a
-// stream's simulated device timeline.
+// stream's simulated device timeline: recording one simulates nothing and
+// costs the host nothing, as CUDA's record only enqueues a marker.
 #include "torch_nsim/csrc/device.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <map>
 
 #include "runtime/clock.h"
@@ -60,10 +62,21 @@ HbmAllocator g_allocator;
 
 // ------------------------------------------------------------------ events
 
+// The stream reaches it when the work queued before the record is done,
+// and not before the host recorded it (an idle stream reaches it at once).
 struct Event {
   int device = 0;
-  nsim::Picos device_time = 0;  // when the work before the record is done
+  rt::ExecutionHandle before;  // the stream's last item at the record (nullptr: none)
+  nsim::Picos recorded = 0;    // host time of the record
 };
+
+bool Reached(Event& e) { return !e.before || Core(e.device).IsComplete(e.before); }
+
+// The host waits until the stream has reached the event; returns that time.
+nsim::Picos WaitFor(Event& e) {
+  if (e.before) Core(e.device).Wait(e.before);
+  return e.before ? std::max(e.recorded, e.before->device_end) : e.recorded;
+}
 
 // "neuron" without an index is the current device.
 c10::Device Canonical(c10::Device d) {
@@ -104,25 +117,28 @@ class NeuronGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     if (*event == nullptr) *event = new Event;
     auto* e = static_cast<Event*>(*event);
     e->device = stream.device_index();
-    e->device_time = StreamEnd(e->device, static_cast<int>(stream.id()));
+    e->before = Core(e->device).LastOnStream(static_cast<int>(stream.id()));
+    e->recorded = rt::SimClock::Get().now();
   }
   // The stream waits: on the simulator work is placed when submitted, so a
   // wait is the host waiting for the event (conservative, never wrong).
   void block(void* event, const c10::Stream&) const override {
-    if (event != nullptr) nsim::rt::SimClock::Get().AdvanceTo(static_cast<Event*>(event)->device_time);
+    if (event != nullptr) WaitFor(*static_cast<Event*>(event));
   }
-  bool queryEvent(void* event) const override {
-    return event == nullptr || static_cast<Event*>(event)->device_time <= nsim::rt::SimClock::Get().now();
-  }
+  bool queryEvent(void* event) const override { return event == nullptr || Reached(*static_cast<Event*>(event)); }
   void destroyEvent(void* event, const c10::DeviceIndex) const noexcept override { delete static_cast<Event*>(event); }
   void synchronizeEvent(void* event) const override { block(event, c10::Stream(c10::Stream::DEFAULT, getDevice())); }
+  // Both points must be known: the host waits for them (where CUDA would
+  // report "not ready"; before a synchronize the neuron device waits instead).
   double elapsedTime(void* start, void* end, const c10::DeviceIndex) const override {
     TORCH_CHECK(start != nullptr && end != nullptr, "neuron event: elapsed_time of an event never recorded");
-    const auto d = static_cast<Event*>(end)->device_time - static_cast<Event*>(start)->device_time;
+    const nsim::Picos d = WaitFor(*static_cast<Event*>(end)) - WaitFor(*static_cast<Event*>(start));
     return static_cast<double>(d) / 1e9;  // ps -> ms
   }
   bool queryStream(const c10::Stream& s) const override {
-    return StreamEnd(s.device_index(), static_cast<int>(s.id())) <= nsim::rt::SimClock::Get().now();
+    rt::NeuronCoreDevice& core = Core(s.device_index());
+    const rt::ExecutionHandle last = core.LastOnStream(static_cast<int>(s.id()));
+    return !last || core.IsComplete(last);
   }
   void synchronizeStream(const c10::Stream& s) const override {
     Core(s.device_index()).Synchronize(static_cast<int>(s.id()));
@@ -157,16 +173,6 @@ rt::NeuronCoreDevice& Core(int index) {
   TORCH_CHECK(index < DeviceCount(), "neuron:", index, " does not exist: there are ", DeviceCount(),
               " neuron devices (torch_nsim.set_device_count)");
   return rt::Runtime::Get().core(index);
-}
-
-nsim::Picos StreamEnd(int index, int stream) {
-  rt::NeuronCoreDevice& core = Core(index);
-  TORCH_CHECK(stream >= 0 && stream < core.num_streams(), "neuron:", index, " has no stream ", stream);
-  const auto& records = core.records();
-  for (auto it = records.rbegin(); it != records.rend(); ++it) {
-    if ((*it)->stream == stream) return (*it)->device_end;
-  }
-  return 0;
 }
 
 }  // namespace torch_nsim

@@ -18,7 +18,5 @@ int CurrentDevice();
 void SetCurrentDevice(int index);
 // The runtime core behind neuron:<index>; a bad index is an error naming it.
 nsim::rt::NeuronCoreDevice& Core(int index);
-// Device time at which everything queued on (core, stream) so far is done.
-nsim::Picos StreamEnd(int index, int stream);
 
 }  // namespace torch_nsim

@@ -83,6 +83,51 @@ def test_synchronize_and_events_follow_the_simulated_clock():
     assert torch.equal(y.cpu(), x.cpu() * x.cpu())
 
 
+def _copy_time_us(stream_busy_with=None):
+    """Host time from an event record on `stream_busy_with` (if given) to the
+    end of a 4 KiB host->device copy queued after it on the default stream."""
+    small = torch.ones(1024)
+    t0 = torch_nsim._C.simulated_now_us()
+    if stream_busy_with is not None:
+        torch.Event(device="neuron").record(stream_busy_with)
+        assert torch_nsim._C.simulated_now_us() == t0  # a record costs the host nothing
+    small.to("neuron")
+    copied = torch.Event(device="neuron")
+    copied.record()
+    copied.synchronize()
+    return torch_nsim._C.simulated_now_us() - t0
+
+
+def test_an_event_record_does_not_delay_work_on_another_stream():
+    x = torch.randn(128, 65536).to("neuron")  # 32 MiB
+    torch.neuron.synchronize()
+    idle = _copy_time_us()
+    # The copy alone: host set-up (host.copy_setup 8 us, trn2 as trn1) then on
+    # the device host_link_latency 2 us + 4096 B / 16 B/ns = 2.256 us.
+    assert idle >= 8 + 2.256
+
+    s1 = torch.Stream(device="neuron")
+    start = torch.Event(device="neuron", enable_timing=True)
+    end = torch.Event(device="neuron", enable_timing=True)
+    with torch.neuron.stream(s1):
+        start.record(s1)
+        y = x * x  # 32 MiB in and out through one core's DMA: hundreds of us
+        end.record(s1)
+    # Recording on s1 waited for nothing: the copy queued on the default
+    # stream behind the record takes exactly the time it takes alone (30.956
+    # us on trn2: the .to() dispatch and allocation, then the 8 + 2.256 us
+    # above), and finishes while s1's kernel (about 366 us) still runs. When
+    # a record synchronised the core, the host waited for that kernel first.
+    busy = _copy_time_us(stream_busy_with=s1)
+    assert busy == idle
+    assert not end.query()
+    end.synchronize()
+    assert end.query()
+    ms = start.elapsed_time(end)
+    assert ms * 1000 > busy  # the kernel outlasted the copy
+    assert torch.equal(y.cpu(), x.cpu() * x.cpu())
+
+
 def test_streams_are_runtime_streams():
     s = torch.Stream(device="neuron")
     assert s.stream_id != 0

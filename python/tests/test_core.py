@@ -22,3 +22,18 @@ def test_config_limits():
     from nsim import _core
     info = _core.core().config_info("trn1")
     assert (info["partitions"], info["psum_banks"], info["psum_bank_bytes"], info["semaphores"]) == (128, 8, 2048, 256)
+
+
+def test_onchip_layout_is_the_loaders_rule():
+    """sim/memory/onchip_layout.h through the extension: SBUF at 64 B
+    boundaries, PSUM packed without straddling a 2 KiB bank."""
+    from nsim import _core
+    got = _core.core().onchip_layout(2048, [("sbuf", 100), ("psum", 1024), ("psum", 1536), ("sbuf", 1)])
+    assert got == {"offsets": [0, 0, 2048, 128], "sbuf_used": 192, "psum_used": 3584}
+
+
+def test_onchip_layout_rejects_hbm():
+    import pytest
+    from nsim import _core
+    with pytest.raises(RuntimeError, match="space 'hbm' is not sbuf or psum"):
+        _core.core().onchip_layout(2048, [("hbm", 4)])

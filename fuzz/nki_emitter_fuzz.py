@@ -111,7 +111,7 @@ def tile_slice(b, t):
 
 def step(b, a, tiles, outs):
     """One traced step of the kernel: appends new tiles or stores one."""
-    kind = b.byte() % 16
+    kind = b.byte() % 24
     t = tiles[b.byte() % len(tiles)]
     u = tiles[b.byte() % len(tiles)]
     if kind == 0:
@@ -158,10 +158,74 @@ def step(b, a, tiles, outs):
         outs.append(out)
     elif kind == 14:
         tiles.append(nl.copy(t, dtype=b.choose([None] + NL_DTYPES, HOSTILE_NL_DTYPES)))
-    else:
+    elif kind == 15:
         out = nl.ndarray(t.shape, dtype=t.dtype, buffer=b.choose([nl.shared_hbm, nl.hbm], [nl.sbuf, nl.psum, "dram"]))
         nl.store(out, value=t)
         outs.append(out)
+    else:
+        tiles.append(dst_step(b, kind - 16, t, u))
+
+
+def like(b, t, buffer=None):
+    """A new tile for a destination-passing call: t's shape, or a fuzzed one."""
+    shape = t.shape if b.byte() % 4 else (b.tile_size(), b.tile_size())
+    return nl.ndarray(shape, dtype=b.choose([t.dtype] + NL_DTYPES, HOSTILE_NL_DTYPES),
+                      buffer=buffer or b.choose([nl.sbuf], [nl.psum, nl.shared_hbm]))
+
+
+def view(b, t):
+    """A NKI 0.3+ view of t: nl.ds, .ap(), or a view method with fuzzed arguments."""
+    k = b.byte() % 8
+    n = b.choose([0, 1, -1], [2, 5, "x", None])
+    if k == 0:
+        p0, p1 = b.bounds(t.shape[0])
+        size = (t.shape[0] if p1 is None else p1) - p0
+        return t[nl.ds(p0, b.choose([size], [0, -1, p1]))]
+    if k == 1:
+        dims = [[b.choose([t.decl.free_size, 1, 2], [0, -1, "x"]), b.size()] for _ in range(1 + b.byte() % 3)]
+        return t.ap(pattern=b.choose([dims], [[], [[1]], None, 3]), offset=b.choose([0, b.byte()], [-1, 1 << 30, "x"]))
+    if k == 2:
+        return t.slice(n, b.byte() % 4, b.byte() % 9, b.choose([1, 2], [0, -1]))
+    if k == 3:
+        return t.permute(b.choose([(0, 1), (1, 0)], [(0,), (0, 0), (2, 1), "x"]))
+    if k == 4:
+        return t.expand_dim(n).squeeze_dim(b.choose([n], [0, 3]))
+    if k == 5:
+        return t.broadcast(n, b.size())
+    if k == 6:
+        return t.reshape_dim(n, b.choose([(1, t.shape[-1])], [(2, 3), (), "x"])).flatten_dims(b.byte() % 3, b.byte() % 3)
+    return t.select(n, b.byte() % 3)
+
+
+def dst_step(b, kind, t, u):
+    """NKI 0.3+ destination-passing calls (nisa.X(dst=..., ...)) on fuzzed tiles and views."""
+    if b.byte() % 4 == 0:
+        t = view(b, t)
+    d = like(b, t)
+    if kind == 0:
+        nisa.tensor_tensor(dst=d, data1=t, data2=u, op=b.pick(BINARY), engine=b.pick([None, nisa.engine.vector]))
+    elif kind == 1:
+        nisa.tensor_scalar(dst=d, data=t, op0=b.pick(BINARY), operand0=b.pick(SCALARS),
+                           reverse0=bool(b.byte() % 2), op1=b.pick([None] + BINARY), operand1=b.pick(SCALARS))
+    elif kind == 2:
+        acc = nl.ndarray((t.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf) if b.byte() % 2 else None
+        nisa.activation(dst=d, op=b.pick(UNARY), data=t, scale=b.pick(SCALARS), reduce_res=acc,
+                        reduce_op=nl.add if acc is not None else None)
+    elif kind == 3:
+        nisa.tensor_copy(dst=d, src=t, engine=b.pick([None, nisa.engine.gpsimd, nisa.engine.scalar]))
+    elif kind == 4:
+        nisa.dma_copy(dst=d, src=t, dge_mode=b.pick(list(nisa.dge_mode)), oob_mode=b.pick(list(nisa.oob_mode)))
+    elif kind == 5:
+        d = like(b, t, b.choose([nl.psum], [nl.sbuf]))
+        if b.byte() % 2:
+            nisa.nc_matmul(dst=d, stationary=t, moving=u, accumulate=b.pick([None, True, False]))
+        else:
+            nisa.nc_transpose(dst=d, data=t)
+    elif kind == 6:
+        nisa.memset(dst=d, value=b.choose(SCALARS, HOSTILE_SCALARS))
+    else:
+        nisa.tensor_reduce(dst=d, op=b.pick(REDUCE), data=t, axis=b.choose([1, -1], [0, 2, None]))
+    return d
 
 
 def make_kernel(b):

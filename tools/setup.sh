@@ -40,11 +40,17 @@ echo "setup: all build dependencies present"
 # torch 2.13.0 (CPU) exactly: it installs offline from a file on disk on the
 # project's machines, any other version would download gigabytes; ninja
 # builds the torch_nsim extension; atheris drives the NKI emitter fuzz target
-# (fuzz/nki_emitter_fuzz.py, a binary wheel for CPython 3.11).
+# (fuzz/nki_emitter_fuzz.py, a binary wheel for CPython 3.11); expecttest is
+# imported by torch.testing._internal, whose OpInfo database
+# torch_nsim/tests/test_opinfo.py runs.
 python3 -m pip install -q --disable-pip-version-check \
   pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1 jsonschema==4.26.0 \
-  torch==2.13.0 ninja==1.11.1.1 atheris==2.3.0
+  torch==2.13.0 ninja==1.11.1.1 atheris==2.3.0 expecttest==0.3.0
 echo "setup: python dependencies present"
+# Sweeps (docs/sweep.md): pyyaml reads specs, pandas and pyarrow write the
+# result tables, ray (the nsim package's `ray` extra) runs `nsim sweep --ray`.
+python3 -m pip install -q --disable-pip-version-check pyyaml==6.0.3 pandas==3.1.1 pyarrow==26.0.1 ray==2.60.0
+echo "setup: sweep dependencies present"
 
 # The packages `nsim` (python/) and `torch_nsim`, installed editable so they
 # import from any directory: Bazel builds the simulator libraries (from the

@@ -74,5 +74,9 @@ def wall_time():
 
 set_config(os.environ.get(CONFIG_ENV, DEFAULT_CONFIG))
 
+from torch_nsim import autograd as _autograd  # noqa: E402
+
+_autograd.register()
+
 from torch_nsim import profiler  # noqa: E402,F401
 from torch_nsim import compiler  # noqa: E402,F401  registers torch.compile(backend="neuron")

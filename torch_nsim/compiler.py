@@ -15,6 +15,7 @@ into fused kernels and the ops between them, which run eagerly on the device
 (a view costs no kernel); a warning names each unfused compute op and why.
 """
 import operator
+import os
 import warnings
 
 import torch
@@ -24,6 +25,9 @@ from torch._functorch.aot_autograd import aot_module_simplified
 from torch_nsim import _C
 
 aten = torch.ops.aten
+
+# Set to 1 to check every fused kernel against the CPU (see set_check).
+CHECK_ENV = "TORCH_NSIM_CHECK_COMPILE"
 
 # FX targets that are the same computation as an nsim op of another name.
 _RENAMED = {
@@ -268,17 +272,54 @@ class _FusedStep:
         if isinstance(region, _EagerNodes):
             region(env)
         else:
-            env.update(zip(self.segment.outputs, region.run(inputs)))
+            outputs = region.run(inputs)
+            if _check_against_cpu[0]:
+                _check_segment(self.segment, inputs, outputs)
+            env.update(zip(self.segment.outputs, outputs))
+
+
+_check_against_cpu = [os.environ.get(CHECK_ENV, "") not in ("", "0")]
+
+# Fused and eager round at different points (bf16: after every eager op).
+_TOLERANCE = {torch.bfloat16: (3e-2, 1e-2), torch.float16: (4e-3, 1e-3)}
+_FP32_TOLERANCE = (1e-3, 1e-4)
+
+
+def set_check(enabled=True):
+    """Debug mode: check every fused kernel's outputs against the same ATen
+    ops run on the CPU on the same inputs, raising on a difference. The
+    checks copy tensors to the host, so they add copies to the timeline:
+    use it for correctness, not for timing."""
+    _check_against_cpu[0] = bool(enabled)
+
+
+def _check_segment(segment, inputs, outputs):
+    env = {n: (t.cpu() if isinstance(t, torch.Tensor) else t) for n, t in zip(segment.inputs, inputs)}
+    _EagerNodes(segment.nodes, device="cpu")(env)
+    for node, got in zip(segment.outputs, outputs):
+        want = env[node]
+        rtol, atol = _TOLERANCE.get(want.dtype, _FP32_TOLERANCE)
+        got = got.cpu()
+        if got.shape != want.shape or got.dtype != want.dtype or not torch.allclose(
+                got.double(), want.double(), rtol=rtol, atol=atol, equal_nan=True):
+            ops = " + ".join(_op_name(n.target) for n in segment.nodes if isinstance(n.target, torch._ops.OpOverload))
+            err = (got.double() - want.double()).abs().max().item() if got.shape == want.shape else float("nan")
+            raise RuntimeError(f"torch.compile(backend='neuron') check: the fused kernel of {ops} gives "
+                               f"{tuple(got.shape)} {got.dtype} values that differ from the CPU's "
+                               f"{tuple(want.shape)} {want.dtype} (max |error| {err:.3g}) for output {node.name}")
 
 
 class _EagerNodes:
-    def __init__(self, nodes):
+    def __init__(self, nodes, device=None):
         self.nodes = nodes
+        self.device = device  # run factory ops (device=...) here instead
 
     def __call__(self, env):
         for node in self.nodes:
             a = torch.fx.node.map_arg(node.args, lambda n: env[n])
             k = torch.fx.node.map_arg(node.kwargs, lambda n: env[n])
+            if self.device is not None and "device" in k:
+                k = {**k, "device": self.device}
             env[node] = node.target(*a, **k)
 
 

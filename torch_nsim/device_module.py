@@ -22,13 +22,59 @@ def _is_in_bad_fork():
     return False
 
 
-def manual_seed_all(seed):
-    """The device draws no random numbers of its own (make random tensors on
-    the CPU and copy them): nothing to seed."""
+# Each device's random state as CUDA keeps it for its counter-based
+# generator: a 64-bit seed and a 64-bit offset (16 bytes). The device has no
+# random kernels yet (make random tensors on the CPU and copy them), but
+# PyTorch's seeding helpers (torch.manual_seed, fork_rng, the test suites'
+# seed freezing) read and restore this state on every registered device.
+_DEFAULT_SEED = 67280421310721  # CUDA's default_rng_seed_val
+_rng = {}
+
+
+def _state(device):
+    return _rng.setdefault(_index(device) if device is not None else current_device(), [_DEFAULT_SEED, 0])
+
+
+def get_rng_state(device=None):
+    seed, offset = _state(device)
+    return torch.tensor([seed, offset], dtype=torch.int64).view(torch.uint8)
+
+
+def set_rng_state(new_state, device=None):
+    if not isinstance(new_state, torch.Tensor) or new_state.dtype != torch.uint8 or new_state.numel() != 16:
+        raise TypeError("torch.neuron.set_rng_state: expected the 16-byte torch.uint8 tensor get_rng_state returns")
+    seed, offset = new_state.cpu().contiguous().view(torch.int64).tolist()
+    _state(device)[:] = [seed, offset]
+
+
+def get_rng_state_all():
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    for i, s in enumerate(new_states):
+        set_rng_state(s, i)
 
 
 def manual_seed(seed):
-    manual_seed_all(seed)
+    _state(None)[:] = [int(seed) & 0xFFFFFFFFFFFFFFFF, 0]
+
+
+def manual_seed_all(seed):
+    for i in range(device_count()):
+        _state(i)[:] = [int(seed) & 0xFFFFFFFFFFFFFFFF, 0]
+
+
+def seed():
+    manual_seed(torch.randint(0, 2 ** 62, ()).item())
+
+
+def seed_all():
+    manual_seed_all(torch.randint(0, 2 ** 62, ()).item())
+
+
+def initial_seed():
+    return _state(None)[0]
 
 
 def device_count():

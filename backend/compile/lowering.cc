@@ -65,7 +65,11 @@ class Lowerer : public LowerContext {
     const int result = c.outputs[0];
     switch (rule.kind) {
       case LoweringRule::Kind::kIdentity:
-        entries_[result] = entries_[in];
+        if (entries_[in].id < 0 && !KeepsLayout(g_, c)) {
+          entries_[result].id = Read(in);  // materialised in row order: views of it are codegen views
+        } else {
+          entries_[result] = entries_[in];
+        }
         break;
       case LoweringRule::Kind::kView:
         if (entries_[in].id < 0) {

@@ -166,12 +166,22 @@ const LoweringRule* FindLoweringRule(const at::OperatorHandle& op) {
   return neuron::FindOpLowering(name) != nullptr ? &elementwise : nullptr;
 }
 
+bool KeepsLayout(const Graph& g, const Graph::Call& c) {
+  const ValueMeta& in = g.value(c.args[0].value).meta;
+  const ValueMeta& out = g.value(c.outputs[0]).meta;
+  return in.sizes == out.sizes && in.strides == out.strides && in.storage_offset == out.storage_offset;
+}
+
 bool IsInputView(const Graph& g, int v) {
   const Graph::Value& value = g.value(v);
   if (value.producer < 0) return true;
   const Graph::Call& c = g.calls()[value.producer];
   const LoweringRule* rule = FindLoweringRule(c.op);
-  return rule != nullptr && rule->kind != Kind::kCompute && IsInputView(g, c.args[0].value);
+  if (rule == nullptr || rule->kind == Kind::kCompute) return false;
+  // A clone into another layout (contiguous() of a transpose) is a new
+  // tensor: views of it index its own storage, not the input's.
+  if (rule->kind == Kind::kIdentity && !KeepsLayout(g, c)) return false;
+  return IsInputView(g, c.args[0].value);
 }
 
 }  // namespace compiler

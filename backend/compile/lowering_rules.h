@@ -48,7 +48,13 @@ const LoweringRule* FindLoweringRule(const at::OperatorHandle& op);
 
 // True when `v` is a region input or a view of one (through view and
 // identity rules only): its elements are read straight from HBM.
+// A layout-changing identity call (clone or contiguous of a strided view)
+// ends the chain: its result is a value of its own, laid out by rows.
 bool IsInputView(const Graph& g, int v);
+
+// True when an identity call's result has its argument's sizes, strides and
+// offset (it can stand for the argument itself).
+bool KeepsLayout(const Graph& g, const Graph::Call& c);
 
 }  // namespace compiler
 }  // namespace nsim

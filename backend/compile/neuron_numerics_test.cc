@@ -87,6 +87,16 @@ TEST_P(Numerics, LongRowsWithReductions) {
   ExpectAgreement(chain, Tolerance(GetParam()), Rand({256, 1024}, 0, GetParam()), Rand({1024}, 1, GetParam()));
 }
 
+// A copy into another layout (the head merge of attention: transpose,
+// contiguous, view) is a tensor of its own: the view after it indexes the
+// copy, not the input it was made from. The region splits at the view.
+TEST_P(Numerics, ViewOfALayoutChangingCopy) {
+  auto merge = [](const Tensor& q) { return q.transpose(0, 1).contiguous().view({2, 32}) * 2.0 + 1.0; };
+  auto compiled = compile(merge);
+  const Tensor q = Rand({8, 2, 4}, 0, GetParam());
+  EXPECT_LE(MaxRelError(compiled(q.to(kNeuron)), merge(q)), Tolerance(GetParam()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, Numerics, ::testing::Values(at::kFloat, at::kBFloat16),
                          [](const auto& info) { return std::string(at::ToString(info.param)); });
 

@@ -11,7 +11,6 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))  # the repo's torch_nsim
 
 import torch
 import torch.nn.functional as F
@@ -21,6 +20,9 @@ import torch_nsim
 from torch_nsim.profiler import NeuronConfig, NeuronProfiler, ProfileMode
 
 EPS = 1e-6
+# Each path rounds to bf16 (8 significant bits) after up to six steps: a few
+# units of 2^-8 of the largest output; a wrong value is off by far more.
+BF16_TOLERANCE = 2 ** -5
 
 
 def rmsnorm_op_by_op(x, w):
@@ -80,6 +82,9 @@ def main():
         _, y = run(name, fn, x, w, args)
         err = (y.cpu().float() - reference).abs().max().item()
         print(f"{name}: max |error| vs CPU fp32 reference = {err:.4f} (bf16 rounding)")
+        bound = BF16_TOLERANCE * max(1.0, reference.abs().max().item())
+        if not err <= bound:
+            sys.exit(f"profile_rmsnorm: {name} differs from the CPU reference by {err:.4f} (more than {bound:.4f})")
     print(f"\nwall time spent simulating: {torch_nsim.wall_time()['simulate_seconds']:.3f} s "
           f"(real time; all times in the tables' NEURON columns are simulated device time)")
 

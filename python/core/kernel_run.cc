@@ -126,7 +126,21 @@ RunResponse RunKernel(const RunRequest& req) {
   return resp;
 }
 
-GridRunResponse RunGrid(const RunRequest& req, int programs) {
+namespace {
+
+std::vector<Kernel> ParsePrograms(const RunRequest& req, int programs, const std::vector<std::string>& texts) {
+  if (texts.empty()) return ParseGrid(req.kernel_text, req.source_name, programs);
+  if (static_cast<int>(texts.size()) != programs) {
+    throw SimError(std::to_string(texts.size()) + " program texts for a grid of " + std::to_string(programs));
+  }
+  std::vector<Kernel> out;
+  for (int i = 0; i < programs; ++i) out.push_back(ParseKernel(texts[i], req.source_name, ProgramIndex{i, programs}));
+  return out;
+}
+
+}  // namespace
+
+GridRunResponse RunGrid(const RunRequest& req, int programs, const std::vector<std::string>& program_texts) {
   Cached& cached = CachedFor(req.config, req.overrides);
   if (!cached.chip) cached.chip = std::make_unique<Chip>(cached.config);
   Chip& chip = *cached.chip;
@@ -134,7 +148,7 @@ GridRunResponse RunGrid(const RunRequest& req, int programs) {
     throw SimError("grid of " + std::to_string(programs) + " programs: config '" + cached.config.name + "' has " +
                    std::to_string(chip.cores()) + " NeuronCores per chip (chip.cores)");
   }
-  GridRunResponse resp{ParseGrid(req.kernel_text, req.source_name, programs), cached.config, {}, {}};
+  GridRunResponse resp{ParsePrograms(req, programs, program_texts), cached.config, {}, {}};
   const Kernel& first = resp.kernels.front();
   const std::map<std::string, uint64_t> bindings = BindIo(first, req, chip.hbm(), chip.CoreMemoryBase(0));
   std::vector<std::shared_ptr<const LoadedKernel>> loaded;

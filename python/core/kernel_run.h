@@ -55,7 +55,11 @@ struct GridRunResponse {
 // As RunKernel, on the config's chip: inputs and outputs live in core 0's
 // home region of chip memory. Throws SimError for a bad grid (more programs
 // than chip.cores) or kernel, naming the problem.
-GridRunResponse RunGrid(const RunRequest& request, int programs);
+// `program_texts` empty: request.kernel_text is every program's text (program_id
+// evaluated per program); else one text per program (LNC=2 kernels that branch on
+// program_id trace to different programs), all declaring the same HBM tensors.
+GridRunResponse RunGrid(const RunRequest& request, int programs,
+                        const std::vector<std::string>& program_texts = {});
 
 }  // namespace pyfront
 }  // namespace nsim

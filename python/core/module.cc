@@ -4,8 +4,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <variant>
+
 #include "python/core/kernel_run.h"
 #include "sim/base/error.h"
+#include "sim/config/params.h"
+#include "sim/kernel/hash.h"
 #include "sim/kernel/kernel.h"
 #include "sim/kernel/parser.h"
 #include "sim/kernel/printer.h"
@@ -35,6 +39,23 @@ py::dict ConfigInfo(const std::string& config, const std::vector<std::string>& o
   d["dma_queues"] = c.dma.queues_per_engine;
   d["semaphores"] = c.kernel.semaphores;
   d["chip_cores"] = c.chip.cores;
+  return d;
+}
+
+// The identity of a resolved config (ConfigContentHash: every key's value,
+// not where it was set), as a decimal string like kernel hashes.
+std::string ConfigHash(const std::string& config, const std::vector<std::string>& overrides) {
+  return std::to_string(ConfigContentHash(pyfront::ConfigFor(config, overrides)));
+}
+
+// Every key of the resolved config as its number in base units (the unit of
+// docs: Hz, bytes, ps, ...) or its text: what a sweep's swept columns hold.
+py::dict ResolvedValues(const std::string& config, const std::vector<std::string>& overrides) {
+  HardwareConfig c = pyfront::ConfigFor(config, overrides);
+  py::dict d;
+  for (const ParamSpec& p : AllParams()) {
+    std::visit([&](auto* field) { d[p.key.c_str()] = *field; }, p.field(c));
+  }
   return d;
 }
 
@@ -99,12 +120,13 @@ py::dict Run(const std::string& kernel_text, const std::string& source_name, con
 // the chip device time, outputs, and the per-core report of `nsim run --grid`.
 py::dict RunGrid(const std::string& kernel_text, const std::string& source_name, const std::string& config,
                  const std::vector<std::string>& overrides, const std::map<std::string, py::bytes>& inputs,
-                 const std::vector<std::string>& outputs, int programs) {
+                 const std::vector<std::string>& outputs, int programs,
+                 const std::vector<std::string>& program_texts) {
   const pyfront::RunRequest req = Request(kernel_text, source_name, config, overrides, inputs, outputs);
   pyfront::GridRunResponse resp;
   {
     py::gil_scoped_release release;
-    resp = pyfront::RunGrid(req, programs);
+    resp = pyfront::RunGrid(req, programs, program_texts);
   }
   py::dict d;
   d["device_time_ns"] = Ns(resp.result.device_time);
@@ -177,7 +199,16 @@ PYBIND11_MODULE(_nsim_core, m) {
         "Parse, load and run a kernel; returns device time, the report JSON, outputs and records.");
   m.def("run_grid", &nsim::py_binding::RunGrid, py::arg("kernel_text"), py::arg("source_name"), py::arg("config"),
         py::arg("overrides"), py::arg("inputs"), py::arg("outputs"), py::arg("programs"),
-        "Run a kernel as an SPMD grid of `programs` programs on one chip; returns chip device time, report, outputs.");
+        py::arg("program_texts") = std::vector<std::string>{},
+        "Run a kernel as an SPMD grid of `programs` programs on one chip (one text for all, or program_texts: "
+        "one per program); returns chip device time, report, outputs.");
+  m.def("config_hash", &nsim::py_binding::ConfigHash, py::arg("config"),
+        py::arg("overrides") = std::vector<std::string>{}, "The resolved config's content hash (decimal string).");
+  m.def("resolved_values", &nsim::py_binding::ResolvedValues, py::arg("config"),
+        py::arg("overrides") = std::vector<std::string>{}, "Every key of the resolved config, in base units.");
+  m.def("kernel_hash", [](const std::string& text, const std::string& source_name) {
+    return std::to_string(nsim::KernelHash(nsim::ParseKernel(text, source_name)));
+  }, py::arg("kernel_text"), py::arg("source_name"), "KernelHash of a kernel text (decimal string), as runs report it.");
   m.def("opcode_table", &nsim::py_binding::OpcodeTable,
         "Every opcode: name, hw_name (profiler), engines allowed, positional operands (sim/kernel/opcode_table.h).");
   m.def("onchip_layout", &nsim::py_binding::OnChipLayoutOf, py::arg("psum_bank_bytes"), py::arg("tensors"),

@@ -4,4 +4,11 @@
 simulator itself is C++, reached through the extension `_nsim_core`
 (`bazel build //python:_nsim_core.so`).
 """
-__all__ = ["nki"]
+__all__ = ["nki", "sweep"]
+__version__ = "0.1.0"  # pyproject.toml reads it from here
+
+
+def sweep(spec, **options):
+    """Runs a sweep spec (a YAML path or its text); returns a pandas DataFrame. See docs/sweep.md."""
+    from nsim.sweeps.api import sweep as run
+    return run(spec, **options)

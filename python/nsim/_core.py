@@ -11,6 +11,10 @@ import importlib.util
 import os
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# The checkout the package lives in when installed editable (tools/setup.sh):
+# the sweeps run its Bazel-built `nsim` binary and its torch_nsim. Not a
+# checkout for a package pip-installed elsewhere.
+REPO_ROOT = os.path.dirname(os.path.dirname(PACKAGE_DIR))
 CONFIG_DIR = os.path.join(PACKAGE_DIR, "configs")
 INSTALL_HINT = "run `bash tools/setup.sh` in the nsim repository (or `pip install` its python/ directory)"
 

@@ -30,3 +30,15 @@ def bf16(x):
 
 def f32(x):
     return np.asarray(x).astype(np.float32)
+
+
+def partition_order_matmul(lhsT, rhs):
+    """lhsT.T @ rhs as TensorE sums it: each output adds its K products in
+    partition order from +0, one fp32 rounding per addition. NumPy's BLAS
+    sums in an order of its own (it depends on the host's kernel, e.g.
+    OPENBLAS_CORETYPE), which may round differently in the last bit."""
+    a, b = f32(lhsT), f32(rhs)
+    acc = np.zeros((a.shape[1], b.shape[1]), dtype=np.float32)
+    for k in range(a.shape[0]):
+        acc += a[k][:, None] * b[k][None, :]
+    return acc

@@ -179,6 +179,13 @@ Tensor IndexSelect(const Tensor& self, int64_t dim, const Tensor& index) {
   dim = at::maybe_wrap_dim(dim, self.dim());
   TORCH_CHECK(index.dim() <= 1, "aten::index_select on neuron: index must be 0- or 1-dim, got ", index.sizes());
   const Tensor idx = index.to(c10::kCPU).to(c10::kLong).reshape({-1});
+  if (self.dim() == 0) {  // a scalar is its own only element, as on the CPU
+    TORCH_CHECK(idx.numel() == 1, "aten::index_select on neuron: index to a 0-dim tensor can have only 1 value, got ",
+                idx.numel(), " value(s)");
+    TORCH_CHECK(idx.const_data_ptr<int64_t>()[0] == 0, "aten::index_select on neuron: index ",
+                idx.const_data_ptr<int64_t>()[0], " is out of range for a 0-dim tensor");
+    return self.clone();
+  }
   std::vector<int64_t> sizes = self.sizes().vec();
   sizes[dim] = idx.numel();
   Tensor out = at::empty(sizes, self.options());

@@ -6,6 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from torch_nsim import compiler
 from torch_testing import executions, mark
 
 
@@ -23,6 +24,9 @@ def run(f, *args):
 @pytest.fixture(autouse=True)
 def _reset_dynamo():
     torch._dynamo.reset()
+    compiler.set_check(True)  # every fused kernel of these tests is also checked against the CPU
+    yield
+    compiler.set_check(False)
 
 
 def test_one_kernel_per_graph_and_numerics():
@@ -75,3 +79,28 @@ def test_unfusable_op_runs_eagerly_between_fused_kernels():
         out, ex = run(torch.compile(f, backend="neuron"), x.to("neuron"))
     assert len(ex) == 2  # the eager sum, then the fused region of the rest
     torch.testing.assert_close(out.cpu(), x.sum(0) * 2)
+
+
+@pytest.mark.parametrize("view", [
+    lambda q: q.transpose(0, 1).reshape(q.shape[1], -1),          # the head merge of attention
+    lambda q: q.permute(2, 0, 1).contiguous().view(q.shape[2], -1),
+    lambda q: q.transpose(1, 2).reshape(-1),
+])
+def test_layout_changing_copy_then_reshape(view):
+    q = torch.randn(8, 2, 4)
+    f = torch.compile(lambda q: view(q) * 2.0 + 1.0, backend="neuron")
+    out, _ = run(f, q.to("neuron"))
+    torch.testing.assert_close(out.cpu(), view(q) * 2.0 + 1.0)
+
+
+def test_check_mode_names_a_wrong_kernel(monkeypatch):
+    x = torch.randn(4, 8)
+    f = torch.compile(lambda x: x * 3.0, backend="neuron")
+    run(f, x.to("neuron"))  # compiles the kernel, checks it (passes)
+    real_run = compiler._check_segment
+
+    def tamper(segment, inputs, outputs):
+        real_run(segment, inputs, [o * 1.5 for o in outputs])
+    monkeypatch.setattr(compiler, "_check_segment", tamper)
+    with pytest.raises(RuntimeError, match=r"check: the fused kernel of aten::mul.Tensor .*differ from the CPU"):
+        run(f, x.to("neuron"))

@@ -152,3 +152,19 @@ def test_all_reduce_sums_in_place_on_every_device():
             torch_nsim.all_reduce_([xs[0], xs[0]])
     finally:
         torch.neuron.set_device_count(1)
+
+
+def test_rng_state_round_trips_and_seed_helpers_work():
+    torch.neuron.manual_seed(1234)
+    state = torch.neuron.get_rng_state()
+    assert state.dtype == torch.uint8 and state.numel() == 16
+    assert torch.neuron.initial_seed() == 1234
+    torch.neuron.manual_seed(7)
+    torch.neuron.set_rng_state(state)
+    assert torch.neuron.initial_seed() == 1234
+    with torch.random.fork_rng(device_type="neuron"):  # PyTorch's own helper reads and restores it
+        torch.manual_seed(99)
+        assert torch.neuron.initial_seed() == 99
+    assert torch.neuron.initial_seed() == 1234
+    with pytest.raises(TypeError, match="16-byte torch.uint8"):
+        torch.neuron.set_rng_state(torch.zeros(3))

@@ -131,3 +131,28 @@ def test_unsupported_dtype_is_a_clear_error():
 def test_device_mismatch_is_a_clear_error():
     with pytest.raises(RuntimeError, match="device"):
         torch.randn(4, 4).to("neuron") + torch.randn(4, 4)
+
+
+EMPTY_ROWS, EMPTY_COLS = torch.randn(0, 4), torch.randn(3, 0)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("sum over no rows", lambda t: t.sum(0)), ("sum over no columns", lambda t: t.sum(1)),
+    ("mean over no rows", lambda t: t.mean(0)), ("mean over no columns", lambda t: t.mean(1)),
+    ("mean of nothing", lambda t: t.mean()), ("var over no rows", lambda t: t.var(0)),
+    ("var of nothing", lambda t: t.var()), ("sum of nothing", lambda t: t.sum()),
+])
+@pytest.mark.parametrize("x", [EMPTY_ROWS, EMPTY_COLS], ids=["0x4", "3x0"])
+def test_reductions_over_no_elements_match_cpu(name, fn, x):
+    """PyTorch's values for empty reductions: 0 for a sum, NaN (0/0) for a
+    mean or variance; the device launches no kernel but must say the same."""
+    torch.testing.assert_close(fn(x.to("neuron")).cpu(), fn(x), equal_nan=True)
+
+
+def test_index_select_on_a_0dim_tensor():
+    s = torch.tensor(5.0)
+    torch.testing.assert_close(torch.index_select(s.to("neuron"), 0, torch.tensor([0]).to("neuron")).cpu(), s)
+    with pytest.raises(RuntimeError, match="only 1 value"):
+        torch.index_select(s.to("neuron"), 0, torch.tensor([0, 0]).to("neuron"))
+    with pytest.raises(RuntimeError, match="out of range for a 0-dim tensor"):
+        torch.index_select(s.to("neuron"), 0, torch.tensor([1]).to("neuron"))

@@ -4,6 +4,8 @@
 // long for one SBUF tile are reduced in two levels (chunks, then the chunk
 // results), which is exact for max and a different fp32 summation order for
 // sum and mean.
+#include <limits>
+
 #include "backend/library.h"
 #include "backend/meta/shape_functions.h"
 #include "backend/neuron/hbm_tensor.h"
@@ -66,10 +68,20 @@ Graph ReduceGraph(const std::string& op, OpKind kind, const RowLayout& l, const 
   return g;
 }
 
+// A reduction over no elements launches no kernel (there is nothing to
+// read): its result is PyTorch's, 0 for a sum and NaN (0 / 0) for a mean or
+// a variance. (amax over nothing is an error of its meta function.)
+bool FillEmptyReduction(Tensor& out, const at::ReduceMetaResult& r, double value) {
+  if (r.count != 0) return false;
+  if (out.numel() > 0) out.fill_(value);
+  return true;
+}
+
 Tensor Reduce(const std::string& op, OpKind kind, const Tensor& self, const at::ReduceMetaResult& r) {
   RequireFloat(op, r.out.dtype);
   RequireDeviceType(op, self.dtype());
   Tensor out = at::MakeOutput(r.out);
+  if (FillEmptyReduction(out, r, kind == OpKind::kRowSum ? 0.0 : std::numeric_limits<double>::quiet_NaN())) return out;
   const RowLayout l = RowsOver(self, ReducedDims(r));
   const int64_t max_row = MaxRow(CoreOf(self.device()));
   LaunchGraph(op, {{{"x", l.tensor}}, {{"out", out}}},
@@ -102,6 +114,7 @@ Tensor var(const Tensor& self, const std::optional<at::IntList>& dim, const std:
   const auto r = at::ReduceMeta("var", self, dim, keepdim, std::nullopt, at::ReduceKind::kVar);
   RequireFloat(op, r.out.dtype);
   Tensor out = at::MakeOutput(r.out);
+  if (FillEmptyReduction(out, r, std::numeric_limits<double>::quiet_NaN())) return out;
   const RowLayout l = RowsOver(self, ReducedDims(r));
   const double c = correction ? correction->toDouble() : 1.0;
   const double denom = std::max(0.0, static_cast<double>(r.count) - c);

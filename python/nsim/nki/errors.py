@@ -60,3 +60,28 @@ def where():
 
 def fail(message, cls=KernelError):
     raise cls(message, where())
+
+
+def checked_calls(namespace, prefix):
+    """Wraps the public functions of a module's namespace so that a call that does not fit the
+    signature (a misspelt or unknown keyword, a missing argument) is a KernelError at the kernel's
+    line naming the API, not a Python TypeError from inside the frontend."""
+    import functools
+    import inspect
+    for name, fn in list(namespace.items()):
+        if name.startswith("_") or not inspect.isfunction(fn) or fn.__module__ != namespace["__name__"]:
+            continue
+        if getattr(fn, "nsim_unsupported", False):
+            continue
+        namespace[name] = _checked(fn, "%s.%s" % (prefix, name), inspect.signature(fn, follow_wrapped=False), functools)
+
+
+def _checked(fn, api, signature, functools):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as e:
+            fail("%s: %s" % (api, e))
+        return fn(*args, **kwargs)
+    return call

@@ -1,17 +1,29 @@
-"""nsim.nki.isa: NKI's `nki.isa` (nisa), one ISA instruction per call, on the engine asked for."""
+"""nsim.nki.isa: NKI's `nki.isa` (nisa), one ISA instruction per call, on the engine asked for.
+
+Both generations: NKI 0.3+ passes the destination (`nisa.tensor_copy(dst=t, src=s)`); Beta 1
+returned a new tile (`t = nisa.tensor_copy(s)`). Each instruction is written once, destination
+first (`_X(dst, ...)`); the Beta 1 form allocates the tile and calls it (see `_generations`).
+"""
+import functools
+import inspect
+
 from . import dtypes as _dt
 from . import language as nl
 from . import opcodes as _opcodes
-from .errors import Unsupported, fail
+from . import platform as _platform
+from .constants import (dge_mode, dma_engine, engine, matmul_perf_mode, nc_version, oob_mode,  # noqa: F401
+                        reduce_cmd)
+from .errors import Unsupported, checked_calls, fail
 from .program import current
-from .views import HbmTensor, IndexExpr, IndexSum, Tile
+from .views import HbmTensor, IndexExpr, IndexSum, Tile, View
 
 tensor_engine, vector_engine, scalar_engine, gpsimd_engine, sync_engine = (
-    "tensor", "vector", "scalar", "gpsimd", "sync")
-unknown_engine = None
+    engine.tensor, engine.vector, engine.scalar, engine.gpsimd, engine.sync)
+unknown_engine = engine.unknown
 
 _ALU = {nl.add: "add", nl.subtract: "subtract", nl.multiply: "multiply", nl.divide: "divide",
         nl.maximum: "max", nl.minimum: "min", nl.power: "pow"}
+_COMMUTATIVE = ("add", "multiply", "max", "min")
 _REDUCE = {nl.add: "sum", nl.sum: "sum", nl.maximum: "max", nl.max: "max", nl.minimum: "min", nl.min: "min",
            nl.mean: "mean"}
 _ACTIVATION = {nl.exp: "exp", nl.log: "log", nl.sqrt: "sqrt", nl.rsqrt: "rsqrt", nl.reciprocal: "reciprocal",
@@ -19,7 +31,13 @@ _ACTIVATION = {nl.exp: "exp", nl.log: "log", nl.sqrt: "sqrt", nl.rsqrt: "rsqrt",
                nl.square: "square", nl.identity: "identity", nl.copy: "identity"}
 
 
+def get_nc_version():
+    """The NeuronCore generation of the config the kernel runs on (trn1 gen2, trn2 gen3, trn3 gen4)."""
+    return _platform.nc_version(nl._info()["name"])
+
+
 def _lookup(table, op, what):
+    op = nl._as_nl_op(op)
     if op not in table:
         names = sorted({"nl." + f.__name__ for f in table})
         fail("%s: op %r is not supported (supported: %s)" % (what, getattr(op, "__name__", op), ", ".join(names)),
@@ -27,9 +45,9 @@ def _lookup(table, op, what):
     return table[op]
 
 
-def _engine(engine, opcode, default, what):
-    """The engine asked for (else `default`), if the simulator's opcode table lets it run `opcode`."""
-    return _opcodes.check_engine(engine or default, opcode, what)
+def _engine(engine_, opcode, default, what):
+    """The engine asked for (else `default`), if the simulator's opcode table has it run `opcode`."""
+    return _opcodes.check_engine(getattr(engine_, "value", engine_) or default, opcode, what)
 
 
 def _no_options(kwargs, what):
@@ -37,6 +55,86 @@ def _no_options(kwargs, what):
         fail("nisa.%s: options %s are not supported" % (what, ", ".join(sorted(kwargs))), Unsupported)
 
 
+def _dst(dst, what):
+    if not isinstance(dst, Tile):
+        fail("nisa.%s: dst must be an SBUF or PSUM tile, got %r" % (what, dst))
+    return dst
+
+
+def _same_size(dst, src, what):
+    if dst.partitions != src.partitions or dst.free_elements != src.free_elements:
+        fail("nisa.%s: shapes %s (dst) and %s differ" % (what, dst.shape, src.shape))
+
+
+def _call(fn, what, args, kwargs):
+    """fn(*args, **kwargs); a call that does not fit the signature is the kernel's error at its line."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        fail("nisa.%s: %s" % (what, e))
+    return fn(*bound.args, **bound.kwargs)
+
+
+def _generations(beta1_form):
+    """The public instruction: the 0.3+ destination-passing form unless `beta1_form(args, kwargs)`
+    says the call is Beta 1's, whose function (decorated) allocates and returns the result."""
+    def wrap(beta1):
+        name = beta1.__name__
+
+        @functools.wraps(beta1)
+        def instruction(*args, **kwargs):
+            if "dst" not in kwargs and beta1_form(args):
+                return _call(beta1, name, args, kwargs)
+            return _call(_DST_FORMS[name], name, args, kwargs)
+        instruction.nsim_generations = True  # docs/nki-api.md: "both forms"
+        return instruction
+    return wrap
+
+
+def _is_view(args, i):
+    return len(args) > i and isinstance(args[i], View)
+
+
+_DST_FORMS = {}
+
+
+def _dst_form(fn):
+    _DST_FORMS[fn.__name__.lstrip("_")] = fn
+    return fn
+
+
+# ------------------------------------------------------------------ TensorE
+@_dst_form
+def _nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
+               accumulate=None, tile_position=(), tile_size=(), perf_mode=None, name=None, mask=None):
+    """dst[M, N] (+)= stationary[K, M]^T @ moving[K, N] into PSUM. accumulate=None: add into dst when the
+    tile was written since it was allocated (NKI's accumulation group), else overwrite.
+    tile_position/tile_size (PE row/column tiling) are accepted; the model runs each matmul on the
+    whole array."""
+    nl._no_mask(mask, "nisa.nc_matmul")
+    if is_transpose:
+        fail("nisa.nc_matmul(is_transpose=True) is not modelled; use nisa.nc_transpose", Unsupported)
+    if getattr(perf_mode, "name", "none") != "none" and perf_mode is not None:
+        fail("nisa.nc_matmul(perf_mode=%s) is not modelled" % perf_mode.name, Unsupported)
+    dst = _dst(dst, "nc_matmul")
+    stationary, moving = nl._tile(stationary, "nc_matmul"), nl._tile(moving, "nc_matmul")
+    nl._check_sbuf(stationary, "nc_matmul")
+    nl._check_sbuf(moving, "nc_matmul")
+    if dst.decl.space != nl.psum:
+        fail("nisa.nc_matmul writes PSUM; dst is in %s" % dst.decl.space)
+    result = nl._matmul(stationary, moving)
+    prog = current()
+    ins = prog.take_fresh(result)
+    _same_size(dst, result, "nc_matmul")
+    add = accumulate if accumulate is not None else dst.owner.written
+    add = add and not prog._drop_zero_fill(dst)
+    prog._retarget(ins, result, dst)
+    if add:
+        ins.attrs.append(("accumulate", "true"))
+        ins.reads.append(dst)
+
+
+@_generations(lambda a: not _is_view(a, 2))
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None, **kwargs):
     """PSUM[M, N] = stationary[K, M]^T @ moving[K, N] on TensorE."""
     nl._no_mask(mask, "nisa.nc_matmul")
@@ -47,6 +145,19 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     return nl._matmul(stationary, moving)
 
 
+@_dst_form
+def _nc_transpose(dst, data, engine=None, name=None, mask=None):
+    nl._no_mask(mask, "nisa.nc_transpose")
+    _engine(engine, "transpose", "tensor", "nc_transpose")
+    dst, data = _dst(dst, "nc_transpose"), nl._tile(data, "nc_transpose")
+    if dst.partitions != data.free_elements or dst.free_elements != data.partitions:
+        fail("nisa.nc_transpose: dst %s is not the transpose of %s" % (dst.shape, data.shape))
+    if dst.decl.space != nl.psum:
+        fail("nisa.nc_transpose on TensorE writes PSUM; dst is in %s" % dst.decl.space)
+    current().emit("tensor", "transpose", dst, [data])
+
+
+@_generations(lambda a: not _is_view(a, 1))
 def nc_transpose(data, engine=None, mask=None, dtype=None):
     """[P, F] -> [F, P] on TensorE into PSUM (the VectorE 32x32 form is not modelled)."""
     nl._no_mask(mask, "nisa.nc_transpose")
@@ -54,6 +165,31 @@ def nc_transpose(data, engine=None, mask=None, dtype=None):
     return nl._transpose_to_psum(data, "nc_transpose")
 
 
+# ------------------------------------------------------------------ ScalarE
+@_dst_form
+def _activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None,
+                name=None, mask=None):
+    """dst = op(data * scale + bias); with reduce_res, the row sums of the result are written to it
+    (the model's activation writes its [P, 1] accumulator), or with reduce_cmd=reduce added to what it
+    holds (a VectorE add after the activation: the model's accumulator does not carry over)."""
+    nl._no_mask(mask, "nisa.activation")
+    dst, data = _dst(dst, "activation"), nl._tile(data, "activation")
+    _same_size(dst, data, "activation")
+    func = _lookup(_ACTIVATION, op, "activation")
+    if reduce_op is not None and nl._as_nl_op(reduce_op) not in (nl.add, nl.sum):
+        fail("activation: reduce_op must be nl.add", Unsupported)
+    keep = None
+    if reduce_res is not None:
+        reduce_res = nl._tile(reduce_res, "activation reduce_res")
+        if getattr(reduce_cmd, "name", None) == "reduce":
+            keep, reduce_res = reduce_res, nl._new(nl._tile_shape(reduce_res), nl.float32, "act_sum")
+        reduce_res.owner.written = True  # the activation overwrites its accumulator: nothing stale is read
+    nl._activation_into(dst, func, data, scale, bias, reduce_res)
+    if keep is not None:
+        current().emit("vector", "tensor_tensor", keep, [keep, reduce_res], [("op", "add")])
+
+
+@_generations(lambda a: not _is_view(a, 0))
 def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None, dtype=None,
                mask=None):
     """op(data * scale + bias) on ScalarE; with reduce_res=[P, 1] tile, the sums along the free axis are
@@ -61,7 +197,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     nl._no_mask(mask, "nisa.activation")
     data = nl._tile(data, "activation")
     func = _lookup(_ACTIVATION, op, "activation")
-    if reduce_op is not None and reduce_op not in (nl.add, nl.sum):
+    if reduce_op is not None and nl._as_nl_op(reduce_op) not in (nl.add, nl.sum):
         fail("activation: reduce_op must be nl.add", Unsupported)
     if reduce_res is not None:
         reduce_res = nl._tile(reduce_res, "activation reduce_res")
@@ -70,14 +206,54 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     return out
 
 
-def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None):
+@_dst_form
+def _activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None, mask=None):
+    """nisa.activation with the free-axis reduction of its result written to reduce_res (one ScalarE
+    instruction)."""
+    _activation(dst, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res, mask=mask)
+
+
+@_generations(lambda a: not _is_view(a, 0))
+def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, dtype=None, mask=None):
+    data = nl._tile(data, "activation_reduce")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "act")
+    _activation_reduce(out, op, data, reduce_op, reduce_res, bias, scale, mask=mask)
+    return out
+
+
+@_dst_form
+def _reciprocal(dst, data, name=None, mask=None):
+    """dst = 1 / data, as the ScalarE activation function `reciprocal`."""
+    _activation(dst, nl.reciprocal, data, mask=mask)
+
+
+@_generations(lambda a: not _is_view(a, 1))
+def reciprocal(data, dtype=None, mask=None):
+    data = nl._tile(data, "reciprocal")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "recip")
+    _reciprocal(out, data, mask=mask)
+    return out
+
+
+# ------------------------------------------------------------------ VectorE / GpSimd
+@_dst_form
+def _tensor_tensor(dst, data1, data2, op, engine=None, name=None, mask=None):
+    """dst = data1 op data2 element-wise on VectorE."""
     nl._no_mask(mask, "nisa.tensor_tensor")
-    _engine(engine, "tensor_tensor", "vector", "tensor_tensor")
+    engine = _engine(engine, "tensor_tensor", "vector", "tensor_tensor")
+    dst = _dst(dst, "tensor_tensor")
     a, b = nl._tile(data1, "tensor_tensor"), nl._tile(data2, "tensor_tensor")
-    if a.partitions != b.partitions or a.free_elements != b.free_elements:
-        fail("tensor_tensor: shapes %s and %s differ" % (a.shape, b.shape))
-    out = nl._new(nl._tile_shape(a), _dt.of(dtype) or _dt.result_type(a.dtype, b.dtype), "tt")
-    current().emit("vector", "tensor_tensor", out, [a, b], [("op", _lookup(_ALU, op, "tensor_tensor"))])
+    _same_size(dst, a, "tensor_tensor")
+    _same_size(dst, b, "tensor_tensor")
+    current().emit(engine, "tensor_tensor", dst, [a, b], [("op", _lookup(_ALU, op, "tensor_tensor"))])
+
+
+@_generations(lambda a: not _is_view(a, 2))
+def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None):
+    a = nl._tile(data1, "tensor_tensor")
+    out = nl._new(nl._tile_shape(a), _dt.of(dtype) or _dt.result_type(a.dtype, nl._tile(data2, "tensor_tensor").dtype),
+                  "tt")
+    _tensor_tensor(out, data1, data2, op, engine=engine, mask=mask)
     return out
 
 
@@ -90,22 +266,60 @@ def _scalar_operand(x, like, what="tensor_scalar operand"):
     return x
 
 
+def _scalar_op(op, operand, reverse, data, what):
+    """(op, operand) attributes; `operand op data` (reverse) is the same for commutative ops."""
+    alu = _lookup(_ALU, op, what)
+    if reverse and alu not in _COMMUTATIVE:
+        fail("%s: reverse operands with a non-commutative op (%s) are not modelled" % (what, alu), Unsupported)
+    return alu, _scalar_operand(operand, data)
+
+
+@_dst_form
+def _tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, engine=None,
+                   name=None, mask=None):
+    """dst = (data op0 operand0) op1 operand1 on VectorE (or GpSimd); operands are numbers or [P, 1] columns."""
+    nl._no_mask(mask, "nisa.tensor_scalar")
+    engine = _engine(engine, "tensor_scalar", "vector", "tensor_scalar")
+    dst, data = _dst(dst, "tensor_scalar"), nl._tile(data, "tensor_scalar")
+    _same_size(dst, data, "tensor_scalar")
+    alu0, s0 = _scalar_op(op0, operand0, reverse0, data, "tensor_scalar")
+    attrs = [("op0", alu0), ("scalar0", s0)]
+    if op1 is not None:
+        alu1, s1 = _scalar_op(op1, operand1, reverse1, data, "tensor_scalar")
+        attrs += [("op1", alu1), ("scalar1", s1)]
+    current().emit(engine, "tensor_scalar", dst, [data], attrs)
+
+
+@_generations(lambda a: not _is_view(a, 1))
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, dtype=None,
                   engine=None, mask=None):
-    """(data op0 operand0) op1 operand1 on VectorE (or GpSimd); operands are numbers or [P, 1] columns."""
-    nl._no_mask(mask, "nisa.tensor_scalar")
-    if reverse0 or reverse1:
-        fail("tensor_scalar reverse operands are not supported", Unsupported)
-    engine = _engine(engine, "tensor_scalar", "vector", "tensor_scalar")
     data = nl._tile(data, "tensor_scalar")
-    attrs = [("op0", _lookup(_ALU, op0, "tensor_scalar")), ("scalar0", _scalar_operand(operand0, data))]
-    if op1 is not None:
-        attrs += [("op1", _lookup(_ALU, op1, "tensor_scalar")), ("scalar1", _scalar_operand(operand1, data))]
     out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "ts")
-    current().emit(engine, "tensor_scalar", out, [data], attrs)
+    _tensor_scalar(out, data, op0, operand0, reverse0, op1, operand1, reverse1, engine=engine, mask=mask)
     return out
 
 
+@_dst_form
+def _tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None, mask=None):
+    """dst = the reduction of data over its trailing free axes, on VectorE."""
+    nl._no_mask(mask, "nisa.tensor_reduce")
+    if negate:
+        fail("tensor_reduce(negate=True) is not supported", Unsupported)
+    dst, data = _dst(dst, "tensor_reduce"), nl._tile(data, "tensor_reduce")
+    src, kept, _ = nl._reduce_view(data, axis, "tensor_reduce")
+    if dst.partitions != data.partitions or dst.free_elements != _free_elements(kept, data.pdim):
+        fail("nisa.tensor_reduce: dst %s does not hold the reduction of %s over axis %r" % (dst.shape, data.shape, axis))
+    current().emit("vector", "tensor_reduce", dst, [src], [("op", _lookup(_REDUCE, op, "tensor_reduce"))])
+
+
+def _free_elements(dims, pdim):
+    n = 1
+    for i, (_, size) in enumerate(dims):
+        n *= size if i != pdim else 1
+    return n
+
+
+@_generations(lambda a: not _is_view(a, 0))
 def tensor_reduce(op, data, axis, dtype=None, keepdims=False, negate=False, mask=None):
     nl._no_mask(mask, "nisa.tensor_reduce")
     if negate:
@@ -113,23 +327,87 @@ def tensor_reduce(op, data, axis, dtype=None, keepdims=False, negate=False, mask
     return nl._reduce(_lookup(_REDUCE, op, "tensor_reduce"), data, axis, dtype, keepdims, "tensor_reduce")
 
 
-def tensor_copy(src, dtype=None, engine=None, mask=None):
+@_dst_form
+def _tensor_partition_reduce(dst, op, data, name=None, mask=None):
+    """dst[0] = the reduction of data over its partitions, on GpSimd (opcode partition_reduce)."""
+    nl._no_mask(mask, "nisa.tensor_partition_reduce")
+    dst, data = _dst(dst, "tensor_partition_reduce"), nl._tile(data, "tensor_partition_reduce")
+    red = _lookup(_REDUCE, op, "tensor_partition_reduce")
+    if red == "mean":
+        fail("tensor_partition_reduce(op=nl.mean) is not modelled", Unsupported)
+    if dst.free_elements != data.free_elements:
+        fail("nisa.tensor_partition_reduce: dst %s and data %s differ in free size" % (dst.shape, data.shape))
+    current().emit("gpsimd", "partition_reduce", dst, [data], [("op", red)])
+
+
+@_generations(lambda a: not _is_view(a, 0))
+def tensor_partition_reduce(op, data, dtype=None, mask=None):
+    data = nl._tile(data, "tensor_partition_reduce")
+    out = nl._new((1,) + nl._tile_shape(data)[1:], _dt.of(dtype) or data.dtype, "preduce")
+    _tensor_partition_reduce(out, op, data, mask=mask)
+    return out
+
+
+@_dst_form
+def _tensor_copy(dst, src, engine=None, name=None, mask=None, dtype=None):
+    """dst = src cast to dst's dtype, on VectorE (or GpSimd, ScalarE)."""
     nl._no_mask(mask, "nisa.tensor_copy")
     engine = _engine(engine, "tensor_copy", "vector", "tensor_copy")
+    dst, src = _dst(dst, "tensor_copy"), nl._tile(src, "tensor_copy")
+    _same_size(dst, src, "tensor_copy")
+    current().emit(engine, "tensor_copy", dst, [src])
+
+
+@_generations(lambda a: not _is_view(a, 1))
+def tensor_copy(src, dtype=None, engine=None, mask=None):
     src = nl._tile(src, "tensor_copy")
     out = nl._new(nl._tile_shape(src), _dt.of(dtype) or src.dtype, "copy")
-    current().emit(engine, "tensor_copy", out, [src])
+    _tensor_copy(out, src, engine=engine, mask=mask)
     return out
 
 
-def memset(shape, value, dtype, engine=None, mask=None):
+@_dst_form
+def _memset(dst, value, engine=None, name=None, mask=None, dtype=None):
+    """dst = value everywhere, on VectorE (or GpSimd)."""
     nl._no_mask(mask, "nisa.memset")
     engine = _engine(engine, "memset", "vector", "memset")
+    dst = _dst(dst, "memset")
+    ins = current().emit(engine, "memset", dst, [], [("value", nl._fill_value(value, "nisa.memset"))])
+    if dst.decl.space == nl.psum and ins.attrs[0][1] == 0 and dst.offset == 0 and dst.dims == dst.owner.dims:
+        current().zero_filled(dst.owner, ins)
+
+
+@_generations(lambda a: not _is_view(a, 0))
+def memset(shape, value, dtype, engine=None, mask=None):
     out = nl._new(shape, _dt.of(dtype), "memset")
-    current().emit(engine, "memset", out, [], [("value", nl._fill_value(value, "nisa.memset"))])
+    _memset(out, value, engine=engine, mask=mask)
     return out
 
 
+@_dst_form
+def _iota(dst, pattern, offset=0, channel_multiplier=0, name=None, mask=None):
+    """dst[p, i...] = offset + p * channel_multiplier + sum(i_k * step_k) for pattern [[step, n], ...]
+    (one free step: the pattern's dims must nest row-major)."""
+    nl._no_mask(mask, "nisa.iota")
+    dst = _dst(dst, "iota")
+    try:
+        dims = [(int(s), int(n)) for s, n in pattern]
+    except (TypeError, ValueError):
+        dims = None
+    if not dims or any(n <= 0 for _, n in dims):
+        fail("nisa.iota(pattern=%r): a list of [step, size] pairs" % (pattern,))
+    step = dims[-1][0]
+    for (outer, _), (inner, n) in zip(dims, dims[1:]):
+        if outer != inner * n:
+            fail("nisa.iota(pattern=%r): only patterns with one free step are modelled" % (pattern,), Unsupported)
+    if dst.free_elements != _free_elements([[0, n] for _, n in dims], None):
+        fail("nisa.iota: pattern %r has %d elements per partition, dst %s" % (pattern, _free_elements(
+            [[0, n] for _, n in dims], None), dst.shape))
+    current().emit("gpsimd", "iota", dst, [], [("base", offset), ("partition_step", channel_multiplier),
+                                               ("free_step", step)])
+
+
+@_generations(lambda a: not _is_view(a, 0))
 def iota(expr, dtype, mask=None):
     """GpSimd: a tile holding expr = base + p * partition_step + i * free_step, from nl.arange
     expressions placed on the partition ([:, None]) and free ([None, :]) axes."""
@@ -149,11 +427,46 @@ def iota(expr, dtype, mask=None):
     return out
 
 
-def dma_copy(dst, src, queue=None, engine=None, mask=None, **kwargs):
+@_dst_form
+def _tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, reverse1=False, name=None,
+                        mask=None):
+    """A scan along the free axis on VectorE, one chain per partition:
+    dst[:, i] = op1(op0(data0[:, i], dst[:, i-1]), data1[:, i]), dst[:, -1] = initial
+    (a number or a [P, 1] column). The carried value stays fp32 inside the engine."""
+    nl._no_mask(mask, "nisa.tensor_tensor_scan")
+    if reverse0 or reverse1:
+        fail("tensor_tensor_scan reverse operands are not supported", Unsupported)
+    dst = _dst(dst, "tensor_tensor_scan")
+    a, b = nl._tile(data0, "tensor_tensor_scan"), nl._tile(data1, "tensor_tensor_scan")
+    _same_size(dst, a, "tensor_tensor_scan")
+    _same_size(dst, b, "tensor_tensor_scan")
+    attrs = [("op0", _lookup(_ALU, op0, "tensor_tensor_scan")), ("op1", _lookup(_ALU, op1, "tensor_tensor_scan")),
+             ("initial", _scalar_operand(initial, a, "tensor_tensor_scan initial"))]
+    current().emit("vector", "tensor_tensor_scan", dst, [a, b], attrs)
+
+
+@_generations(lambda a: len(a) < 6 and (len(a) < 4 or callable(a[3])))
+def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None, mask=None,
+                       **kwargs):
+    _no_options(kwargs, "tensor_tensor_scan")
+    a, b = nl._tile(data0, "tensor_tensor_scan"), nl._tile(data1, "tensor_tensor_scan")
+    out = nl._new(nl._tile_shape(a), _dt.of(dtype) or _dt.result_type(a.dtype, b.dtype), "scan")
+    _tensor_tensor_scan(out, a, b, initial, op0, op1, reverse0, reverse1, mask=mask)
+    return out
+
+
+# ------------------------------------------------------------------ DMA
+_DMA_ACCEPTED = ("dge_mode", "oob_mode", "name", "dma_engine")
+
+
+def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kwargs):
     """A DMA between HBM, SBUF and PSUM on `queue` (default: the frontend's rotation), triggered from
-    `engine` (default: the producer of an on-chip source, else Sync)."""
+    `engine` (default: the producer of an on-chip source, else Sync). dge_mode=, oob_mode=, name= and
+    dma_engine= are accepted: the model has one DMA path and checks static access patterns when traced."""
     nl._no_mask(mask, "nisa.dma_copy")
-    _no_options(kwargs, "dma_copy")
+    _no_options({k: v for k, v in kwargs.items() if k not in _DMA_ACCEPTED}, "dma_copy")
+    if dst_rmw_op is not None:
+        fail("nisa.dma_copy(dst_rmw_op=...): read-modify-write DMA is not modelled", Unsupported)
     for v, what in ((dst, "dst"), (src, "src")):
         if not isinstance(v, (HbmTensor, Tile)):
             fail("dma_copy %s must be a tensor or tile, got %r" % (what, v))
@@ -167,26 +480,13 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, **kwargs):
     prog.emit(engine, "dma_copy", dst, [src], attrs)
 
 
-def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None, mask=None,
-                       **kwargs):
-    """A scan along the free axis on VectorE, one chain per partition:
-    result[:, i] = op1(op0(data0[:, i], result[:, i-1]), data1[:, i]), result[:, -1] = initial
-    (a number or a [P, 1] column). The carried value stays fp32 inside the engine."""
-    nl._no_mask(mask, "nisa.tensor_tensor_scan")
-    _no_options(kwargs, "tensor_tensor_scan")
-    if reverse0 or reverse1:
-        fail("tensor_tensor_scan reverse operands are not supported", Unsupported)
-    a, b = nl._tile(data0, "tensor_tensor_scan"), nl._tile(data1, "tensor_tensor_scan")
-    if a.partitions != b.partitions or a.free_elements != b.free_elements:
-        fail("tensor_tensor_scan: shapes %s and %s differ" % (a.shape, b.shape))
-    attrs = [("op0", _lookup(_ALU, op0, "tensor_tensor_scan")), ("op1", _lookup(_ALU, op1, "tensor_tensor_scan")),
-             ("initial", _scalar_operand(initial, a, "tensor_tensor_scan initial"))]
-    out = nl._new(nl._tile_shape(a), _dt.of(dtype) or _dt.result_type(a.dtype, b.dtype), "scan")
-    current().emit("vector", "tensor_tensor_scan", out, [a, b], attrs)
-    return out
-
-
+# ------------------------------------------------------------------ names the model lacks (issue 24)
 for _name in ("affine_select", "bn_stats", "bn_aggr", "local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "max8", "nc_find_index8",
-              "nc_match_replace8", "tensor_partition_reduce", "dropout", "shuffle", "nc_stream_shuffle"):
+              "nc_match_replace8", "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
+              "scalar_tensor_tensor", "tensor_scalar_reduce", "tensor_scalar_cumulative", "tensor_copy_predicated",
+              "nc_matmul_mx", "quantize_mx", "nc_n_gather", "nonzero_with_count", "register_alloc", "register_load",
+              "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",
+              "rand_get_state", "set_rng_seed", "exponential", "tensor_tensor_select", "builtin_custom_op"):
     globals()[_name] = nl._unsupported(_name, "nisa")
+checked_calls(globals(), "nisa")  # last: a call that does not fit a signature is the kernel's error

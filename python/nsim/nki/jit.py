@@ -14,7 +14,7 @@ from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
 from .errors import KernelError, Unsupported
 from .program import Program
-from .spmd import grid_size, normalize_grid, text_difference
+from .spmd import grid_size, normalize_grid, run_programs
 from .views import HbmTensor
 
 
@@ -26,6 +26,7 @@ class Traced:
         self.inputs = inputs      # decl name -> (host array, DType)
         self.outputs = outputs    # [HbmTensor] read back after the run
         self.result = result      # what the kernel returned (HbmTensors inside)
+        self.program_texts = None  # SPMD programs that trace differently: one text each
 
 
 class Kernel:
@@ -37,7 +38,10 @@ class Kernel:
         self.grid = grid  # None: one program on one core; else the SPMD launch grid (kernel[grid])
 
     def __call__(self, *args, **kwargs):
-        return simulate_kernel(self, *args, **kwargs)
+        from . import entry, program
+        if program._current:  # called from inside another kernel: its code runs as part of that trace
+            return self.fn(*args, **kwargs)
+        return entry.simulate_kernel(self, *args, **kwargs)
 
     def __getitem__(self, grid):
         """kernel[4](args) / kernel[2, 2](args): an SPMD launch, one program per NeuronCore of a chip."""
@@ -46,14 +50,14 @@ class Kernel:
         return Kernel(self.fn, self.num_buffers, self.dma_queues, normalize_grid(grid))
 
     def trace_grid(self, args, kwargs, config="trn2", overrides=()):
-        """Traces every program of the grid; their texts must agree (program_id only in indices)."""
+        """Traces every program of the grid, each on its own: Python code may branch on nl.program_id
+        (the NKI Library's LNC=2 paths do). Programs that trace alike share one text (program_id
+        expressions in their access patterns); otherwise traced.program_texts holds one per program,
+        and they must declare the same HBM tensors (the chip binds them once)."""
         grid = self.grid or (1,)
-        info = _core.core().config_info(config, list(overrides))
         n = grid_size(grid)
-        if n > info["chip_cores"]:
-            raise KernelError("kernel '%s' launched on a grid %s of %d programs: config '%s' has %d NeuronCores "
-                              "per chip (chip.cores)" % (self.fn.__name__, grid, n, info["name"], info["chip_cores"]))
         first = self.trace(args, kwargs, config, overrides)
+        texts = [first.text]
         for program in range(1, n):
             try:
                 other = self.trace(args, kwargs, config, overrides, program)
@@ -61,13 +65,12 @@ class Kernel:
                 e.message = "program %d of grid %s: %s" % (program, grid, e.message)
                 e.args = (e._text(),)
                 raise
-            if other.text != first.text:
-                line, a, b = text_difference(first.text, other.text)
-                raise KernelError(
-                    "kernel '%s': program %d traces to a different kernel than program 0 (line %d: %r vs %r): "
-                    "nl.program_id may only enter index arithmetic (+ - * // %%), not Python control flow, shapes "
-                    "or instruction options" % (self.fn.__name__, program, line, a.strip(), b.strip()),
-                    other.where.get(line) or first.where.get(line))
+            if other.text != first.text and _hbm_decls(other.program) != _hbm_decls(first.program):
+                raise KernelError("kernel '%s': program %d declares other HBM tensors than program 0 (%s vs %s): "
+                                  "every program must create the same outputs" % (
+                                      self.fn.__name__, program, _hbm_decls(other.program), _hbm_decls(first.program)))
+            texts.append(other.text)
+        first.program_texts = texts if any(t != first.text for t in texts) else None
         return first
 
     def trace(self, args, kwargs, config="trn2", overrides=(), program=0):
@@ -88,6 +91,7 @@ class Kernel:
     def _trace(self, args, kwargs, info, site_buffers, program_index=0):
         program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues, site_buffers,
                           self.grid or (1,), program_index)
+        program.launched_grid = self.grid is not None
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
         inputs, call_args = {}, {}
 
@@ -111,6 +115,7 @@ class Kernel:
                 else:
                     bound.arguments[name] = hbm(name, value)
             result = self.fn(*bound.args, **bound.kwargs)
+        inputs.update(program.constants)
         outputs = _hbm_leaves(result)
         written = {v.decl.name for ins in program.instrs for v in ins.writes}
         for name, value in call_args.items():  # arguments the kernel wrote: outputs in place
@@ -121,16 +126,19 @@ class Kernel:
         return Traced(program, None, None, inputs, outputs, result)
 
 
-def jit(fn=None, *, num_buffers=None, dma_queues=4, mode=None, platform_target=None):
+def jit(fn=None, *, num_buffers=None, dma_queues=4, **nki_options):
     """Marks an NKI kernel. num_buffers: physical buffers of each loop-local tile
     (modulo allocation; per tile: num_buffers= on nl.ndarray/load; default:
     double buffering, single where that does not fit); dma_queues: the DMA
-    queues the frontend rotates transfers over. NKI's mode= and platform_target=
-    are accepted and have no effect: the kernel always runs on the simulator,
-    on the config given to simulate_kernel/benchmark."""
-    if fn is None:
-        return lambda f: Kernel(f, num_buffers, dma_queues)
-    return Kernel(fn, num_buffers, dma_queues)
+    queues the frontend rotates transfers over. NKI's own options (mode=,
+    platform_target=, debug_kernel=, additional_compile_opt=, ...) are kept in
+    `kernel.nki_options` and have no effect: the kernel always runs on the
+    simulator, on the config given to simulate_kernel/benchmark."""
+    def make(f):
+        kernel = Kernel(f, num_buffers, dma_queues)
+        kernel.nki_options = nki_options
+        return kernel
+    return make if fn is None else make(fn)
 
 
 class BenchmarkResult:
@@ -171,8 +179,7 @@ def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only
         if kernel.grid:
             if timing_only:
                 raise Unsupported("timing_only is not supported for SPMD grids (kernel[grid]) yet")
-            raw = core.run_grid(traced.text, traced.program.name + ".nk", config, list(overrides), inputs, outputs,
-                                grid_size(kernel.grid))
+            raw = run_programs(core, traced, config, list(overrides), inputs, outputs, grid_size(kernel.grid))
             if profile_dir:
                 _write_grid_files(profile_dir, traced, raw)
         else:
@@ -190,11 +197,6 @@ def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only
         if host is not None and host[0].flags.writeable:
             host[0][...] = arr  # written in place, as NKI's output arguments are
     return traced, raw, _replace(traced.result, arrays)
-
-
-def simulate_kernel(kernel, *args, config="trn2", overrides=(), **kwargs):
-    """Runs the kernel on the simulator; returns its outputs as NumPy arrays."""
-    return _run(kernel, args, kwargs, config, overrides, None, None)[2]
 
 
 class GridBenchmarkResult:
@@ -216,28 +218,18 @@ class GridBenchmarkResult:
         return "GridBenchmarkResult(grid=%s, device_time_us=%.3f)" % (self.grid, self.device_time_us)
 
 
-def benchmark(kernel, *args, config="trn2", overrides=(), out_dir=None, emit=None, timing_only=False, **kwargs):
-    """Runs the kernel; returns a BenchmarkResult (device_time_us, outputs, summary).
-    out_dir gets what `nsim run --out` writes: trace.json, summary.{json,txt}, report.html,
-    instructions.csv and <hash>.neff/.ntff;
-    emit="k.nk" writes the kernel text that `nsim run k.nk` replays;
-    timing_only=True times the kernel without computing values (`nsim run --timing-only`):
-    the same device time, records and files, much faster; outputs is then None.
-    kernel[grid]: an SPMD launch on one chip; returns a GridBenchmarkResult, and out_dir gets
-    the kernel text and grid.json (the report of `nsim run k.nk --grid N --json`)."""
-    traced, raw, outputs = _run(kernel, args, kwargs, config, overrides, out_dir, emit, timing_only)
-    grid = getattr(kernel, "grid", None)
-    if grid:
-        return GridBenchmarkResult(traced, raw, outputs, config, grid)
-    return BenchmarkResult(traced, raw, outputs, config)
-
-
 def _write_grid_files(out_dir, traced, raw):
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, traced.program.name + ".nk"), "w") as f:
-        f.write(traced.text)
+    for i, text in enumerate(traced.program_texts or [traced.text]):
+        suffix = ".program%d" % i if traced.program_texts else ""
+        with open(os.path.join(out_dir, traced.program.name + suffix + ".nk"), "w") as f:
+            f.write(text)
     with open(os.path.join(out_dir, "grid.json"), "w") as f:
         f.write(json.dumps(json.loads(raw["report"]), indent=2) + "\n")
+
+
+def _hbm_decls(program):
+    return [(d.name, d.dtype.nk, d.shape) for d in program.decls if d.space == "hbm"]
 
 
 def _hbm_leaves(result):

@@ -7,13 +7,15 @@ activation functions, TensorE for matmul and transpose.
 """
 import builtins
 import math
+import numbers
+import operator
 
 from . import dtypes as _dt
 from . import spmd as _spmd
 from .dtypes import bfloat16, float16, float32, int32  # noqa: F401  (NKI names)
-from .errors import Unsupported, fail
+from .errors import Unsupported, checked_calls, fail
 from .program import ParDim, current, positive_shape
-from .views import HbmTensor, IndexExpr, Tile
+from .views import DynSlice, HbmTensor, IndexExpr, Tile, View
 
 # ------------------------------------------------------------------ buffers
 sbuf = "sbuf"
@@ -22,9 +24,7 @@ hbm = "hbm"
 shared_hbm = "shared_hbm"
 private_hbm = "private_hbm"
 _HBM = (hbm, shared_hbm, private_hbm)
-tfloat32, float8_e4m3, float8_e5m2, uint8, int8, uint16, int16, uint32 = (
-    _dt.UnsupportedDType(n) for n in ("tfloat32", "float8_e4m3", "float8_e5m2", "uint8", "int8", "uint16", "int16",
-                                      "uint32"))
+globals().update(_dt.UNSUPPORTED)  # nl.uint8, nl.float8_e4m3, ...: exist, raise nki.Unsupported when used
 
 
 def par_dim(n):
@@ -33,13 +33,26 @@ def par_dim(n):
 
 
 class _TileSize:
-    """nl.tile_size: the hardware's tile limits, from the config the kernel runs on."""
+    """nl.tile_size: the hardware's tile limits, from the config the kernel runs on (outside a
+    kernel, e.g. in a module-level constant: the default config, platform.default_config())."""
 
-    pmax = property(lambda self: current().info["partitions"])
-    gemm_stationary_fmax = property(lambda self: current().info["tensor_cols"])
-    gemm_moving_fmax = property(lambda self: current().info["moving_free_max"])
-    psum_fmax = property(lambda self: current().info["psum_bank_bytes"] // 4)
-    psum_num_banks = property(lambda self: current().info["psum_banks"])
+    pmax = property(lambda self: _info()["partitions"])
+    gemm_stationary_fmax = property(lambda self: _info()["tensor_cols"])
+    gemm_moving_fmax = property(lambda self: _info()["moving_free_max"])
+    psum_fmax = property(lambda self: _info()["psum_bank_bytes"] // 4)
+    psum_num_banks = property(lambda self: _info()["psum_banks"])
+    total_available_sbuf_size = property(lambda self: _info()["sbuf_bytes_per_partition"])
+    bn_stats_fmax = property(lambda self: _unsupported("tile_size.bn_stats_fmax")())
+
+
+def _info():
+    from . import platform
+    return current().info if _tracing() else platform.default_info()
+
+
+def _tracing():
+    from . import program
+    return builtins.bool(program._current)
 
 
 tile_size = _TileSize()
@@ -49,6 +62,7 @@ tile_size = _TileSize()
 def _index_size(start, stop, step, what):
     """The number of indices start, start+step, ... before stop; a KernelError unless integers, step != 0."""
     try:
+        start, stop, step = (operator.index(v) for v in (start, stop, step))  # NumPy integers too
         size = builtins.max(0, -(-(stop - start) // step))
     except (TypeError, ZeroDivisionError):
         size = None
@@ -59,9 +73,12 @@ def _index_size(start, stop, step, what):
 
 
 def arange(start, stop=None, step=1):
+    """An index expression start, start+step, ... below stop, placed with [:, None] / [None, :] (Beta 1)."""
     if stop is None:
         start, stop = 0, start
-    return IndexExpr(start, step, _index_size(start, stop, step, "nl.arange"))
+    size = _index_size(start, stop, step, "nl.arange")
+    start, step = (v if isinstance(v, int) else operator.index(v) for v in (start, step))
+    return IndexExpr(start, step, size)
 
 
 class _Grid(tuple):
@@ -75,6 +92,8 @@ class _Grid(tuple):
 
 
 class _MGrid:
+    """nl.mgrid[0:P, 0:F]: index expressions over a tile's partitions and free elements (Beta 1)."""
+
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
         exprs = []
@@ -91,7 +110,7 @@ mgrid = _MGrid()
 
 def _range(what, args):
     try:
-        return range(*args)
+        return builtins.range(*args)
     except (TypeError, ValueError) as e:  # a float, a string, step 0, ...
         fail("nl.%s%r: %s" % (what, tuple(args), e))
 
@@ -124,7 +143,7 @@ def program_id(axis):
     """The index of this program along `axis` of the launch grid (kernel[grid](...)).
     Outside a grid launch a kernel is program 0 of a grid of 1."""
     prog = current()
-    if isinstance(axis, bool) or not isinstance(axis, int) or not 0 <= axis < len(prog.grid):
+    if isinstance(axis, builtins.bool) or not isinstance(axis, int) or not 0 <= axis < len(prog.grid):
         fail("nl.program_id(%r): the launch grid %s has axes 0..%d" % (axis, prog.grid, len(prog.grid) - 1))
     return _spmd.program_index(prog.grid, prog.program, axis)
 
@@ -133,9 +152,9 @@ def num_programs(axes=None):
     """Programs along `axes` (an int or a tuple; None: all) of the launch grid."""
     grid = current().grid
     if axes is None:
-        axes = tuple(range(len(grid)))
+        axes = tuple(builtins.range(len(grid)))
     for a in (axes if isinstance(axes, (tuple, list)) else (axes,)):
-        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < len(grid):
+        if isinstance(a, builtins.bool) or not isinstance(a, int) or not 0 <= a < len(grid):
             fail("nl.num_programs(%r): the launch grid %s has axes 0..%d" % (axes, grid, len(grid) - 1))
     if isinstance(axes, int):
         axes = (axes,)
@@ -146,8 +165,36 @@ def num_programs(axes=None):
 
 
 def program_ndim():
-    """The number of axes of the launch grid."""
-    return len(current().grid)
+    """The number of axes of the launch grid: 0 for a kernel launched without one."""
+    prog = current()
+    return len(prog.grid) if prog.launched_grid else 0
+
+
+def ds(start, size):
+    """A subscript of `size` elements from `start`: t[nl.ds(128 * i, 128)] is t[128 * i:128 * (i + 1)]."""
+    return DynSlice(start, size)
+
+
+class NKIObject:
+    """Base of kernel-side config and helper classes: annotated class attributes are its fields;
+    NKIObject(**fields) (or positional, in annotation order) sets them."""
+
+    def __init__(self, *args, **kwargs):
+        names = [n for c in reversed(type(self).__mro__) for n in getattr(c, "__annotations__", {})]
+        names = list(dict.fromkeys(names))
+        if len(args) > len(names):
+            fail("%s takes at most %d positional fields, got %d" % (type(self).__name__, len(names), len(args)))
+        for name, value in list(zip(names, args)) + list(kwargs.items()):
+            setattr(self, name, value)
+
+
+tensor = View        # the annotation names of tensors
+dtype = _dt.DType
+
+
+def range(*args):  # noqa: A001 (an undocumented alias the NKI Library calls)
+    """nl.sequential_range (the NKI Library's mxfp_load_utils calls nl.range)."""
+    return sequential_range(*args)
 
 
 # ------------------------------------------------------------------ helpers
@@ -168,13 +215,24 @@ def _new(shape, dtype, label, space=sbuf, num_buffers=None):
     return current().new_tile(shape, dtype, space, label, num_buffers)
 
 
+def _np_bool():
+    import numpy as np
+    return np.bool_
+
+
 def _no_mask(mask, what):
-    if mask is not None:
-        fail("%s(mask=...): masks are not supported; use shapes that are multiples of the tile" % what, Unsupported)
+    """Applies `mask` to the instructions of this call (Program.emit cuts their operands, masks.py)."""
+    from .masks import Mask
+    if isinstance(mask, (builtins.bool, _np_bool())):  # a predicate Python already decided: all or nothing
+        mask = None if mask else Mask({}, skip=True)
+    if mask is not None and not isinstance(mask, Mask):
+        fail("%s(mask=%r): a mask is a comparison of index expressions (i_p < n), combined with &" % (what, mask))
+    current().set_mask(mask)
 
 
 def _number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    """A Python or NumPy number (np.int32 sizes reach kernels from host code)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, (builtins.bool, _np_bool()))
 
 
 _ALU = {"add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
@@ -238,6 +296,7 @@ power = _binary_fn("power")
 
 
 def negative(x, dtype=None, mask=None):
+    """-x on VectorE (tensor_scalar multiply by -1)."""
     _no_mask(mask, "negative")
     return _binary("multiply", x, -1.0, dtype)
 
@@ -286,27 +345,90 @@ def _unsupported(name, module="nl"):
     def fn(*args, **kwargs):
         fail("%s.%s is not supported by the simulator (no such ISA operation modelled)" % (module, name), Unsupported)
     fn.__name__ = name
+    fn.nsim_unsupported = True  # docs/nki-api.md lists it as a name that raises nki.Unsupported when used
     return fn
 
 
+def shared_constant(constant, dtype=None):
+    """An HBM tensor holding a NumPy constant (cast to dtype), given to the run as an input."""
+    import numpy as np
+    arr = np.asarray(constant)
+    if arr.ndim == 0 or arr.size == 0:
+        fail("nl.shared_constant: the constant must be an array with at least one element, got shape %s"
+             % (arr.shape,))
+    return current().constant(arr, _dt.of(dtype) or _dt.of(arr.dtype, "nl.shared_constant dtype"))
+
+
+def shared_identity_matrix(n, dtype=float32):
+    """An [n, n] identity matrix in a new SBUF tile (an HBM constant, loaded by one DMA)."""
+    import numpy as np
+    n = positive_shape((n,), "nl.shared_identity_matrix")[0]
+    src = shared_constant(np.identity(n, dtype=np.float32), dtype)
+    out = current().new_tile((n, n), _dt.of(dtype), sbuf, "identity")
+    current().emit("sync", "dma_copy", out, [src])
+    return out
+
+
+def broadcast_to(x, shape):
+    """x.broadcast_to(shape) (Beta 1's function form)."""
+    return x.broadcast_to(shape)
+
+
+def spmd_dim(*sizes):
+    """Beta 1 `kernel[nl.spmd_dim(n, nl.nc(2)), ...]`: n * 2 programs on that grid axis, n per
+    NeuronCore of the pair (the chip model runs one program per core, in waves when there are more)."""
+    return math.prod(sizes)
+
+
+def nc(n):
+    """Beta 1 `nl.nc(n)`: n logical NeuronCores (see spmd_dim)."""
+    return n
+
+
+fp32 = float32  # Beta 1 spelling
+finfo = _dt.finfo
+Tensor = View
+
 for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "where", "logical_and",
               "logical_or", "equal", "not_equal", "greater", "less", "floor", "ceil", "sign", "atomic_rmw",
-              "shared_constant", "gather_flattened", "random_seed", "rand", "erf_dx", "gelu_dx", "mish",
-              "softplus", "bitwise_and", "bitwise_or", "invert", "left_shift", "right_shift", "trunc"):
+              "gather_flattened", "random_seed", "rand", "erf_dx", "gelu_dx", "mish",
+              "softplus", "bitwise_and", "bitwise_or", "invert", "left_shift", "right_shift", "trunc",
+              "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx", "silu_dx", "less_equal",
+              "greater_equal", "logical_xor", "logical_not", "bitwise_xor", "dynamic_range", "fori_loop",
+              "exp2", "tan", "arctan", "prod", "all", "var", "load_transpose2d", "argmax", "argmin",
+              "expand_dims", "zeros_like", "ones_like", "empty_like", "full_like", "device_print", "loop_reduce",
+              "rms_norm", "mod"):
     globals()[_name] = _unsupported(_name)
+
+
+def _numpy_ufuncs():
+    """NumPy ufuncs Beta 1 kernels use on tiles and as instruction ops (np.multiply(a, b),
+    nisa.tensor_tensor_scan(..., op0=np.multiply)) -> the nl function that lowers them."""
+    import numpy as np
+    return {np.add: add, np.subtract: subtract, np.multiply: multiply, np.divide: divide, np.true_divide: divide,
+            np.maximum: maximum, np.minimum: minimum, np.power: power, np.exp: exp, np.log: log, np.sqrt: sqrt,
+            np.tanh: tanh, np.negative: negative, np.square: square, np.reciprocal: reciprocal}
+
+
+def _as_nl_op(op):
+    """op itself, or the nl function a NumPy ufunc stands for."""
+    try:
+        return _numpy_ufuncs().get(op, op)
+    except TypeError:  # unhashable: not an op
+        return op
 
 
 # ------------------------------------------------------------------ reductions (VectorE)
 def _reduce_view(x, axis, what):
     """x with the reduced (trailing free) axes merged into one innermost dim, and the kept dims."""
     axes = [axis] if isinstance(axis, int) else list(axis) if isinstance(axis, (tuple, list)) else None
-    if not axes or not all(isinstance(a, int) and -x.ndim <= a < x.ndim for a in axes):
+    if not axes or not builtins.all(isinstance(a, int) and -x.ndim <= a < x.ndim for a in axes):
         fail("nl.%s: axis=%r must be an axis or a tuple of axes of a tile of shape %s" % (what, axis, x.shape))
     axes = sorted(a + x.ndim if a < 0 else a for a in axes)
     if x.pdim in axes:
         fail("nl.%s over the partition dim is not supported: reduce along free axes (or transpose first)" % what,
              Unsupported)
-    if axes != list(range(x.ndim - len(axes), x.ndim)):
+    if axes != list(builtins.range(x.ndim - len(axes), x.ndim)):
         fail("nl.%s: axis=%r must be the trailing free axes of a tile of shape %s" % (what, axis, x.shape))
     red = [x.dims[a] for a in axes]
     for outer, inner in zip(red, red[1:]):
@@ -395,19 +517,42 @@ def _matmul(stationary, moving):
 
 
 # ------------------------------------------------------------------ memory
-def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
-    """A tensor: in HBM (buffer=nl.shared_hbm/hbm: a kernel output) or an SBUF/PSUM tile."""
+def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None):
+    """A tensor: in HBM (buffer=nl.shared_hbm/hbm: a kernel output) or an SBUF/PSUM tile.
+    buffer=ncc.sbuf.mod_alloc(num_free_tiles=N) rotates the tile over N buffers; explicit byte
+    placement (its base_addr, address=) is recorded on the tile, and the simulator's loader places
+    tensors itself (decl.address)."""
+    from .compiler import Allocation
     dtype = _dt.of(dtype)
+    placed = None
+    if isinstance(buffer, Allocation):
+        placed, buffer = buffer, buffer.space
+        num_buffers = math.prod(placed.num_free_tiles) if placed.num_free_tiles else 1
     if buffer in _HBM:
-        return current().hbm_tensor(name or "out", [int(s) for s in positive_shape(shape, "HBM tensor")], dtype)
+        return current().hbm_tensor(name or "out", [int(s) for s in positive_shape(shape, "HBM tensor")], dtype,
+                                    buffer=buffer)
     if buffer not in (sbuf, psum):
         fail("unknown buffer %r (use nl.sbuf, nl.psum, nl.shared_hbm)" % (buffer,))
+    declared = dtype
     if buffer == psum and dtype is not float32:
-        fail("PSUM tiles are fp32 (PSUM accumulates in FP32); got %r" % (dtype,))
-    return current().new_tile(shape, dtype, buffer, name or "tile", num_buffers)
+        if dtype not in _PSUM_16BIT:
+            fail("%r PSUM tiles are not modelled (PSUM holds fp32, bf16 or fp16)" % (dtype,), Unsupported)
+        dtype = float32  # the model's PSUM is fp32: see _PSUM_16BIT
+    tile = current().new_tile(shape, dtype, buffer, name or "tile", num_buffers)
+    tile.decl.declared_dtype = declared
+    tile.decl.address = address if address is not None else (placed.base_addr if placed else None)
+    return tile
 
 
-def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):
+# A bf16/fp16 PSUM tile (NKI 0.3+, gen3+ kernels) is stored as fp32 in the model, whose PSUM is fp32:
+# a transpose or copy through it carries the same values; a matmul result is rounded to 16 bits once,
+# when read out, rather than when written; it takes 4 bytes per element of PSUM capacity, not 2.
+# The kernel sees the dtype it asked for (tile.dtype).
+_PSUM_16BIT = (bfloat16, float16)
+
+
+def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None, lazy_initialization=False):
+    """A new SBUF/PSUM tile filled with fill_value (a VectorE memset)."""
     if buffer in _HBM:
         fail("nl.full/zeros in HBM is not supported: fill a tile and nl.store it", Unsupported)
     t = ndarray(shape, dtype, buffer, name, num_buffers)
@@ -417,11 +562,13 @@ def full(shape, fill_value, dtype, buffer=sbuf, name=None, num_buffers=None):
     return t
 
 
-def zeros(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+def zeros(shape, dtype, buffer=sbuf, name=None, num_buffers=None, lazy_initialization=False):
+    """A new tile of zeros (a VectorE memset; dropped before a matmul that starts accumulating into it)."""
     return full(shape, 0.0, dtype, buffer, name, num_buffers)
 
 
-def ones(shape, dtype, buffer=sbuf, name=None, num_buffers=None):
+def ones(shape, dtype, buffer=sbuf, name=None, num_buffers=None, lazy_initialization=False):
+    """A new tile of ones (a VectorE memset)."""
     return full(shape, 1.0, dtype, buffer, name, num_buffers)
 
 
@@ -437,6 +584,34 @@ def _fill_value(value, what):
 
 def _memset(dst, value):
     return current().emit("vector", "memset", dst, [], [("value", _fill_value(value, "nl.full"))])
+
+
+def _partition_broadcast(row, parts):
+    """A one-partition tile repeated on `parts` partitions, in a new tile: ones[1, parts]^T @ row on
+    TensorE into PSUM, 512 columns at a time, copied out on VectorE (how a partition broadcast is
+    done on chip; Beta 1's `t.broadcast_to((P, N))` of a [1, N] tile)."""
+    if row.partitions != 1:
+        fail("broadcast across partitions needs a tile of one partition, this one has %d" % row.partitions)
+    if row.dtype not in (float32, bfloat16, float16):
+        fail("broadcast across partitions of a %r tile is not modelled (TensorE reads floats)" % (row.dtype,),
+             Unsupported)
+    free = row.free_elements
+    flat = Tile(row.decl, row.offset, [[row.decl.free_size, 1], [1, free]], 0, row.owner)
+    if [d for i, d in enumerate(row.dims) if i != row.pdim] != [[1, free]] and not row.is_contiguous():
+        flat = _new((1, free), row.dtype, "pbcast_row")
+        _copy_into(flat, row)  # TensorE's moving operand: one contiguous row
+    ones = _new((1, parts), row.dtype, "pbcast_ones")
+    _memset(ones, 1.0)
+    shape = [s for i, s in enumerate(row.shape) if i != row.pdim]
+    out = _new((parts,) + tuple(shape), row.dtype, "pbcast")
+    out_flat = Tile(out.decl, 0, [[out.decl.free_size, parts], [1, free]], 0, out.owner)
+    step = current().info["moving_free_max"]
+    for c in builtins.range(0, free, step):
+        n = builtins.min(step, free - c)
+        acc = _new((parts, n), float32, "pbcast_psum", psum, num_buffers=2)
+        current().emit("tensor", "matmul", acc, [ones, flat[:, c:c + n]])
+        _copy_into(out_flat[:, c:c + n], acc)
+    return out
 
 
 def _copy_into(dst, src):
@@ -470,6 +645,12 @@ def store(dst, value, mask=None):
     prog.emit(prog.dma_engine(value), "dma_copy", dst, [value])
 
 
+def static_cast(array, dtype):
+    """Beta 1's host-side cast of a NumPy array to an NKI dtype (tests build inputs with it)."""
+    import numpy as np
+    return np.asarray(array).astype(_dt.of(dtype).np_dtype)
+
+
 def copy(x, dtype=None, mask=None):
     """A copy of a tile into a new SBUF tile (VectorE), casting to dtype."""
     _no_mask(mask, "copy")
@@ -477,3 +658,6 @@ def copy(x, dtype=None, mask=None):
     out = _new(_tile_shape(x), _dt.of(dtype) or x.dtype, "copy")
     _copy_into(out, x)
     return out
+
+
+checked_calls(globals(), "nl")  # last: a call that does not fit a signature is the kernel's error

@@ -5,10 +5,11 @@ instructions here. jit.Kernel.trace then checks capacity (allocation.py),
 adds the semaphores that order the engines (dependencies.py) and writes the
 .nk text (emit.py).
 """
+import functools
 import math
 import re
 
-from . import opcodes
+from . import masks, opcodes
 from .allocation import DEFAULT_BUFFERS
 from .errors import KernelError, fail, user_frames, where
 from .views import Decl, HbmTensor, Tile, positive_shape
@@ -53,6 +54,8 @@ class Program:
         self._last_engine = {}                # decl name -> stream engine of its last compute write
         self._fresh = None                    # (instr, tile): a result nothing has read yet
         self._zero_fill = {}                  # id(PSUM tile) -> its nl.zeros memset, while nothing else touched it
+        self.constants = {}                   # decl name -> (host array, DType): nl.shared_constant data
+        self._mask = None                     # (Mask, call site) of the nl/nisa call being made
 
     def __enter__(self):
         _current.append(self)
@@ -72,10 +75,16 @@ class Program:
         self._names.add(name)
         return name
 
-    def hbm_tensor(self, name, shape, dtype, argument=False):
-        decl = Decl(self.unique_name(name), "hbm", dtype, shape, None if argument else where())
+    def hbm_tensor(self, name, shape, dtype, argument=False, buffer="hbm"):
+        decl = Decl(self.unique_name(name), "hbm", dtype, shape, None if argument else where(), buffer)
         self.decls.append(decl)
         return HbmTensor(decl)
+
+    def constant(self, array, dtype):
+        """An HBM tensor holding `array` (nl.shared_constant): an input of the run the kernel did not get."""
+        t = self.hbm_tensor("const", array.shape, dtype, argument=True)
+        self.constants[t.decl.name] = (array.astype(dtype.np_dtype), dtype)
+        return t
 
     def new_tile(self, shape, dtype, space, label, num_buffers=None, name=None):
         """A tile of `shape` (partition dim first, or marked with nl.par_dim) in sbuf/psum.
@@ -142,9 +151,27 @@ class Program:
             if reading and not view.owner.written:
                 fail("tile from line %d is read before anything was written to it" % view.owner.where[1])
 
+    def set_mask(self, mask):
+        """mask= of the nl/nisa call being made: it applies to what that call emits."""
+        self._mask = (mask, _call_site()) if mask is not None else None
+
+    def _masked(self, dst, srcs, attrs, writes):
+        mask = self._mask[0] if self._mask and self._mask[1] == _call_site() else None
+        if mask is not None and not mask.skip:
+            cut = functools.partial(masks.restrict, mask=mask)
+            dst, srcs, writes = cut(dst) if dst is not None else None, [cut(s) for s in srcs], [cut(w) for w in writes]
+            attrs = [(k, cut(v) if hasattr(v, "decl") else v) for k, v in attrs]
+        skip = mask is not None and mask.skip
+        for v in ([dst] if dst is not None else []) + list(srcs) + [v for _, v in attrs if hasattr(v, "decl")]:
+            if v.valid is not None and not skip:
+                fail("index expressions reach past tensor '%s' (shape %s, %s exist): give the call a mask= "
+                     "(e.g. mask=(i * 128 + i_p < n))" % (v.decl.name, v.shape, tuple(v.valid)))
+        return dst, srcs, attrs, writes, skip
+
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=()):
         """Appends one instruction; `dst` is written, `srcs` (and views in attrs) are read."""
         opcodes.check_engine(engine, opcode, opcode)  # the simulator's table, not a list of our own
+        dst, srcs, attrs, writes, skip = self._masked(dst, srcs, attrs, writes)
         operands = ([dst] if dst is not None else []) + list(srcs)
         attr_views = [v for _, v in attrs if hasattr(v, "decl")]
         reads = list(srcs) + attr_views + list(reads)
@@ -160,6 +187,7 @@ class Program:
         if opcode == "dma_copy" and not any(k == "queue" for k, _ in attrs):
             attrs = list(attrs) + [("queue", self.next_queue())]
         ins = Instr(engine, opcode, operands, list(attrs), where(), reads, writes)
+        ins.removed = skip  # mask=False: traced, then dropped (drop_removed)
         self.instrs.append(ins)
         if opcode != "dma_copy":
             for v in writes:
@@ -254,6 +282,12 @@ class Program:
             for v in ins.operands + [v for _, v in ins.attrs if hasattr(v, "decl")]:
                 used.add(v.decl.name)
         return [d for d in self.decls if d.space == "hbm" or d.name in used]
+
+
+def _call_site():
+    """The kernel's call being executed: its innermost frame and instruction."""
+    frames = user_frames()
+    return (id(frames[0]), frames[0].f_lasti) if frames else None
 
 
 def _check_same_size(dst, value, what):

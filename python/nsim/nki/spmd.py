@@ -8,11 +8,14 @@ tracing program i, nl.program_id returns a `ProgramIndex`: an int holding
 the value for program i that also carries the .nk expression computing it
 (`program_id * 128`). Index arithmetic keeps the expression, so access
 patterns are emitted with it and the one kernel text serves every program.
-The kernel is traced once per program and the texts must agree: anything
-else depending on program_id (a Python `if`, a shape) is an error.
+The kernel is traced once per program; programs whose Python branches on
+program_id (an `if`, a shape) trace to different texts, which run side by
+side on the chip's cores (jit.Kernel.trace_grid).
 """
+import json
 import math
 import operator
+import re
 
 from .errors import KernelError
 
@@ -129,11 +132,32 @@ def program_index(grid, program, axis):
     return ProgramIndex(value, expr)
 
 
-def text_difference(a, b):
-    """The first line (1-based) where two kernel texts differ, with both versions."""
-    la, lb = a.splitlines(), b.splitlines()
-    for i, (x, y) in enumerate(zip(la, lb)):
-        if x != y:
-            return i + 1, x, y
-    n = min(len(la), len(lb))
-    return n + 1, (la[n] if n < len(la) else "<end>"), (lb[n] if n < len(lb) else "<end>")
+def run_programs(core, traced, config, overrides, inputs, outputs, n):
+    """Runs the n programs of a traced grid on one chip. Up to the chip's NeuronCores they run side
+    by side (one launch); a larger grid runs in waves of as many programs as there are cores, as
+    NKI queues programs on busy cores: HBM carries over from wave to wave and the device time is
+    the sum of the waves'."""
+    name = traced.program.name + ".nk"
+    cores = traced.program.info["chip_cores"]
+    if n <= cores:
+        return core.run_grid(traced.text, name, config, overrides, inputs, outputs, n, traced.program_texts or [])
+    texts = traced.program_texts or [traced.text] * n
+    data, total, reports = dict(inputs), 0.0, []
+    for start in range(0, n, cores):
+        wave = [_concrete(texts[p], p, n) for p in range(start, min(n, start + cores))]
+        raw = core.run_grid(wave[0], name, config, overrides, data, outputs, len(wave), wave)
+        total += raw["device_time_ns"]
+        reports.append((start, json.loads(raw["report"])))
+        data.update(raw["outputs"])
+    merged = dict(reports[0][1], grid=n, device_time_ns=total, waves=len(reports))
+    merged["cores"] = [dict(c, program=start + c["program"], wave=w) for w, (start, r) in enumerate(reports)
+                       for c in r["cores"]]
+    raw["device_time_ns"] = total
+    raw["report"] = json.dumps(merged)
+    return raw
+
+
+def _concrete(text, program, n):
+    """A program's kernel text with program_id / num_programs replaced by its numbers (a wave's
+    launch numbers its programs from 0)."""
+    return re.sub(r"\bnum_programs\b", str(n), re.sub(r"\bprogram_id\b", str(program), text))

@@ -11,6 +11,7 @@ import math
 import operator
 
 from .errors import fail
+from .view_methods import ViewMethods
 
 
 def positive_shape(shape, what):
@@ -23,6 +24,16 @@ def positive_shape(shape, what):
     if not out or any(isinstance(s, bool) or s <= 0 for s in out):
         fail("%s shape must be positive integers, got %r" % (what, shape))
     return out
+
+
+def _integer(c, op):
+    """c as an int (a NumPy integer too; a ProgramIndex keeps its expression), or a KernelError."""
+    if isinstance(c, int) and not isinstance(c, bool):
+        return c
+    try:
+        return operator.index(c)
+    except TypeError:
+        fail("index expressions support %s with integers only (got %r)" % (op, c))
 
 
 class IndexExpr:
@@ -39,15 +50,22 @@ class IndexExpr:
             fail("an nl.arange is placed on an axis with [:, None] or [None, :]; got %r" % (key,))
         return IndexExpr(self.start, self.step, self.size, axes[0])
 
+    def _compare(self, op, n):
+        from .masks import compare
+        return compare(self, op, n)
+
+    def __lt__(self, n): return self._compare("<", n)
+    def __le__(self, n): return self._compare("<=", n)
+    def __gt__(self, n): return self._compare(">", n)
+    def __ge__(self, n): return self._compare(">=", n)
+
     def _affine(self, mul=1, add=0):
         return IndexExpr(self.start * mul + add, self.step * mul, self.size, self.axis)
 
     def __add__(self, c):
         if isinstance(c, (IndexExpr, IndexSum)):
             return IndexSum([self]) + c
-        if not isinstance(c, int):
-            fail("index expressions support + and * with integers only (got %r)" % (c,))
-        return self._affine(add=c)
+        return self._affine(add=_integer(c, "+"))
 
     __radd__ = __add__
 
@@ -55,14 +73,18 @@ class IndexExpr:
         return self + (-c)
 
     def __mul__(self, c):
-        if not isinstance(c, int) or c <= 0:
+        c = _integer(c, "*")
+        if c <= 0:
             fail("index expressions support * by a positive integer only (got %r)" % (c,))
         return self._affine(mul=c)
 
     __rmul__ = __mul__
 
     def as_slice(self):
-        return slice(self.start, self.start + self.step * self.size, self.step)
+        return slice(self.start, self.start + self.step * (self.size - 1) + 1, self.step)
+
+    def __repr__(self):
+        return "%d + %d * nl.arange(%d) on axis %s" % (self.start, self.step, self.size, self.axis)
 
 
 class IndexSum:
@@ -80,12 +102,16 @@ class IndexSum:
 
     __radd__ = __add__
 
+    def __repr__(self):
+        return " + ".join([repr(t) for t in self.terms] + ([str(self.const)] if self.const else []))
+
 
 class Decl:
     """One tensor of the emitted kernel."""
 
-    def __init__(self, name, space, dtype, shape, where=None):
+    def __init__(self, name, space, dtype, shape, where=None, buffer=None):
         self.name, self.space, self.dtype, self.shape = name, space, dtype, list(shape)
+        self.buffer = buffer or space  # NKI's buffer name: hbm, shared_hbm, private_hbm, sbuf, psum
         self.where = where
         self.owner = None      # the Tile currently living in this buffer (on-chip)
         self.version = 0
@@ -113,11 +139,23 @@ class Decl:
         return self.free_size * self.dtype.size
 
 
-class View:
+class DynSlice:
+    """nl.ds(start, size): `size` elements from `start`, as a subscript."""
+
+    def __init__(self, start, size):
+        self.start, self.size = start, size
+
+    def as_slice(self):
+        return slice(self.start, self.start + self.size)
+
+
+class View(ViewMethods):
     """A strided window onto a Decl; `pdim` is the index of the partition dim in `dims` (on-chip)."""
 
     def __init__(self, decl, offset, dims, pdim=None):
         self.decl, self.offset, self.dims, self.pdim = decl, offset, [list(d) for d in dims], pdim
+        self.valid = None  # per dim, how many elements exist when index expressions reach past a dim
+        self.axes = None   # per dim, the index-expression axis that made it (mask=), if any
 
     # ---------------------------------------------------------- shape
     @functools.cached_property
@@ -126,7 +164,7 @@ class View:
 
     @property
     def dtype(self):
-        return self.decl.dtype
+        return getattr(self.decl, "declared_dtype", None) or self.decl.dtype
 
     @property
     def ndim(self):
@@ -152,19 +190,23 @@ class View:
             key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
         if len(key) > self.ndim:
             fail("%d indices for a %d-dim %s of shape %s" % (len(key), self.ndim, self._what(), self.shape))
-        offset, dims, pdim = self.offset, [], None
+        offset, dims, pdim, valid, axes = self.offset, [], None, [], []
+        limits = self.valid or [s for _, s in self.dims]
         for d, (stride, size) in enumerate(self.dims):
             k = key[d] if d < len(key) else slice(None)
-            if isinstance(k, IndexExpr):
+            axis = k.axis if isinstance(k, IndexExpr) else None
+            if isinstance(k, (IndexExpr, DynSlice)):
                 k = k.as_slice()
             if isinstance(k, int) and not isinstance(k, bool):
                 i = k + size if k < 0 else k
-                if not 0 <= i < size:
-                    fail("index %d out of bounds for dim %d of %s (size %d)" % (k, d, self._what(), size))
+                if not 0 <= i < limits[d]:
+                    fail("index %d out of bounds for dim %d of %s (size %d)" % (k, d, self._what(), limits[d]))
                 offset += i * stride
                 if d == self.pdim:  # a partition index keeps a partition dim of size 1
                     pdim = len(dims)
                     dims.append([stride, 1])
+                    valid.append(1)
+                    axes.append(None)
             elif isinstance(k, slice):
                 start, stop, step = k.start, k.stop, k.step
                 step = 1 if step is None else step
@@ -172,7 +214,8 @@ class View:
                     fail("slice step must be positive (dim %d of %s)" % (d, self._what()))
                 start = 0 if start is None else (start + size if start < 0 else start)
                 stop = size if stop is None else (stop + size if stop < 0 else stop)
-                if not (0 <= start < stop <= size):
+                bound = size if axis is None else max(size, stop)  # an index expression may reach past the
+                if not (0 <= start < stop <= bound):                # dim: mask= cuts it back (masks.py)
                     fail("slice %d:%d out of bounds for dim %d of %s (size %d)" % (start, stop, d, self._what(), size))
                 if d == self.pdim:
                     if step != 1:
@@ -180,11 +223,25 @@ class View:
                     pdim = len(dims)
                 offset += start * stride
                 dims.append([stride * step, (stop - start + step - 1) // step])
+                valid.append(max(0, -(-(limits[d] - start) // step)))
+                axes.append(axis)
+            elif isinstance(k, IndexSum):
+                from .errors import Unsupported
+                fail("a sum of index expressions (i + j) indexing one dim (dim %d of %s) is not supported yet"
+                     % (d, self._what()), Unsupported)
             else:
                 fail("unsupported index %r for dim %d of %s (use ints, slices, nl.arange)" % (k, d, self._what()))
         if self.pdim is not None and pdim is None:
             fail("indexing %s dropped its partition dim" % self._what())
+        self._last_valid = valid if any(v < n for v, (_, n) in zip(valid, dims)) else None
+        self._last_axes = axes if any(a is not None for a in axes) else None
         return offset, dims, pdim
+
+    def _sub(self, view):
+        """view, a window of self just made by _indexed, with what it reaches past (mask=) and the
+        axes its index expressions came from."""
+        view.valid, view.axes = self._last_valid, self._last_axes
+        return view
 
     def _what(self):
         return "tensor '%s'" % self.decl.name
@@ -226,6 +283,9 @@ class HbmTensor(View):
 
     def __getitem__(self, key):
         offset, dims, _ = self._indexed(key)
+        return self._sub(HbmTensor(self.decl, offset, dims))
+
+    def _like(self, offset, dims, pdim):
         return HbmTensor(self.decl, offset, dims)
 
     def __setitem__(self, key, value):
@@ -263,15 +323,14 @@ class Tile(View):
         self.owner = owner if owner is not None else self  # the whole tile this view belongs to
         self.version = decl.version
 
-    @property
-    def buffer(self):
-        return self.decl.space
-
     def _what(self):
         return "tile '%s'" % self.decl.name
 
     def __getitem__(self, key):
         offset, dims, pdim = self._indexed(key)
+        return self._sub(Tile(self.decl, offset, dims, pdim, self.owner))
+
+    def _like(self, offset, dims, pdim):
         return Tile(self.decl, offset, dims, pdim, self.owner)
 
     def __setitem__(self, key, value):
@@ -279,12 +338,13 @@ class Tile(View):
         program.current().assign(self[key], value)
 
     def broadcast_to(self, shape):
-        """Repeats size-1 free dims (stride 0). Partitions cannot be broadcast on chip: load the
-        data broadcast from HBM instead (HbmTensor.broadcast_to)."""
+        """Repeats size-1 free dims (stride 0). A one-partition tile broadcast across partitions
+        becomes a new tile, filled on TensorE (language._partition_broadcast)."""
+        tile = self
         if len(shape) == self.ndim and shape[self.pdim] != self.partitions:
-            fail("a tile cannot be broadcast across partitions (%s to %s): load it with "
-                 "nl.load(t.broadcast_to(...)) from HBM" % (self.shape, tuple(shape)))
-        return Tile(self.decl, self.offset, _broadcast_dims(self, shape), self.pdim, self.owner)
+            from . import language
+            tile = language._partition_broadcast(self, shape[self.pdim])
+        return Tile(tile.decl, tile.offset, _broadcast_dims(tile, shape), tile.pdim, tile.owner)
 
     def __iadd__(self, value):
         from . import program
@@ -305,6 +365,22 @@ class Tile(View):
     def __rmul__(self, o): return self._binary("multiply", o, True)
     def __truediv__(self, o): return self._binary("divide", o)
     def __neg__(self): return self._binary("multiply", -1.0)
+
+    def __array__(self, *args, **kwargs):
+        from .errors import Unsupported
+        fail("%s has no values while the kernel is traced: NumPy can take tiles only through ufuncs "
+             "(np.add, np.exp, ...)" % self._what(), Unsupported)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """np.multiply(a, b), np.exp(t), ... on tiles lower like the nl functions (Beta 1 kernels)."""
+        from . import language as nl
+        from .errors import Unsupported
+        fn = nl._numpy_ufuncs().get(ufunc) if method == "__call__" else None
+        if fn is None or set(kwargs) - {"dtype"}:
+            fail("np.%s%s on a tile is not supported (supported: %s)" % (
+                ufunc.__name__, "" if method == "__call__" else "." + method,
+                ", ".join(sorted("np." + u.__name__ for u in nl._numpy_ufuncs()))), Unsupported)
+        return fn(*inputs, **kwargs)
 
     def __repr__(self):
         return "Tile(%s, shape=%s, %r, %s)" % (self.decl.name, self.shape, self.dtype, self.decl.space)

@@ -1,0 +1,68 @@
+"""Beta 1 `mask=`: a predicate on index expressions that limits an instruction to part of its tile.
+
+`i * 128 + ix < n` (ix = nl.arange(128)[:, None]) keeps the iterations k of that index expression
+with start + step * k < n: a range of k on the expression's axis (0: partitions, 1: free). Every
+operand of the masked call is cut to those ranges on the dim of that axis, so a masked load of the
+last, partial row tile reads only the rows that exist. Predicates are comparisons of one index
+expression with an integer, combined with `&`.
+"""
+from .errors import Unsupported, fail
+
+
+class Mask:
+    """{axis: (lo, hi)}: iterations lo <= k < hi of the index expressions on that axis."""
+
+    def __init__(self, ranges, skip=False):
+        self.ranges = ranges
+        self.skip = skip  # mask=False: the call does nothing
+
+    def __and__(self, other):
+        if not isinstance(other, Mask):
+            fail("mask: & combines comparisons of index expressions, got %r" % (other,))
+        ranges = dict(self.ranges)
+        for axis, (lo, hi) in other.ranges.items():
+            a, b = ranges.get(axis, (lo, hi))
+            ranges[axis] = (max(a, lo), min(b, hi))
+        return Mask(ranges, self.skip or other.skip)
+
+    __rand__ = __and__
+
+    def __bool__(self):
+        fail("a mask (a comparison of index expressions) has no truth value at trace time: pass it as mask=")
+
+
+def compare(expr, op, n):
+    """The Mask of `expr op n` for an nl.arange expression expr and an integer n."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        fail("mask: an index expression compares with an integer, got %r" % (n,), Unsupported)
+    if expr.axis is None:
+        fail("mask: place the index expression on an axis ([:, None] or [None, :]) before comparing it")
+    if op in ("<=", ">"):
+        n, op = n + 1, {"<=": "<", ">": ">="}[op]
+    bound = max(0, min(expr.size, -(-(n - expr.start) // expr.step)))  # first k with start + step*k >= n
+    return Mask({expr.axis: (0, bound) if op == "<" else (bound, expr.size)})
+
+
+def _axis_dim(view, axis):
+    """The dim of `view` the mask's axis restricts: the dim an index expression of that axis made,
+    else the partition dim (axis 0), the last dim (axis 1 of a 2-D view) or dim `axis`."""
+    axes = getattr(view, "axes", None)
+    if axes and axis in axes:
+        return axes.index(axis)
+    if axis == 0:
+        return view.pdim if view.pdim is not None else 0
+    return view.ndim - 1 if view.ndim <= 2 or axis >= view.ndim else axis
+
+
+def restrict(view, mask):
+    """view cut to the mask's ranges (dims of size 1 are broadcast operands: left whole)."""
+    key = [slice(None)] * view.ndim
+    for axis, (lo, hi) in mask.ranges.items():
+        d = _axis_dim(view, axis)
+        size = view.dims[d][1]
+        if size == 1:
+            continue
+        if hi <= lo:
+            fail("mask=: no iteration is left on axis %d (the masked call would do nothing)" % axis)
+        key[d] = slice(lo, min(hi, size))
+    return view[tuple(key)]

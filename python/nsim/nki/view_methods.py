@@ -1,0 +1,221 @@
+"""NKI 0.3+ tensor-view methods (`t.ap(...)`, `t.slice(...)`, `t.permute(...)`, ...), mixed into
+views.View. Each returns a new view of the same Decl: a list of [stride, size] dims, an element
+offset and, on chip, the index of the partition dim (always dim 0 of what `.ap()` builds, as NKI's
+NkiTensor keeps it). No data moves; an instruction reads or writes through the view."""
+import math
+import operator
+
+from .errors import Unsupported, fail
+
+
+def _int(x, what):
+    try:
+        if isinstance(x, bool):
+            raise TypeError
+        return operator.index(x)
+    except TypeError:
+        fail("%s must be an integer, got %r" % (what, x))
+
+
+def _dim(view, dim, what, extra=0):
+    d = _int(dim, "%s dim" % what)
+    n = view.ndim + extra
+    if not -n <= d < n:
+        fail("%s: dim %d out of range for a %d-dim view of shape %s" % (what, d, view.ndim, view.shape))
+    return d + n if d < 0 else d
+
+
+class ViewMethods:
+    """Mixed into View; `self._like(offset, dims, pdim)` makes a view of the same kind."""
+
+    # ------------------------------------------------------------ attributes NKI code reads
+    @property
+    def buffer(self):
+        return self.decl.buffer
+
+    @property
+    def name(self):
+        return self.decl.name
+
+    @property
+    def size(self):
+        return self.num_elements
+
+    @property
+    def strides(self):
+        return tuple(stride for stride, _ in self.dims)
+
+    def get_pattern(self):
+        return [list(d) for d in self.dims]
+
+    def is_contiguous(self):
+        stride = 1
+        for s, n in reversed(self.dims):
+            if n > 1 and s != stride:
+                return False
+            stride *= n
+        return True
+
+    # ------------------------------------------------------------ .ap()
+    def ap(self, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_dim=None, dtype=None):
+        """The elements `offset + sum(i_k * stride_k)` of the tensor under this view, for the
+        [[stride, size], ...] pattern (on chip the first pair is the partition dim, its stride the
+        tensor's free size). Runtime offsets (scalar_offset=, vector_offset=, indirect_dim=) need
+        dynamic DMA addressing, which the model lacks."""
+        for key, value in (("scalar_offset", scalar_offset), ("vector_offset", vector_offset),
+                           ("indirect_dim", indirect_dim)):
+            if value is not None and not (key == "indirect_dim" and value == 0):
+                fail(".ap(%s=...): runtime (indirect) addressing is not modelled yet" % key, Unsupported)
+        self._same_dtype(dtype, ".ap(dtype=...)")
+        try:
+            dims = [[_int(s, ".ap stride"), _int(n, ".ap size")] for s, n in pattern]
+        except (TypeError, ValueError):
+            dims = None
+        if not dims or any(n <= 0 or s < 0 for s, n in dims):
+            fail(".ap(pattern=%r): a list of [stride, size] pairs, strides >= 0, sizes > 0" % (pattern,))
+        offset = _int(offset, ".ap offset")
+        decl = self.decl
+        if decl.on_chip and dims[0][1] == 1:
+            dims[0][0] = decl.free_size  # one partition: its step does not matter, the model wants the free size
+        if decl.on_chip and dims[0][0] != decl.free_size:
+            fail(".ap(pattern=%r): the partition pair's stride must be the tensor's free size %d "
+                 "(partition steps other than 1 are not modelled)" % (pattern, decl.free_size), Unsupported)
+        last = offset + sum(s * (n - 1) for s, n in dims)
+        total = decl.free_size * decl.shape[0] if decl.on_chip else math.prod(decl.shape)
+        if offset < 0 or last >= total:
+            fail(".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements)"
+                 % (pattern, offset, last, decl.name, total))
+        return self._like(offset, dims, 0 if decl.on_chip else None)
+
+    def _same_dtype(self, dtype, what):
+        from . import dtypes
+        if dtype is not None and dtypes.of(dtype) is not self.dtype:
+            fail("%s: reinterpreting %r as %r is not modelled" % (what, self.dtype, dtype), Unsupported)
+
+    # ------------------------------------------------------------ shape-based views
+    def slice(self, dim, start, end, step=1):
+        d = _dim(self, dim, "slice")
+        return self[tuple([slice(None)] * d + [slice(start, min(end, self.shape[d]), step)])]
+
+    def select(self, dim, index):
+        """Drops `dim`, keeping element `index` of it (not the partition dim)."""
+        d = _dim(self, dim, "select")
+        if d == self.pdim:
+            fail("select(dim=%d): the partition dim cannot be dropped; use slice" % d)
+        return self[tuple([slice(None)] * d + [_int(index, "select index")])]
+
+    def permute(self, dims):
+        order = [_dim(self, d, "permute") for d in dims]
+        if sorted(order) != list(range(self.ndim)):
+            fail("permute(%r) is not a permutation of the %d dims of shape %s" % (tuple(dims), self.ndim, self.shape))
+        pdim = order.index(self.pdim) if self.pdim is not None else None
+        if pdim not in (None, 0) and self.pdim == 0:
+            fail("permute(%r): the partition dim must stay dim 0" % (tuple(dims),))
+        return self._like(self.offset, [self.dims[i] for i in order], pdim)
+
+    def broadcast(self, dim, size):
+        d = _dim(self, dim, "broadcast")
+        if self.dims[d][1] != 1:
+            fail("broadcast(dim=%d): only a size-1 dim repeats, this one has size %d" % (d, self.dims[d][1]))
+        if d == self.pdim:
+            shape = list(self.shape)
+            shape[d] = _int(size, "broadcast size")
+            return self.broadcast_to(shape)
+        dims = [list(x) for x in self.dims]
+        dims[d] = [0, _int(size, "broadcast size")]
+        return self._like(self.offset, dims, self.pdim)
+
+    def expand_dim(self, dim):
+        d = _dim(self, dim, "expand_dim", extra=1)
+        dims = [list(x) for x in self.dims]
+        dims.insert(d, [1, 1])
+        pdim = self.pdim if self.pdim is None or d > self.pdim else self.pdim + 1
+        return self._like(self.offset, dims, pdim)
+
+    def squeeze_dim(self, dim):
+        d = _dim(self, dim, "squeeze_dim")
+        if self.dims[d][1] != 1 or d == self.pdim:
+            fail("squeeze_dim(%d): only a size-1 free dim can be removed (shape %s)" % (d, self.shape))
+        dims = [x for i, x in enumerate(self.dims) if i != d]
+        pdim = self.pdim if self.pdim is None or d > self.pdim else self.pdim - 1
+        return self._like(self.offset, dims, pdim)
+
+    def flatten_dims(self, start_dim, end_dim):
+        """Merges dims start_dim..end_dim (inclusive) into one; they must be contiguous in memory."""
+        a, b = _dim(self, start_dim, "flatten_dims"), _dim(self, end_dim, "flatten_dims")
+        if a > b or (self.pdim is not None and a <= self.pdim < b):
+            fail("flatten_dims(%d, %d) of shape %s: an increasing range of free dims" % (a, b, self.shape))
+        run = self.dims[a:b + 1]
+        for (outer, _), (inner, n) in zip(run, run[1:]):
+            if outer != inner * n:
+                fail("flatten_dims(%d, %d): dims of shape %s are not contiguous" % (a, b, self.shape))
+        merged = [run[-1][0], math.prod(n for _, n in run)]
+        pdim = self.pdim if self.pdim is None or self.pdim < a else self.pdim - (b - a)
+        return self._like(self.offset, self.dims[:a] + [merged] + self.dims[b + 1:], pdim)
+
+    def reshape_dim(self, dim, shape):
+        """Splits `dim` into `shape` (row-major)."""
+        d = _dim(self, dim, "reshape_dim")
+        shape = [_int(s, "reshape_dim size") for s in shape]
+        stride, size = self.dims[d]
+        if math.prod(shape) != size or d == self.pdim and len(shape) > 1:
+            fail("reshape_dim(%d, %r): the sizes must multiply to %d (a free dim)" % (d, tuple(shape), size))
+        new, inner = [], stride
+        for n in reversed(shape):
+            new.insert(0, [inner, n])
+            inner *= n
+        pdim = self.pdim if self.pdim is None or self.pdim < d else self.pdim + len(shape) - 1
+        return self._like(self.offset, self.dims[:d] + new + self.dims[d + 1:], pdim)
+
+    def view(self, dtype):
+        """The same elements as another dtype of the same size; reinterpreting sizes is not modelled."""
+        self._same_dtype(dtype, "view(dtype)")
+        return self
+
+    reinterpret_cast = view
+
+    def rearrange(self, pattern, **sizes):
+        """einops-style 'a b c -> a (b c)' over this view's dims (a permutation, splits and merges)."""
+        src, arrow, dst = (pattern.partition("->") if isinstance(pattern, str) else ("", "", ""))
+        if not arrow:
+            fail("rearrange(%r): expected 'dims -> dims'" % (pattern,))
+        view, names = self, _groups(src)
+        flat = []
+        for i, group in reversed(list(enumerate(names))):
+            if len(group) > 1:
+                known = [sizes.get(g) for g in group]
+                if sum(k is None for k in known) > 1:
+                    fail("rearrange(%r): give the sizes of %s" % (pattern, group))
+                rest = self.shape[i] // math.prod(k for k in known if k is not None)
+                view = view.reshape_dim(i, [rest if k is None else k for k in known])
+        for group in names:
+            flat += group
+        if len(flat) != view.ndim:
+            fail("rearrange(%r): %d names for %d dims" % (pattern, len(flat), view.ndim))
+        out_groups = _groups(dst)
+        order = [g for group in out_groups for g in group]
+        if sorted(order) != sorted(flat):
+            fail("rearrange(%r): both sides must name the same dims" % (pattern,))
+        view = view.permute([flat.index(g) for g in order])
+        at = 0
+        for group in out_groups:
+            if len(group) > 1:
+                view = view.flatten_dims(at, at + len(group) - 1)
+            at += 1
+        return view
+
+
+def _groups(side):
+    """'a (b c) d' -> [['a'], ['b', 'c'], ['d']]"""
+    groups, current = [], None
+    for token in side.replace("(", " ( ").replace(")", " ) ").split():
+        if token == "(":
+            current = []
+        elif token == ")":
+            groups.append(current or [])
+            current = None
+        elif current is not None:
+            current.append(token)
+        else:
+            groups.append([token])
+    return groups

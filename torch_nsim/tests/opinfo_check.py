@@ -1,0 +1,150 @@
+"""Runs one PyTorch OpInfo entry on device "neuron" against the CPU, the way
+PyTorch's device-generic tests compare a device with the CPU: each sample
+input (at most three per dtype) made on the CPU, run there and, moved, on the
+device, through the function, in-place and out= variants.
+
+An outcome per (op, dtype): "pass"; "unsupported" (a NotImplementedError
+naming the aten op the device has no kernel for); or a failure: "wrong" (the
+device's result differs from the CPU's), "error" (any other exception where
+the CPU succeeded: an error that names no missing kernel).
+"""
+import re
+
+import torch
+
+SAMPLES_PER_DTYPE = 3
+DTYPES = (torch.float32, torch.bfloat16)
+# The device rounds each op's fp32 result to its dtype, as the CPU does; sums
+# and transcendental functions may differ in the last bits.
+TOLERANCE = {torch.float32: (1e-4, 1e-4), torch.bfloat16: (2e-2, 2e-2)}
+
+
+# A clear "no kernel" error names the aten op (and dtype) the device lacks:
+# torch_nsim's own ("aten::cumsum has no neuron kernel ...", "aten::to.dtype:
+# the neuron device computes ... not Long") or PyTorch's for an op a backend
+# must override ("convolution_overrideable not implemented").
+MISSING = re.compile(r"aten::[\w.]+|convolution_overrideable")
+
+
+def op_id(op):
+    return op.name + ("." + op.variant_test_name if op.variant_test_name else "")
+
+
+class Outcome:
+    def __init__(self, kind, detail=""):
+        self.kind, self.detail = kind, detail
+
+    def __repr__(self):
+        return f"{self.kind}: {self.detail}" if self.detail else self.kind
+
+
+def _map(x, f):
+    if isinstance(x, torch.Tensor):
+        return f(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map(v, f) for v in x)
+    if isinstance(x, dict):
+        return {k: _map(v, f) for k, v in x.items()}
+    return x
+
+
+def _to_device(x):
+    return _map(x, lambda t: t.to("neuron"))
+
+
+def _to_cpu(x):
+    return _map(x, lambda t: t.cpu())
+
+
+def _variants(op):
+    """(name, call(input, args, kwargs)) of each variant the OpInfo has."""
+    yield "function", lambda i, a, k: op.op(i, *a, **k)
+    if op.inplace_variant is not None:
+        yield "inplace", lambda i, a, k: op.inplace_variant(i.clone(), *a, **k)
+    if op.supports_out:
+        def with_out(i, a, k):
+            ref = op.op(i, *a, **k)
+            out = _map(ref, lambda t: torch.empty_like(t))
+            op.op(i, *a, **k, out=out)
+            return out
+        yield "out", with_out
+
+
+def _max_error(a, b):
+    errors = []
+    _map_pairs(a, b, lambda x, y: errors.append((x.double() - y.double()).abs().nan_to_num(0).max().item()
+                                               if x.numel() else 0.0))
+    return max(errors, default=0.0)
+
+
+def _map_pairs(a, b, f):
+    if isinstance(a, torch.Tensor):
+        f(a, b)
+    elif isinstance(a, (list, tuple)):
+        for x, y in zip(a, b):
+            _map_pairs(x, y, f)
+
+
+def _compare(got, want, dtype, uninitialised, exact):
+    """Equal to the CPU within the dtype's tolerance, or at most twice as far
+    from the float64 result as the CPU is (composite ops round each step to
+    the dtype: bf16 addr may differ from the CPU's by more than a bf16 ulp
+    and still be closer to the exact value)."""
+    rtol, atol = TOLERANCE[dtype]
+    if uninitialised:  # torch.empty and friends: only the metadata is defined
+        torch.testing.assert_close(_map(got, lambda t: torch.zeros_like(t)),
+                                   _map(want, lambda t: torch.zeros_like(t)), check_device=False)
+        return
+    try:
+        torch.testing.assert_close(got, want, rtol=rtol, atol=atol, equal_nan=True, check_device=False)
+    except AssertionError:
+        # shapes, dtypes and where the NaNs are must still agree exactly
+        torch.testing.assert_close(got, want, rtol=float("inf"), atol=float("inf"), equal_nan=True,
+                                   check_device=False)
+        if exact is None or _max_error(got, exact) > 2 * _max_error(want, exact):
+            raise
+
+
+def _exact(call, s):
+    """The variant's result in float64 on the CPU (None if it has none)."""
+    widen = lambda t: t.double() if t.is_floating_point() else t  # noqa: E731
+    try:
+        return call(_map(s.input, widen), _map(s.args, widen), _map(s.kwargs, widen))
+    except Exception:
+        return None
+
+
+# Ops whose tensor arguments (not the input) must stay on the host.
+HOST_ARGS = {"tensor_split"}
+
+
+def check(op, dtype, uninitialised=False):
+    """The outcome of `op` in `dtype` (None when the CPU has no sample to run)."""
+    try:
+        samples = list(op.sample_inputs("cpu", dtype))[:SAMPLES_PER_DTYPE]
+    except Exception:  # the OpInfo cannot make samples of this dtype
+        return None
+    ran = False
+    for variant, call in _variants(op):
+        for s in samples:
+            try:
+                want = call(s.input, s.args, s.kwargs)
+            except Exception:  # not a valid input for this variant on the CPU either
+                continue
+            ran = True
+            try:
+                args = s.args if op.name in HOST_ARGS else _to_device(s.args)
+                got = _to_cpu(call(_to_device(s.input), args, _to_device(s.kwargs)))
+            except NotImplementedError as e:
+                missing = MISSING.search(str(e))
+                if missing:
+                    return Outcome("unsupported", missing.group(0))
+                return Outcome("error", f"{variant}: NotImplementedError: {e}")
+            except Exception as e:
+                return Outcome("error", f"{variant}: {type(e).__name__}: {str(e)[:300]}")
+            try:
+                _compare(got, want, dtype, uninitialised, _exact(call, s))
+            except AssertionError as e:
+                return Outcome("wrong", f"{variant}, sample {s.summary() if hasattr(s, 'summary') else s}: "
+                                        f"{str(e)[:300]}")
+    return Outcome("pass") if ran else None

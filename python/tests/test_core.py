@@ -13,7 +13,9 @@ def test_missing_extension_names_the_set_up(tmp_path):
                     ignore=shutil.ignore_patterns("*.so", "configs"))
     code = "import nsim._core as c\ntry:\n    c.core()\nexcept ImportError as e:\n    print(e)\n"
     env = {k: v for k, v in os.environ.items() if k not in ("NSIM_CORE_SO", "PYTHONPATH")}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+    # -S: no site-packages, so no editable install's finder supplies the
+    # extension from a checkout.
+    out = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                          check=True).stdout
     assert f"not installed in {tmp_path / 'nsim'}: run `bash tools/setup.sh`" in out
 

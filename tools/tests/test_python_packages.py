@@ -30,7 +30,10 @@ print(torch_nsim._C.__file__, torch_nsim.config_name())
 
 
 def _clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NSIM_") and k != "PYTHONPATH"}
+    # No NSIM_* settings, no checkout on the path, no pip defaults (PIP_USER
+    # cannot combine with --target).
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("NSIM_", "PIP_")) and k != "PYTHONPATH"}
     env.update(extra)
     return env
 

@@ -137,7 +137,7 @@ struct DeviceExecution {
   std::string kernel_name;
 
   // Capture payload: fill only when DeviceCaptureWanted(nc). The slices and
-  // the metrics come from the same simulator records (runtime/device_capture.h),
+  // the metrics come from the same simulator records (runtime/profiling/device_capture.h),
   // so the summary cannot disagree with the trace.
   std::string kernel_text;         // written as <hash>.neff
   std::vector<InstructionSlice> instructions;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the Python packages' pytest suites (after `bazel test //...` built the
-# extension modules and `bash tools/setup.sh` built torch_nsim). Each package
+# Runs the Python packages' pytest suites (after `bash tools/setup.sh` and
+# `bazel test //...`, which builds the simulator libraries; each suite first
+# installs Bazel's current build into its package, docs/python-packages.md). Each package
 # runs in its own process: the `nsim` extension and torch_nsim each embed the
 # simulator, and one process holds one SystemC simulation (libsystemc's
 # kernel is process-global), so they cannot both simulate in one interpreter.

@@ -6,7 +6,7 @@
 #include "profiler/csv_export.h"
 #include "profiler/device_summary.h"
 #include "profiler/summary_report.h"
-#include "runtime/device_capture.h"
+#include "runtime/profiling/device_capture.h"
 #include "tools/npy.h"
 
 namespace nsim {

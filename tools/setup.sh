@@ -36,8 +36,7 @@ echo "setup: all build dependencies present"
 # Python packages, pinned (pip skips what is already installed at these versions):
 # pybind11 headers for //python:_nsim_core.so (found by
 # third_party/python/python_configure.bzl through the python3 on PATH), NumPy,
-# ml_dtypes (bf16 host arrays), pytest, jsonschema (output schema tests), and
-# `nsim` itself as an editable install so `python3 examples/nki/*.py` works;
+# ml_dtypes (bf16 host arrays), pytest, jsonschema (output schema tests);
 # torch 2.13.0 (CPU) exactly: it installs offline from a file on disk on the
 # project's machines, any other version would download gigabytes; ninja
 # builds the torch_nsim extension; atheris drives the NKI emitter fuzz target
@@ -47,17 +46,19 @@ echo "setup: all build dependencies present"
 python3 -m pip install -q --disable-pip-version-check \
   pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1 jsonschema==4.26.0 \
   torch==2.13.0 ninja==1.11.1.1 atheris==2.3.0 expecttest==0.3.0
-python3 -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e "$repo_root/python"
 echo "setup: python dependencies present"
 # Sweeps (docs/sweep.md): pyyaml reads specs, pandas and pyarrow write the
 # result tables, ray (the nsim package's `ray` extra) runs `nsim sweep --ray`.
 python3 -m pip install -q --disable-pip-version-check pyyaml==6.0.3 pandas==3.1.1 pyarrow==26.0.1 ray==2.60.0
 echo "setup: sweep dependencies present"
 
-# The PyTorch extension (torch_nsim/): the simulator as one shared library
-# (Bazel), then the torch glue (torch_nsim/csrc) against the installed torch.
-# Both are incremental: nothing is rebuilt when nothing changed.
+# The packages `nsim` (python/) and `torch_nsim`, installed editable so they
+# import from any directory: Bazel builds the simulator libraries (from the
+# shell: docs/python-packages.md says why not from pip), then each package's
+# build step copies its library into the package (torch_nsim also compiles
+# its PyTorch glue, incrementally). Nothing is rebuilt when nothing changed,
+# and pip runs only when a package is not yet installed from this checkout.
 cd "$repo_root"
-bazel build //torch_nsim:libnsim_core.so
-MAX_JOBS="${MAX_JOBS:-2}" python3 torch_nsim/build.py > /dev/null
-echo "setup: torch_nsim built (python3 -c 'import torch_nsim')"
+bazel build //python:_nsim_core.so //torch_nsim:libnsim_core.so
+MAX_JOBS="${MAX_JOBS:-2}" python3 tools/python_packages.py python torch_nsim
+echo "setup: nsim and torch_nsim installed (cd anywhere; python3 -c 'import nsim.nki, torch_nsim')"

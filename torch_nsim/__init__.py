@@ -17,8 +17,8 @@ os.environ.setdefault("KINETO_LOG_LEVEL", "4")
 
 import torch  # noqa: E402
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-os.environ.setdefault("NSIM_CONFIG_DIR", os.path.join(_ROOT, "configs"))
+# The package carries the hardware configs (configs/, tools/python_packages.py).
+os.environ.setdefault("NSIM_CONFIG_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs"))
 
 if torch._C._get_privateuse1_backend_name() != "neuron":
     torch.utils.rename_privateuse1_backend("neuron")
@@ -27,8 +27,9 @@ try:
     from torch_nsim import _C  # noqa: E402  registers kernels, allocator, guard, profiler plugin
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError(
-        f"torch_nsim: the C++ extension is not built ({e}). Run `bash tools/setup.sh` "
-        "(or: bazel build //torch_nsim:libnsim_core.so && python3 torch_nsim/build.py)") from e
+        f"torch_nsim: the C++ extension is not built ({e}). Run `bash tools/setup.sh` in the nsim "
+        "repository (or: bazel build //torch_nsim:libnsim_core.so && "
+        "pip install --no-build-isolation -e torch_nsim)") from e
 
 from torch_nsim import device_module as _device_module  # noqa: E402
 

@@ -10,7 +10,6 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))  # the repo's torch_nsim
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

@@ -11,7 +11,6 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))  # the repo's torch_nsim
 
 import torch
 import torch.nn.functional as F

@@ -13,6 +13,7 @@
 #include "sim/kernel/kernel.h"
 #include "sim/kernel/parser.h"
 #include "sim/kernel/printer.h"
+#include "sim/memory/onchip_layout.h"
 #include "tools/grid_run.h"
 #include "tools/run_output.h"
 
@@ -162,6 +163,28 @@ py::list Engines() {
   return out;
 }
 
+// Partition offsets of on-chip tensors (("sbuf"|"psum", bytes per
+// partition), in declaration order) as the loader places them, and the bytes
+// per partition each space then uses.
+py::dict OnChipLayoutOf(int64_t psum_bank_bytes, const std::vector<std::pair<std::string, int64_t>>& tensors) {
+  if (psum_bank_bytes <= 0) throw SimError("onchip_layout: psum_bank_bytes must be positive");
+  OnChipLayout layout(psum_bank_bytes);
+  std::vector<int64_t> offsets;
+  for (const auto& [space_name, bytes] : tensors) {
+    MemSpace space;
+    if (!ParseMemSpace(space_name, &space) || space == MemSpace::kHbm) {
+      throw SimError("onchip_layout: space '" + space_name + "' is not sbuf or psum");
+    }
+    if (bytes < 0) throw SimError("onchip_layout: negative size " + std::to_string(bytes));
+    offsets.push_back(layout.Place(space, bytes));
+  }
+  py::dict out;
+  out["offsets"] = offsets;
+  out["sbuf_used"] = layout.sbuf_used();
+  out["psum_used"] = layout.psum_used();
+  return out;
+}
+
 }  // namespace py_binding
 }  // namespace nsim
 
@@ -188,6 +211,8 @@ PYBIND11_MODULE(_nsim_core, m) {
   }, py::arg("kernel_text"), py::arg("source_name"), "KernelHash of a kernel text (decimal string), as runs report it.");
   m.def("opcode_table", &nsim::py_binding::OpcodeTable,
         "Every opcode: name, hw_name (profiler), engines allowed, positional operands (sim/kernel/opcode_table.h).");
+  m.def("onchip_layout", &nsim::py_binding::OnChipLayoutOf, py::arg("psum_bank_bytes"), py::arg("tensors"),
+        "Partition offsets of (space, bytes) on-chip tensors as the loader places them (sim/memory/onchip_layout.h).");
   m.def("engines", &nsim::py_binding::Engines, "The engine names of the kernel format, in EngineId order.");
   m.def("format_kernel", [](const std::string& text, const std::string& source_name) {
     return nsim::FormatKernel(nsim::ParseKernel(text, source_name));

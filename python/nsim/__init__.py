@@ -2,7 +2,8 @@
 
 `nsim.nki` is an NKI-style kernel frontend (see README "NKI kernels"). The
 simulator itself is C++, reached through the extension `_nsim_core`
-(`bazel build //python:_nsim_core.so`).
+(//python:_nsim_core.so, copied into the package when it is installed:
+docs/python-packages.md).
 """
 __all__ = ["nki", "sweep"]
 __version__ = "0.1.0"  # pyproject.toml reads it from here

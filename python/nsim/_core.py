@@ -1,36 +1,41 @@
-"""Loads the simulator extension `_nsim_core` built by Bazel.
+"""Loads the simulator extension `_nsim_core`.
 
-Looked up, in order: $NSIM_CORE_SO (a path to the .so), then
-<repo>/bazel-bin/python/_nsim_core.so of the checkout this package lives in.
-Configs are found through $NSIM_CONFIG_DIR, set here to <repo>/configs when
-unset.
+It is the module nsim/_nsim_core*.so that the package's build step
+(python/setup.py, run by `pip install` and by the test suite) installed
+next to this file, or $NSIM_CORE_SO (a path to a .so) when that is set.
+Configs are found through $NSIM_CONFIG_DIR, set here to the package's
+configs/ when unset.
 """
+import importlib
 import importlib.util
 import os
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BAZEL_TARGET = "//python:_nsim_core.so"
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# The checkout the package lives in when installed editable (tools/setup.sh):
+# the sweeps run its Bazel-built `nsim` binary and its torch_nsim. Not a
+# checkout for a package pip-installed elsewhere.
+REPO_ROOT = os.path.dirname(os.path.dirname(PACKAGE_DIR))
+CONFIG_DIR = os.path.join(PACKAGE_DIR, "configs")
+INSTALL_HINT = "run `bash tools/setup.sh` in the nsim repository (or `pip install` its python/ directory)"
 
 
-def _candidates():
-    if os.environ.get("NSIM_CORE_SO"):
-        yield os.environ["NSIM_CORE_SO"]
-    yield os.path.join(REPO_ROOT, "bazel-bin", "python", "_nsim_core.so")
+def _from_path(path):
+    if not os.path.isfile(path):
+        raise ImportError(f"NSIM_CORE_SO={path!r} is not a file")
+    spec = importlib.util.spec_from_file_location("_nsim_core", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _load():
-    os.environ.setdefault("NSIM_CONFIG_DIR", os.path.join(REPO_ROOT, "configs"))
-    tried = []
-    for path in _candidates():
-        tried.append(path)
-        if os.path.isfile(path):
-            spec = importlib.util.spec_from_file_location("_nsim_core", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return module
-    raise ImportError(
-        "the nsim simulator extension is not built: run `bazel build %s` in %s "
-        "(looked for: %s)" % (BAZEL_TARGET, REPO_ROOT, ", ".join(tried)))
+    os.environ.setdefault("NSIM_CONFIG_DIR", CONFIG_DIR)
+    if os.environ.get("NSIM_CORE_SO"):
+        return _from_path(os.environ["NSIM_CORE_SO"])
+    try:
+        return importlib.import_module("nsim._nsim_core")
+    except ModuleNotFoundError as e:
+        raise ImportError(f"the nsim simulator extension is not installed in {PACKAGE_DIR}: {INSTALL_HINT}") from e
 
 
 _module = None

@@ -1,5 +1,9 @@
 """Helpers of the nsim.nki tests: the checkout's paths and bf16 rounding.
-(Not in conftest.py: several test folders each have a conftest module.)"""
+(Not in conftest.py: several test folders each have a conftest module.)
+
+The tests import this checkout's `nsim` (python/ first on sys.path), after
+copying Bazel's current //python:_nsim_core.so into it
+(docs/python-packages.md): they never test a stale copy of the extension."""
 import os
 import sys
 
@@ -10,6 +14,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 for path in (os.path.join(ROOT, "python"), os.path.join(ROOT, "examples", "nki")):
     if path not in sys.path:
         sys.path.insert(0, path)
+sys.path.append(os.path.join(ROOT, "tools"))
+
+import python_packages  # noqa: E402
+
+python_packages.build_in_place("python")
 
 BF16 = ml_dtypes.bfloat16
 

@@ -12,8 +12,9 @@ import nsim.nki.isa as nisa
 import nsim.nki.language as nl
 from nsim import _core
 from nsim.nki import opcodes
+from nki_testing import ROOT
 
-DOC = os.path.join(_core.REPO_ROOT, "docs", "kernel-format.md")
+DOC = os.path.join(ROOT, "docs", "kernel-format.md")
 
 
 def doc_rows():

@@ -7,7 +7,7 @@
 #include "profiler/events.h"
 #include "profiler/intervals.h"
 #include "runtime/capture_setting.h"
-#include "runtime/device_capture.h"
+#include "runtime/profiling/device_capture.h"
 #include "runtime/observer.h"
 
 namespace nsim {

@@ -4,7 +4,7 @@
 // queue, HBM bytes and the time anything was active. Summarize
 // (model/summary.h) is their only producer, from the execution's instruction
 // and DMA records; `nsim run`, the profiler's device summary (through
-// runtime/device_capture), `nsim compare`, grid reports and the NKI frontend
+// runtime/profiling/device_capture), `nsim compare`, grid reports and the NKI frontend
 // all read them, so one kernel never reports two different numbers.
 #include <array>
 #include <cstdint>

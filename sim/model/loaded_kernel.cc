@@ -14,6 +14,7 @@
 #include "sim/kernel/ap_cache.h"
 #include "sim/kernel/builder.h"
 #include "sim/kernel/hash.h"
+#include "sim/memory/onchip_layout.h"
 
 namespace nsim {
 
@@ -42,10 +43,6 @@ size_t DmaPlanHash::operator()(const DmaPlan& p) const {
 }
 
 namespace {
-
-constexpr int64_t kSbufAlignment = 64;  // bytes; keeps tensors on port-friendly boundaries
-
-int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 std::string KernelWhere(const Kernel& k) { return "kernel '" + k.name + "'"; }
 
@@ -371,8 +368,8 @@ void LoadedKernel::ReserveTables() {
 }
 
 void LoadedKernel::Layout(const HardwareConfig& c) {
-  const int64_t bank = c.memory.psum_bank_bytes;
-  const int64_t psum_cap = c.memory.psum_banks * bank;
+  const int64_t psum_cap = c.memory.psum_banks * c.memory.psum_bank_bytes;
+  OnChipLayout layout(c.memory.psum_bank_bytes);
   for (TensorDecl& t : kernel_.tensors) {
     if (t.space == MemSpace::kHbm) continue;
     if (t.shape.empty() || t.shape[0] > c.memory.partitions) {
@@ -381,7 +378,7 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
          << (t.shape.empty() ? 0 : t.shape[0]) << " partitions; " << c.name << " has " << c.memory.partitions;
       throw SimError(os.str());
     }
-    const int64_t bytes = t.FreeElements() * DTypeSize(t.dtype);  // fits: CheckKernel checked the shape
+    const int64_t bytes = BytesPerPartition(t);  // fits: CheckKernel checked the shape
     // One tensor beyond the capacity stops here, before any sum can overflow.
     if (t.space == MemSpace::kSbuf && bytes > c.memory.sbuf_bytes_per_partition) {
       sbuf_used_ = bytes;
@@ -391,17 +388,9 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
       psum_used_ = bytes;
       break;
     }
-    if (t.space == MemSpace::kSbuf) {
-      t.partition_offset = sbuf_used_;
-      sbuf_used_ = AlignUp(sbuf_used_ + bytes, kSbufAlignment);
-    } else {
-      // A tensor that fits a bank never straddles two (matmul writes one bank).
-      int64_t at = psum_used_;
-      if (bytes <= bank && at / bank != (at + bytes - 1) / bank) at = AlignUp(at, bank);
-      if (bytes > bank) at = AlignUp(at, bank);
-      t.partition_offset = at;
-      psum_used_ = AlignUp(at + bytes, 4);
-    }
+    t.partition_offset = layout.Place(t.space, bytes);
+    sbuf_used_ = layout.sbuf_used();
+    psum_used_ = layout.psum_used();
   }
   auto over = [&](MemSpace s, int64_t used, int64_t cap) {
     std::ostringstream os;
@@ -410,10 +399,10 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
     std::vector<const TensorDecl*> ts;
     for (const TensorDecl& t : kernel_.tensors) if (t.space == s) ts.push_back(&t);
     std::sort(ts.begin(), ts.end(), [](const TensorDecl* a, const TensorDecl* b) {
-      return a->FreeElements() * DTypeSize(a->dtype) > b->FreeElements() * DTypeSize(b->dtype);
+      return BytesPerPartition(*a) > BytesPerPartition(*b);
     });
     for (size_t i = 0; i < ts.size() && i < 3; ++i)
-      os << " '" << ts[i]->name << "' " << ts[i]->FreeElements() * DTypeSize(ts[i]->dtype) << " B";
+      os << " '" << ts[i]->name << "' " << BytesPerPartition(*ts[i]) << " B";
     throw SimError(os.str());
   };
   if (sbuf_used_ > c.memory.sbuf_bytes_per_partition) over(MemSpace::kSbuf, sbuf_used_, c.memory.sbuf_bytes_per_partition);

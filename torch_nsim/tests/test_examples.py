@@ -16,7 +16,10 @@ EXAMPLES = os.path.join(ROOT, "examples", "torch")
                           "--no-device-capture"]),
 ])
 def test_example_runs_and_checks_its_values(script, args, tmp_path):
+    # This checkout's torch_nsim (torch_testing.py refreshed it), as a user's
+    # script elsewhere imports the installed one.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     run = subprocess.run([sys.executable, os.path.join(EXAMPLES, script), *args], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, env=env)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     assert "max |error| vs CPU" in run.stdout

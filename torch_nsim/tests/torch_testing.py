@@ -7,6 +7,13 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+sys.path.append(os.path.join(ROOT, "tools"))
+
+import python_packages  # noqa: E402
+
+# This checkout's torch_nsim, rebuilt from Bazel's current
+# //torch_nsim:libnsim_core.so first (docs/python-packages.md).
+python_packages.build_in_place("torch_nsim")
 
 import torch  # noqa: E402
 import torch_nsim  # noqa: E402,F401

@@ -11,6 +11,7 @@
 #include "backend/neuron/codegen/pointwise_lowering.h"
 #include "sim/base/error.h"
 #include "sim/kernel/builder.h"
+#include "sim/memory/onchip_layout.h"
 
 namespace nsim {
 namespace neuron {
@@ -180,28 +181,6 @@ void Build(Lowering& L, const Budget& b, GeneratedKernel* out) {
   for (size_t s = 0; s < L.plan.stages.size(); ++s) EmitStage(L, static_cast<int>(s));
 }
 
-int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
-
-int64_t SbufBytes(const Kernel& k) {
-  int64_t used = 0;
-  for (const TensorDecl& t : k.tensors) {
-    // The loader aligns every SBUF tensor to 64 B (sim/model/loaded_kernel.cc).
-    if (t.space == MemSpace::kSbuf) used += AlignUp(t.FreeElements() * DTypeSize(t.dtype), 64);
-  }
-  return used;
-}
-
-int64_t PsumBytes(const Kernel& k, int64_t bank) {
-  int64_t at = 0;
-  for (const TensorDecl& t : k.tensors) {
-    if (t.space != MemSpace::kPsum) continue;
-    const int64_t bytes = t.FreeElements() * 4;
-    if (bytes > bank || at / bank != (at + bytes - 1) / bank) at = AlignUp(at, bank);
-    at = AlignUp(at + bytes, 4);
-  }
-  return at;
-}
-
 // Gives the next attempt less SBUF: first drop the largest resident value
 // to HBM scratch, then halve the column tiles of every stage that can.
 bool Shrink(const Lowering& L, Budget* b) {
@@ -279,8 +258,9 @@ GeneratedKernel GenerateKernel(const Graph& graph_in, const HardwareConfig& conf
     Lowering L(graph, plan, config, options);
     GeneratedKernel out;
     Build(L, budget, &out);
-    const int64_t sbuf = SbufBytes(L.kernel);
-    const int64_t psum = PsumBytes(L.kernel, config.memory.psum_bank_bytes);
+    const OnChipLayout layout = LayOut(L.kernel, config.memory.psum_bank_bytes);  // as the loader places them
+    const int64_t sbuf = layout.sbuf_used();
+    const int64_t psum = layout.psum_used();
     const bool fits = sbuf <= config.memory.sbuf_bytes_per_partition &&
                       psum <= config.memory.psum_banks * config.memory.psum_bank_bytes;
     if (fits) {

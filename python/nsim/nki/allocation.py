@@ -2,21 +2,23 @@
 
 Every physical buffer is live for the whole kernel (the loader places each
 declared tensor at its own offset), so the buffers must fit side by side:
-SBUF tensors aligned to 64 B per partition as the loader does, PSUM tiles in
-whole banks. Loop-local tiles default to double buffering; when that does not
-fit, the largest default-allocated sites drop to one buffer (as the NKI
-compiler's allocator trades pipelining for capacity) before it is an error.
+SBUF tensors as the loader places them (the extension's onchip_layout, the
+simulator's one layout rule), PSUM tiles in whole banks (stricter than the
+loader, which packs PSUM tensors within banks; docs/architecture.md).
+Loop-local tiles default to double buffering; when that does not fit, the
+largest default-allocated sites drop to one buffer (as the NKI compiler's
+allocator trades pipelining for capacity) before it is an error.
 """
+from .. import _core
 from .errors import KernelError
 
 DEFAULT_BUFFERS = 2   # loop-local tiles of a kernel without num_buffers=: double buffering
-SBUF_ALIGNMENT = 64   # bytes; sim/model/loaded_kernel.cc kSbufAlignment
 
 
 def footprint(decl, info):
     """SBUF bytes per partition, or PSUM banks, of one buffer."""
     if decl.space == "sbuf":
-        return -(-decl.bytes_per_partition // SBUF_ALIGNMENT) * SBUF_ALIGNMENT
+        return _core.core().onchip_layout(info["psum_bank_bytes"], [("sbuf", decl.bytes_per_partition)])["sbuf_used"]
     return -(-decl.bytes_per_partition // info["psum_bank_bytes"])
 
 

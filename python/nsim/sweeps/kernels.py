@@ -130,5 +130,5 @@ def _torch_library():
     folder = os.path.join(_core.REPO_ROOT, "torch_nsim")
     found = sorted(n for n in os.listdir(folder) if n.startswith("_C") and n.endswith(".so"))
     if not found:
-        raise PointError("torch_nsim is not built: run `bash tools/setup.sh` (or python3 torch_nsim/build.py)")
+        raise PointError("torch_nsim is not built: run `bash tools/setup.sh` (or pip install --no-build-isolation -e torch_nsim)")
     return os.path.join(folder, found[0])

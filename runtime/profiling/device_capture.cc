@@ -1,4 +1,4 @@
-#include "runtime/device_capture.h"
+#include "runtime/profiling/device_capture.h"
 
 #include <string>
 #include <utility>

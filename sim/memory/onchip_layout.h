@@ -1,0 +1,41 @@
+#pragma once
+// The one rule for where a kernel's SBUF and PSUM tensors sit in a
+// partition, in declaration order. The loader places tensors with it
+// (sim/model/loaded_kernel.cc), the code generator checks its kernels fit
+// with it (backend/neuron/codegen/generate.cc), and the NKI frontend reads it
+// through the extension (python/core/module.cc `onchip_layout`).
+//   SBUF: each tensor at the next 64 B boundary.
+//   PSUM: packed at 4 B; a tensor that fits a bank never straddles two
+//         (a matmul writes one bank), a larger one starts at a bank.
+#include <cstdint>
+
+#include "sim/kernel/kernel.h"
+
+namespace nsim {
+
+class OnChipLayout {
+ public:
+  static constexpr int64_t kSbufAlignment = 64;  // bytes; keeps tensors on port-friendly boundaries
+
+  explicit OnChipLayout(int64_t psum_bank_bytes) : bank_(psum_bank_bytes) {}
+
+  // The partition offset of the next tensor of `bytes` per partition in
+  // `space` (kSbuf or kPsum), which it then occupies.
+  int64_t Place(MemSpace space, int64_t bytes);
+
+  // Bytes per partition in use (the end of the last tensor, aligned).
+  int64_t sbuf_used() const { return sbuf_used_; }
+  int64_t psum_used() const { return psum_used_; }
+
+ private:
+  int64_t bank_;
+  int64_t sbuf_used_ = 0, psum_used_ = 0;
+};
+
+// Bytes per partition of an on-chip tensor.
+inline int64_t BytesPerPartition(const TensorDecl& t) { return t.FreeElements() * DTypeSize(t.dtype); }
+
+// Every SBUF and PSUM tensor of `kernel` placed in order (HBM tensors skipped).
+OnChipLayout LayOut(const Kernel& kernel, int64_t psum_bank_bytes);
+
+}  // namespace nsim

@@ -41,10 +41,12 @@ echo "setup: all build dependencies present"
 # torch 2.13.0 (CPU) exactly: it installs offline from a file on disk on the
 # project's machines, any other version would download gigabytes; ninja
 # builds the torch_nsim extension; atheris drives the NKI emitter fuzz target
-# (fuzz/nki_emitter_fuzz.py, a binary wheel for CPython 3.11).
+# (fuzz/nki_emitter_fuzz.py, a binary wheel for CPython 3.11); pyarrow
+# writes the Parquet profile tables and duckdb runs docs/profile-tables.md's
+# queries in the tests (binary wheels).
 python3 -m pip install -q --disable-pip-version-check \
   pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1 jsonschema==4.26.0 \
-  torch==2.13.0 ninja==1.11.1.1 atheris==2.3.0
+  torch==2.13.0 ninja==1.11.1.1 atheris==2.3.0 pyarrow==26.0.1 duckdb==2.0.0
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e "$repo_root/python"
 echo "setup: python dependencies present"
 

@@ -178,6 +178,7 @@ struct DeviceExecution {
   int64_t hbm_write_bytes = 0;
   double peak_flops_per_s = 0;     // of the hardware config, for MFU and the roofline
   double peak_hbm_bytes_per_s = 0;
+  double dma_engine_bytes_per_s = 0;  // one DMA engine's bandwidth (report findings)
 };
 
 // True when a profile records device instructions (ProfileMode::kDevice) for

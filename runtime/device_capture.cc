@@ -94,6 +94,7 @@ void CaptureExecution(const Kernel& k, const ExecutionResult& r, const HardwareC
   e->metrics = Metrics(r);
   e->peak_flops_per_s = PeakFlopsPerSecond(config);
   e->peak_hbm_bytes_per_s = config.dma.hbm_bytes_per_ns * 1e9;
+  e->dma_engine_bytes_per_s = config.dma.bytes_per_ns * 1e9;
 }
 
 }  // namespace rt

@@ -196,7 +196,7 @@ def _instruction_rows(instrs, pieces):
         out.append({
             "id": i, "start_ts": _ns(start), "end_ts": _ns(end), "duration_ns": _ns(end) - _ns(start),
             "engine": _ENGINE.get(r["lane"], r["lane"].lower()), "timeline_track": r["lane"], "pcore_idx": 0,
-            "opcode": r["hw_opcode"] if "hw_opcode" in r else r["opcode"], "operands": r["operands"],
+            "opcode": r["hw_opcode"], "operands": r["operands"],
             "compiler_opcode": r["opcode"], "pc": int(r["index"]),
             "evt_wait_time_ns": _ns(_ps(r["semaphore_wait_ns"])),
             "nki_source_location": r["source"] or None,
@@ -221,7 +221,7 @@ def _queue_index(name):
     return int(m.group(1)) if m else None
 
 
-def _dma_rows(instrs, pieces, ids):
+def _dma_rows(instrs, pieces, ids, tensors):
     by_copy = {}
     for p in sorted(pieces, key=lambda p: (ids.get(p["dma_copy"], -1), int(p["dma_engine"]))):
         by_copy.setdefault(p["dma_copy"], []).append(p)
@@ -246,7 +246,7 @@ def _dma_rows(instrs, pieces, ids):
         transfers.append({
             "id": agg_id, "start_ts": _ns(first), "end_ts": _ns(last), "duration_ns": _ns(last) - _ns(first),
             "pcore_idx": 0, "queue_idx": _queue_index(own[0]["lane"]), "queue_name": own[0]["lane"],
-            "variable": _dma_variable(trigger["operands"]) if trigger else None,
+            "variable": _dma_variable(trigger["operands"], tensors) if trigger else None,
             "read_bytes": size, "write_bytes": size, "transfer_bytes": size,
             "throughput": size / ((last - first) * 1e-12) if last > first else None,
             "trigger": _ns(_ps(trigger["start_ns"])) if trigger else None,
@@ -278,16 +278,25 @@ def _kernel_tensors(out_dir):
 
 
 def _operand_names(operands):
-    return re.findall(r"([A-Za-z_]\w*)\[", operands) or re.findall(r"([A-Za-z_]\w*)", operands)[:2]
+    """The tensor of each operand ("dst, src[0:128] queue=1" -> [dst, src])."""
+    names, depth, start = [], 0, 0
+    for i, c in enumerate(operands + ","):
+        depth += (c == "[") - (c == "]")
+        if c == "," and depth == 0:
+            m = re.match(r"\s*([A-Za-z_]\w*)", operands[start:i])
+            if m:
+                names.append(m.group(1))
+            start = i + 1
+    return names
 
 
-def _dma_variable(operands):
+def _dma_variable(operands, tensors):
     names = _operand_names(operands)
-    return names[1] if len(names) > 1 else (names[0] if names else None)
+    hbm = [n for n in names if tensors.get(n, ("",))[0] == "hbm"]
+    return (hbm or names or [None])[0]
 
 
-def _tensor_rows(out_dir, instrs, transfers):
-    tensors = _kernel_tensors(out_dir)
+def _tensor_rows(tensors, instrs, transfers):
     loads = {}  # HBM tensor -> [bytes of each dma_copy that loads it into SBUF]
     by_id = {t["nsim_instruction_id"]: t for t in transfers}
     for i, r in enumerate(instrs):
@@ -383,14 +392,15 @@ def write(out_dir):
         summary = json.load(f)
     instrs, pieces = _read_rows(out_dir)
     instructions, ids = _instruction_rows(instrs, pieces)
-    packets, transfers = _dma_rows(instrs, pieces, ids)
+    tensors = _kernel_tensors(out_dir)
+    packets, transfers = _dma_rows(instrs, pieces, ids, tensors)
     config = summary.get("config", {})
     tables = {
         "Instruction": _table("Instruction", instructions),
         "DmaPacket": _table("DmaPacket", packets),
         "DmaPacketAggregated": _table("DmaPacketAggregated", transfers),
         "ActiveTime": _table("ActiveTime", _active_rows(instructions)),
-        "TensorInfo": _table("TensorInfo", _tensor_rows(out_dir, instrs, transfers)),
+        "TensorInfo": _table("TensorInfo", _tensor_rows(tensors, instrs, transfers)),
         "Metadata": _table("Metadata", [{
             "profile_schema_version": SCHEMA_VERSION, "profile_name": summary.get("kernel", {}).get("name"),
             "is_simulation": True, "nsim_config": config.get("name"),

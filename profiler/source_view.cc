@@ -112,6 +112,7 @@ void EngineFindings(const Recording& rec, const DeviceSummary& t, const Index& i
   for (const EngineStats& engine : t.engines) {
     if (engine.instructions == 0 || t.device_time <= 0) continue;
     std::map<std::string, Picos> by_signaller;  // "opcode at LINE (queues)" -> semaphore wait
+    std::map<std::string, std::set<std::string>> waiters;  // -> the lines that waited for it
     Picos semaphore = 0;
     for (const RecordedExecution& e : rec.executions) {
       if (!e.captured) continue;
@@ -127,6 +128,7 @@ void EngineFindings(const Recording& rec, const DeviceSummary& t, const Index& i
           if (q != ix.queues_of.end()) who += " (queues " + Join(q->second, ", ") + ")";
         }
         by_signaller[who] += s.waits.semaphore;
+        if (!s.source.empty()) waiters[who].insert(SourceLine(s.source));
       }
     }
     const Picos idle = t.device_time - engine.busy;
@@ -136,7 +138,9 @@ void EngineFindings(const Recording& rec, const DeviceSummary& t, const Index& i
       auto top = std::max_element(by_signaller.begin(), by_signaller.end(),
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
       text += "; its instructions waited " + Time(semaphore) + " on semaphores, " +
-              Pct(static_cast<double>(top->second) / semaphore) + " of it for " + top->first;
+              Pct(static_cast<double>(top->second) / semaphore) + " of it";
+      if (!waiters[top->first].empty()) text += " at " + Join(waiters[top->first], ", ");
+      text += " for " + top->first;
     }
     out->push_back({idle, text});
   }

@@ -16,12 +16,6 @@ std::string Cell(const std::string& s) {
   return q + "\"";
 }
 
-std::string Ns(Picos ps) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3f", PicosToNanos(ps));
-  return buf;
-}
-
 std::string Row(std::initializer_list<std::string> cells) {
   std::string out;
   for (const std::string& c : cells) out += (out.empty() ? "" : ",") + Cell(c);
@@ -54,8 +48,8 @@ std::string InstructionsCsv(const Recording& rec) {
     for (const InstructionSlice& s : x.instructions) {
       by_name[InstructionName(s.lane, s.index)] = &s;
       const auto detail = InstructionDetail(s);
-      std::string row = Row({x.kernel_name, hash, nc, s.lane, s.opcode, Ns(x.start + s.start), Ns(x.start + s.end),
-                             Ns(s.end - s.start), std::to_string(s.flops), "", "", Value(detail, "line"),
+      std::string row = Row({x.kernel_name, hash, nc, s.lane, s.opcode, NsText(x.start + s.start), NsText(x.start + s.end),
+                             NsText(s.end - s.start), std::to_string(s.flops), "", "", Value(detail, "line"),
                              Value(detail, "operands")});
       row.pop_back();
       for (const char* key : kDetailColumns) row += "," + Cell(Value(detail, key));
@@ -65,11 +59,11 @@ std::string InstructionsCsv(const Recording& rec) {
       const std::string copy = InstructionName(d.trigger_lane, d.trigger_index);
       auto it = by_name.find(copy);
       const std::string stack = it == by_name.end() ? "" : it->second->source;
-      out += Row({x.kernel_name, hash, nc, d.queue, "dma_transfer", Ns(x.start + d.start), Ns(x.start + d.end),
-                  Ns(d.end - d.start), "0", std::to_string(d.bytes), std::to_string(d.dma_engine), "", "", "", "",
-                  SourceLine(stack), stack, Ns(d.start - d.submitted), "", "", "", "", "", copy,
-                  std::to_string(d.hbm_read_bytes), std::to_string(d.hbm_write_bytes), Ns(d.ready - d.submitted),
-                  Ns(d.start - d.ready)});
+      out += Row({x.kernel_name, hash, nc, d.queue, "dma_transfer", NsText(x.start + d.start), NsText(x.start + d.end),
+                  NsText(d.end - d.start), "0", std::to_string(d.bytes), std::to_string(d.dma_engine), "", "", "", "",
+                  SourceLine(stack), stack, NsText(d.start - d.submitted), "", "", "", "", "", copy,
+                  std::to_string(d.hbm_read_bytes), std::to_string(d.hbm_write_bytes), NsText(d.ready - d.submitted),
+                  NsText(d.start - d.ready)});
     }
   }
   return out;
@@ -78,8 +72,8 @@ std::string InstructionsCsv(const Recording& rec) {
 std::string OpTableCsv(const EventList& avg) {
   std::string out = Row({"name", "calls", "self_cpu_ns", "cpu_total_ns", "self_device_ns", "device_total_ns", "device_type"});
   for (const EventStats& e : avg.events()) {
-    out += Row({e.key, std::to_string(e.count), Ns(e.self_cpu_time_total), Ns(e.cpu_time_total),
-                Ns(e.self_device_time_total), Ns(e.device_time_total),
+    out += Row({e.key, std::to_string(e.count), NsText(e.self_cpu_time_total), NsText(e.cpu_time_total),
+                NsText(e.self_device_time_total), NsText(e.device_time_total),
                 e.device_type == DeviceType::kCPU ? "cpu" : kBackendName});
   }
   return out;

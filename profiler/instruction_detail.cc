@@ -4,15 +4,11 @@
 
 namespace nsim {
 namespace prof {
-namespace {
-
-std::string Ns(Picos ps) {
+std::string NsText(Picos ps) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3f", PicosToNanos(ps));
   return buf;
 }
-
-}  // namespace
 
 std::string SourceLine(const std::string& stack) {
   const std::string inner = stack.substr(0, stack.find(" < "));
@@ -31,11 +27,11 @@ std::vector<std::pair<std::string, std::string>> InstructionDetail(const Instruc
     out.emplace_back("source_stack", s.source);
   }
   const WaitCauses& w = s.waits;
-  out.emplace_back("wait_ns", Ns(w.total()));
-  out.emplace_back("semaphore_wait_ns", Ns(w.semaphore));
-  out.emplace_back("engine_busy_wait_ns", Ns(w.engine_busy));
-  out.emplace_back("dependency_wait_ns", Ns(w.dependency));
-  if (w.table_load > 0) out.emplace_back("table_load_ns", Ns(w.table_load));
+  out.emplace_back("wait_ns", NsText(w.total()));
+  out.emplace_back("semaphore_wait_ns", NsText(w.semaphore));
+  out.emplace_back("engine_busy_wait_ns", NsText(w.engine_busy));
+  out.emplace_back("dependency_wait_ns", NsText(w.dependency));
+  if (w.table_load > 0) out.emplace_back("table_load_ns", NsText(w.table_load));
   if (w.signaller_index >= 0) out.emplace_back("signalled_by", InstructionName(w.signaller_lane, w.signaller_index));
   return out;
 }

@@ -22,6 +22,9 @@ std::string SourceLine(const std::string& stack);
 // ("LANE#INDEX"), as key/value text.
 std::vector<std::pair<std::string, std::string>> InstructionDetail(const InstructionSlice& s);
 
+// ps as ns with three decimals (exact): how the text outputs write times.
+std::string NsText(Picos ps);
+
 // "LANE#INDEX": how the outputs name one instruction of an execution.
 std::string InstructionName(const std::string& lane, int index);
 

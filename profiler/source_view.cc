@@ -34,11 +34,6 @@ std::vector<Frame> Frames(const std::string& stack) {
   return out;
 }
 
-std::string Base(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 std::string Time(Picos ps) { return FormatTime(PicosToMicros(ps)); }
 std::string Pct(double f) { return FormatFixed(100.0 * f, 1) + " %"; }
 

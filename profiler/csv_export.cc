@@ -39,9 +39,11 @@ std::string InstructionsCsv(const Recording& rec) {
                          "model_flops", "bytes", "dma_engine", "line", "operands", "hw_opcode", "index", "source",
                          "source_stack", "wait_ns", "semaphore_wait_ns", "engine_busy_wait_ns", "dependency_wait_ns",
                          "table_load_ns", "signalled_by", "dma_copy", "hbm_read_bytes", "hbm_write_bytes",
-                         "queue_wait_ns", "dma_engine_wait_ns"});
+                         "queue_wait_ns", "dma_engine_wait_ns", "execution"});
+  int execution = -1;  // captured executions, numbered: LANE#INDEX names an instruction within one
   for (const RecordedExecution& e : rec.executions) {
     if (!e.captured) continue;
+    const std::string ordinal = std::to_string(++execution);
     const DeviceExecution& x = e.exec;
     const std::string hash = std::to_string(x.kernel_hash), nc = std::to_string(x.nc);
     std::map<std::string, const InstructionSlice*> by_name;
@@ -53,7 +55,7 @@ std::string InstructionsCsv(const Recording& rec) {
                              Value(detail, "operands")});
       row.pop_back();
       for (const char* key : kDetailColumns) row += "," + Cell(Value(detail, key));
-      out += row + ",,,,,\n";
+      out += row + ",,,,,," + ordinal + "\n";
     }
     for (const DmaSlice& d : x.dma) {
       const std::string copy = InstructionName(d.trigger_lane, d.trigger_index);
@@ -63,7 +65,7 @@ std::string InstructionsCsv(const Recording& rec) {
                   NsText(d.end - d.start), "0", std::to_string(d.bytes), std::to_string(d.dma_engine), "", "", "", "",
                   SourceLine(stack), stack, NsText(d.start - d.submitted), "", "", "", "", "", copy,
                   std::to_string(d.hbm_read_bytes), std::to_string(d.hbm_write_bytes), NsText(d.ready - d.submitted),
-                  NsText(d.start - d.ready)});
+                  NsText(d.start - d.ready), ordinal});
     }
   }
   return out;

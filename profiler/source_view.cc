@@ -1,6 +1,7 @@
 #include "profiler/source_view.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <set>
@@ -37,6 +38,11 @@ std::vector<Frame> Frames(const std::string& stack) {
 std::string Time(Picos ps) { return FormatTime(PicosToMicros(ps)); }
 std::string Pct(double f) { return FormatFixed(100.0 * f, 1) + " %"; }
 
+// An instruction of one execution (InstructionName names one only within its execution).
+std::string Key(const DeviceExecution& x, const std::string& lane, int index) {
+  return std::to_string(reinterpret_cast<uintptr_t>(&x)) + "/" + InstructionName(lane, index);
+}
+
 struct LineStats {
   Picos self = 0, inclusive = 0, semaphore = 0, engine_busy = 0, dependency = 0, table_load = 0;
   int64_t instructions = 0;
@@ -47,8 +53,8 @@ using LineKey = std::pair<std::string, int>;  // (path, line)
 
 struct Index {
   std::map<LineKey, LineStats> lines;
-  std::map<std::string, const InstructionSlice*> by_name;  // InstructionName -> slice
-  std::map<std::string, std::set<std::string>> queues_of;  // dma_copy name -> its pieces' queues
+  std::map<std::string, const InstructionSlice*> by_name;  // Key -> slice
+  std::map<std::string, std::set<std::string>> queues_of;  // a dma_copy's Key -> its pieces' queues
 };
 
 Index BuildIndex(const Recording& rec) {
@@ -56,7 +62,7 @@ Index BuildIndex(const Recording& rec) {
   for (const RecordedExecution& e : rec.executions) {
     if (!e.captured) continue;
     for (const InstructionSlice& s : e.exec.instructions) {
-      ix.by_name[InstructionName(s.lane, s.index)] = &s;
+      ix.by_name[Key(e.exec, s.lane, s.index)] = &s;
       const std::vector<Frame> frames = Frames(s.source);
       if (frames.empty()) continue;
       std::set<LineKey> seen;
@@ -72,7 +78,7 @@ Index BuildIndex(const Recording& rec) {
       own.dependency += s.waits.dependency;
       own.table_load += s.waits.table_load;
     }
-    for (const DmaSlice& d : e.exec.dma) ix.queues_of[InstructionName(d.trigger_lane, d.trigger_index)].insert(d.queue);
+    for (const DmaSlice& d : e.exec.dma) ix.queues_of[Key(e.exec, d.trigger_lane, d.trigger_index)].insert(d.queue);
   }
   return ix;
 }
@@ -114,7 +120,7 @@ void EngineFindings(const Recording& rec, const DeviceSummary& t, const Index& i
       for (const InstructionSlice& s : e.exec.instructions) {
         if (s.lane != engine.lane || s.waits.semaphore == 0) continue;
         semaphore += s.waits.semaphore;
-        const std::string name = InstructionName(s.waits.signaller_lane, s.waits.signaller_index);
+        const std::string name = Key(e.exec, s.waits.signaller_lane, s.waits.signaller_index);
         auto it = ix.by_name.find(name);
         std::string who = s.waits.signaller_lane;
         if (it != ix.by_name.end()) {
@@ -175,7 +181,7 @@ void DmaFindings(const Recording& rec, const Index& ix, std::vector<Finding>* ou
   for (const RecordedExecution& e : rec.executions) {
     if (!e.captured) continue;
     for (const DmaSlice& d : e.exec.dma) {
-      auto it = ix.by_name.find(InstructionName(d.trigger_lane, d.trigger_index));
+      auto it = ix.by_name.find(Key(e.exec, d.trigger_lane, d.trigger_index));
       Line& l = by_line[it == ix.by_name.end() ? "(no source)" : SourceLine(it->second->source)];
       l.bytes += d.bytes;
       l.pieces++;

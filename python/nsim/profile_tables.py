@@ -177,20 +177,25 @@ def _read_rows(out_dir):
         rows = list(csv.DictReader(f))
     instrs = [r for r in rows if r["opcode"] != "dma_transfer"]
     pieces = [r for r in rows if r["opcode"] == "dma_transfer"]
-    instrs.sort(key=lambda r: (_ps(r["start_ns"]), r["lane"], int(r["index"])))
+    instrs.sort(key=lambda r: (_ps(r["start_ns"]), int(r["execution"]), r["lane"], int(r["index"])))
     return instrs, pieces
 
 
+def _name(row, instruction):
+    """An instruction of one execution: LANE#INDEX names one only within its execution."""
+    return (int(row["execution"]), instruction)
+
+
 def _instruction_rows(instrs, pieces):
-    ids = {"%s#%s" % (r["lane"], r["index"]): i for i, r in enumerate(instrs)}
+    ids = {_name(r, "%s#%s" % (r["lane"], r["index"])): i for i, r in enumerate(instrs)}
     by_copy = {}
     for p in pieces:
-        by_copy.setdefault(p["dma_copy"], []).append(p)
+        by_copy.setdefault(_name(p, p["dma_copy"]), []).append(p)
     out = []
     for i, r in enumerate(instrs):
         start, end = _ps(r["start_ns"]), _ps(r["end_ns"])
         wait = _ps(r["wait_ns"])
-        own = by_copy.get("%s#%s" % (r["lane"], r["index"]), [])
+        own = by_copy.get(_name(r, "%s#%s" % (r["lane"], r["index"])), [])
         first = min((_ps(p["start_ns"]) for p in own), default=None)
         last = max((_ps(p["end_ns"]) for p in own), default=None)
         out.append({
@@ -211,7 +216,7 @@ def _instruction_rows(instrs, pieces):
             "nsim_engine_busy_wait_ps": _ps(r["engine_busy_wait_ns"]),
             "nsim_dependency_wait_ps": _ps(r["dependency_wait_ns"]),
             "nsim_table_load_ps": _ps(r["table_load_ns"]),
-            "nsim_signalled_by_id": ids.get(r["signalled_by"]), "nsim_model_flops": int(r["model_flops"]),
+            "nsim_signalled_by_id": ids.get(_name(r, r["signalled_by"])), "nsim_model_flops": int(r["model_flops"]),
         })
     return out, ids
 
@@ -223,8 +228,8 @@ def _queue_index(name):
 
 def _dma_rows(instrs, pieces, ids, tensors):
     by_copy = {}
-    for p in sorted(pieces, key=lambda p: (ids.get(p["dma_copy"], -1), int(p["dma_engine"]))):
-        by_copy.setdefault(p["dma_copy"], []).append(p)
+    for p in sorted(pieces, key=lambda p: (ids.get(_name(p, p["dma_copy"]), -1), int(p["dma_engine"]))):
+        by_copy.setdefault(_name(p, p["dma_copy"]), []).append(p)
     packets, transfers = [], []
     for agg_id, (copy, own) in enumerate(sorted(by_copy.items(), key=lambda kv: ids.get(kv[0], -1))):
         trigger = instrs[ids[copy]] if copy in ids else None

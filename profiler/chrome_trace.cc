@@ -11,6 +11,7 @@
 #include "profiler/counters.h"
 #include "profiler/engine_lanes.h"
 #include "profiler/function_events.h"
+#include "profiler/instruction_detail.h"
 #include "profiler/json_writer.h"
 #include "profiler/lane_packer.h"
 
@@ -57,6 +58,7 @@ struct Flow {
   int from;          // slice the arrow leaves ("s")
   int to;            // slice it enters ("f"), bound at its start
   int64_t from_ts;   // when `from` caused `to`: inside `from`, ns
+  const char* name = "ac2g";  // Kineto's op -> kernel arrows; "semaphore" for a signal -> wait
 };
 
 const char* OpCategory(OpKind kind) {
@@ -215,18 +217,36 @@ class TraceBuilder {
 
   void AddInstructions(const DeviceExecution& x) {
     const int pid = kDevicePidBase + x.nc;
+    std::map<std::pair<std::string, int>, int> slice_of;  // (lane, index) -> slice
     for (const InstructionSlice& s : x.instructions) {
       JsonArgs args;
-      for (const auto& [k, v] : s.args) args.Value(k, v);
+      for (const auto& [k, v] : InstructionDetail(s)) args.Value(k, v);
       if (s.flops > 0) args.Int("flops", s.flops);
-      AddSlice(Lane({pid, kEngineRank, EngineLaneRank(s.lane), s.lane}), s.opcode,
-               "neuron_instruction", x.start + s.start, x.start + s.end, args.Done());
+      slice_of[{s.lane, s.index}] =
+          AddSlice(Lane({pid, kEngineRank, EngineLaneRank(s.lane), s.lane}), s.opcode, "neuron_instruction",
+                   x.start + s.start, x.start + s.end, args.Done());
     }
+    AddSignalFlows(x, slice_of);
     for (const DmaSlice& d : x.dma) {
       JsonArgs args;
       args.Int("bytes", d.bytes).Int("dma_engine", d.dma_engine).Int("touches_hbm", d.touches_hbm);
+      args.Str("dma_copy", InstructionName(d.trigger_lane, d.trigger_index));
+      args.Num("queue_wait_ns", PicosToNanos(d.ready - d.submitted)).Num("dma_engine_wait_ns", PicosToNanos(d.start - d.ready));
       AddSlice(Lane({pid, kDmaRank, 0, d.queue}), "dma_transfer", "neuron_dma", x.start + d.start,
                x.start + d.end, args.Done());
+    }
+  }
+
+  // An arrow from each instruction whose signal released a semaphore wait
+  // to the instruction that waited (InstructionSlice::waits).
+  void AddSignalFlows(const DeviceExecution& x, const std::map<std::pair<std::string, int>, int>& slice_of) {
+    for (const InstructionSlice& s : x.instructions) {
+      if (s.waits.signaller_index < 0) continue;
+      auto from = slice_of.find({s.waits.signaller_lane, s.waits.signaller_index});
+      auto to = slice_of.find({s.lane, s.index});
+      if (from == slice_of.end() || to == slice_of.end()) continue;
+      const Slice& f = slices_[from->second];
+      flows_.push_back({next_flow_id_++, from->second, to->second, std::max(f.ts, f.end - 1), "semaphore"});
     }
   }
 
@@ -347,7 +367,7 @@ class TraceBuilder {
     out_ += start ? "{\"ph\": \"s\"" : "{\"ph\": \"f\", \"bp\": \"e\"";
     out_ += ", \"id\": " + std::to_string(f.id);
     WritePlace(lanes_[s.lane].pid, s.tid, start ? f.from_ts : s.ts);
-    out_ += ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}";
+    out_ += std::string(", \"cat\": \"") + f.name + "\", \"name\": \"" + f.name + "\"}";
   }
 
   void WriteSlicesAndFlows() {

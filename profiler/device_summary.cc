@@ -43,7 +43,10 @@ void AddEngines(std::vector<EngineStats>& into, const std::vector<EngineStats>& 
     it->busy += e.busy;
     it->instructions += e.instructions;
     it->flops += e.flops;
+    it->transpose_flops += e.transpose_flops;
+    it->instruction_time += e.instruction_time;
     for (const auto& [op, n] : e.by_opcode) it->by_opcode[op] += n;
+    for (const auto& [op, t] : e.time_by_opcode) it->time_by_opcode[op] += t;
   }
 }
 
@@ -102,6 +105,8 @@ DeviceSummary SummarizeExecution(const DeviceExecution& exec) {
   s.executions = 1;
   s.device_time = exec.end - exec.start;
   s.active_time = exec.metrics.active_time;
+  s.dma_active_time = exec.metrics.dma_active_time;
+  s.dma_packet_time = exec.metrics.dma_packet_time;
   s.engines = exec.metrics.engines;
   s.dma_queues = exec.metrics.dma_queues;
   s.dma_bytes = exec.metrics.dma_bytes;
@@ -124,6 +129,8 @@ DeviceSummary SummarizeTotal(const std::vector<DeviceSummary>& executions) {
     t.executions += s.executions;
     t.device_time += s.device_time;
     t.active_time += s.active_time;
+    t.dma_active_time += s.dma_active_time;
+    t.dma_packet_time += s.dma_packet_time;
     AddEngines(t.engines, s.engines);
     AddQueues(t.dma_queues, s.dma_queues);
     t.dma_bytes += s.dma_bytes;

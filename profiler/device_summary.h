@@ -42,6 +42,8 @@ struct DeviceSummary {
   int64_t executions = 0;
   Picos device_time = 0;
   Picos active_time = 0;  // union of all engine and DMA activity
+  Picos dma_active_time = 0;  // union of the DMA pieces
+  Picos dma_packet_time = 0;  // sum of the DMA pieces' durations
   std::vector<EngineStats> engines;  // canonical lane order
   std::vector<DmaQueueStats> dma_queues;
   int64_t dma_bytes = 0;

@@ -77,6 +77,21 @@ uint64_t RecordRuntimeCall(RuntimeCall call);
 // --------------------------------------------------------- device executions
 
 // One instruction as it ran on one engine.
+// Why an instruction started when it did (sim InstructionRecord): from when
+// the instruction before it on its engine issued, it waited `semaphore`
+// (released by the instruction `signaller_lane`/`signaller_index`), then
+// `engine_busy`, then `dependency`; the three add up to that gap exactly.
+// `table_load` lies inside the instruction's own [start, end).
+struct WaitCauses {
+  Picos semaphore = 0;
+  Picos engine_busy = 0;
+  Picos dependency = 0;
+  Picos table_load = 0;
+  std::string signaller_lane;  // "" when no semaphore held it
+  int signaller_index = -1;
+  Picos total() const { return semaphore + engine_busy + dependency; }
+};
+
 struct InstructionSlice {
   std::string lane;    // EngineLaneName(): "TensorE", "VectorE", "ScalarE", "GpSimd", "Sync"
   std::string opcode;  // "matmul", "tensor_tensor", "activation", "dma_copy", ...
@@ -84,6 +99,11 @@ struct InstructionSlice {
   Picos start = 0;     // relative to DeviceExecution::start
   Picos end = 0;
   int64_t flops = 0;   // useful (model) FLOPs of this instruction
+  int index = -1;      // its position in its engine's stream
+  // The user's source location, innermost frame first: "FILE:LINE FUNCTION < FILE:LINE FUNCTION ..."
+  // (NKI kernels), "" when the kernel names none.
+  std::string source;
+  WaitCauses waits;
 };
 
 // One DMA engine's piece of one transfer.
@@ -95,6 +115,12 @@ struct DmaSlice {
   Picos end = 0;
   bool touches_hbm = false;
   int64_t hbm_bytes = 0;  // HBM bytes it reads plus writes (sim/model/summary.h DmaPieceHbmBytes)
+  int64_t hbm_read_bytes = 0;
+  int64_t hbm_write_bytes = 0;
+  std::string trigger_lane;  // the dma_copy it moves data for: its engine and index
+  int trigger_index = -1;
+  Picos submitted = 0;  // that dma_copy completed (relative to DeviceExecution::start)
+  Picos ready = 0;      // its queue made it ready; it waited for its DMA engine until `start`
 };
 
 // The simulator's per-execution metrics (sim/model/execution_metrics.h, the
@@ -106,6 +132,9 @@ struct EngineStats {
   int64_t instructions = 0;
   int64_t flops = 0;
   std::map<std::string, int64_t> by_opcode;
+  int64_t transpose_flops = 0;  // hardware FLOPs of its transposes
+  Picos instruction_time = 0;   // sum of its instructions' durations
+  std::map<std::string, Picos> time_by_opcode;
 };
 
 struct DmaQueueStats {
@@ -121,6 +150,8 @@ struct DeviceMetrics {
   int64_t dma_bytes = 0;
   int64_t dma_transfers = 0;              // DMA pieces
   Picos active_time = 0;                  // union of all engine and DMA activity
+  Picos dma_active_time = 0;              // union of the DMA pieces
+  Picos dma_packet_time = 0;              // sum of the DMA pieces' durations
 };
 
 // One kernel execution on one NeuronCore, recorded as soon as its place on the
@@ -147,6 +178,7 @@ struct DeviceExecution {
   int64_t hbm_write_bytes = 0;
   double peak_flops_per_s = 0;     // of the hardware config, for MFU and the roofline
   double peak_hbm_bytes_per_s = 0;
+  double dma_engine_bytes_per_s = 0;  // one DMA engine's bandwidth (report findings)
 };
 
 // True when a profile records device instructions (ProfileMode::kDevice) for

@@ -5,6 +5,8 @@
 
 #include "profiler/engine_lanes.h"
 #include "profiler/html_page.h"
+#include "profiler/instruction_detail.h"
+#include "profiler/source_view.h"
 #include "profiler/summary_report.h"
 #include "profiler/time_format.h"
 
@@ -39,13 +41,14 @@ TimelineRows Timeline(const Recording& rec) {
     for (const InstructionSlice& s : x.instructions) {
       add({{"lane", s.lane}, {"opcode", s.opcode}, {"start_ns", PicosToNanos(x.start + s.start)},
            {"end_ns", PicosToNanos(x.start + s.end)}, {"duration_ns", PicosToNanos(s.end - s.start)},
-           {"operands", Arg(s, "operands")}, {"line", Arg(s, "line")}, {"kernel", x.kernel_name}});
+           {"operands", Arg(s, "operands")}, {"line", Arg(s, "line")}, {"kernel", x.kernel_name},
+           {"source", SourceLine(s.source)}, {"wait_ns", PicosToNanos(s.waits.total())}});
     }
     for (const DmaSlice& d : x.dma) {
       add({{"lane", d.queue}, {"opcode", "dma_transfer"}, {"start_ns", PicosToNanos(x.start + d.start)},
            {"end_ns", PicosToNanos(x.start + d.end)}, {"duration_ns", PicosToNanos(d.end - d.start)},
            {"operands", std::to_string(d.bytes) + " B on DMA engine " + std::to_string(d.dma_engine)},
-           {"line", ""}, {"kernel", x.kernel_name}});
+           {"line", ""}, {"kernel", x.kernel_name}, {"source", ""}, {"wait_ns", PicosToNanos(d.start - d.submitted)}});
     }
   }
   return t;
@@ -88,7 +91,8 @@ HtmlSection TimelineSection(const Recording& rec, const ProfileDeviceSummary& s)
         {"color", {{"field", "opcode"}, {"type", "nominal"}, {"title", "opcode"}}},
         {"tooltip", Tooltip({{"lane", "nominal"}, {"opcode", "nominal"}, {"operands", "nominal"},
                              {"start_ns", "quantitative"}, {"end_ns", "quantitative"},
-                             {"duration_ns", "quantitative"}, {"line", "nominal"}, {"kernel", "nominal"}})}}}};
+                             {"duration_ns", "quantitative"}, {"line", "nominal"}, {"source", "nominal"},
+                             {"wait_ns", "quantitative"}, {"kernel", "nominal"}})}}}};
   return {"timeline", "Timeline: engines and DMA queues", note, chart};
 }
 
@@ -196,13 +200,13 @@ HtmlSection TopInstructionsSection(const Recording& rec) {
     const InstructionSlice& s = *all[i].slice;
     const std::string label = std::to_string(i + 1) + ". " + s.lane + " " + s.opcode +
                               (Arg(s, "line").empty() ? "" : " (line " + Arg(s, "line") + ")");
-    table.push_back({std::to_string(i + 1), all[i].kernel, s.lane, s.opcode, Arg(s, "line"), Ns(s.end - s.start),
-                     Arg(s, "operands")});
+    table.push_back({std::to_string(i + 1), all[i].kernel, s.lane, s.opcode, Arg(s, "line"), SourceLine(s.source),
+                     Ns(s.end - s.start), Arg(s, "operands")});
     rows.push_back({{"instruction", label}, {"duration_ns", PicosToNanos(s.end - s.start)},
                     {"opcode", s.opcode}, {"operands", Arg(s, "operands")}});
   }
-  std::string html = HtmlTable({"#", "kernel", "engine", "opcode", "line", "duration (ns)", "operands"}, table,
-                               {true, false, false, false, true, true, false});
+  std::string html = HtmlTable({"#", "kernel", "engine", "opcode", "line", "source", "duration (ns)", "operands"},
+                               table, {true, false, false, false, true, false, true, false});
   if (n == 0) return {"top", "Top instructions by time", "<p class=\"note\">No captured instructions.</p>\n", nullptr};
   json chart = {{"width", 600},
                 {"height", {{"step", 18}}},
@@ -227,7 +231,8 @@ std::string RunReportHtml(const Recording& rec, const ProfileDeviceSummary& s, c
                       "Performance panel of Chromium's DevTools), summary.json (docs/output-schema.md), "
                       "instructions.csv.</p>\n";
   return HtmlPage(title, intro,
-                  {TimelineSection(rec, s), UtilisationSection(s), RooflineSection(s), TopInstructionsSection(rec)});
+                  {TimelineSection(rec, s), UtilisationSection(s), RooflineSection(s), TopInstructionsSection(rec),
+                   SourceSection(rec, s)});
 }
 
 }  // namespace prof

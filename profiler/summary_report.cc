@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profiler/explorer_summary.h"
 #include "profiler/time_format.h"
 
 namespace nsim {
@@ -79,7 +80,8 @@ json SummaryToJson(const DeviceSummary& s) {
           {"peak_flops_per_s", s.PeakFlopsPerSecond()},
           {"peak_hbm_bytes_per_s", s.PeakHbmBytesPerSecond()},
           {"mfu_estimated_percent", Pct(s.Mfu())},
-          {"roofline", RooflineJson(s)}};
+          {"roofline", RooflineJson(s)},
+          {"explorer_summary", ExplorerSummaryJson(s)}};
 }
 
 std::string OpcodeList(const EngineStats& e) {

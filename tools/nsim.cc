@@ -14,6 +14,7 @@
 #include "tools/cli/progress.h"
 #include "tools/compare.h"
 #include "tools/grid_run.h"
+#include "tools/profile_tables.h"
 #include "tools/run_output.h"
 
 namespace nsim {
@@ -64,6 +65,11 @@ int Run(const Flags& f) {
         WriteRunOutput(cli::UserPath(f.out_dir), device, kernel, result, {about, f.save_tensors});
     std::cerr << "nsim: wrote " << files.trace << ", summary.json, report.html, instructions.csv"
               << (f.save_tensors ? ", tensors/*.npy" : "") << " in " << files.dir << "\n";
+    const std::string tables = WriteProfileTables(files.dir);
+    if (!tables.empty()) {
+      std::cerr << "nsim: error: the Parquet tables (*.parquet) were not written: " << tables << "\n";
+      return cli::kExitRuntime;
+    }
   }
   if (f.json) std::cout << RunSummaryJson(config, kernel, result, about, f.records).dump(2) << "\n";
   else std::cout << RunSummaryText(config, kernel, result, f.records);

@@ -5,6 +5,8 @@
 
 #include "profiler/csv_export.h"
 #include "profiler/device_summary.h"
+#include "profiler/instruction_detail.h"
+#include "profiler/json_writer.h"
 #include "profiler/summary_report.h"
 #include "runtime/profiling/device_capture.h"
 #include "tools/npy.h"
@@ -18,9 +20,9 @@ nlohmann::json Records(const prof::Recording& rec) {
     for (const prof::InstructionSlice& s : e.exec.instructions) {
       nlohmann::json r = {{"lane", s.lane}, {"opcode", s.opcode}, {"start_ns", PicosToNanos(s.start)},
                           {"end_ns", PicosToNanos(s.end)}, {"model_flops", s.flops}};
-      for (const auto& [k, v] : s.args) {
-        if (k == "operands" || k == "hw_opcode") r[k] = v;
-        else r[k] = std::stod(v);  // index, line, semaphore_wait_ns: numbers
+      for (const auto& [k, v] : prof::InstructionDetail(s)) {
+        if (prof::IsPlainNumber(v)) r[k] = std::stod(v);  // index, line, the waits: numbers
+        else r[k] = v;
       }
       out.push_back(r);
     }
@@ -71,7 +73,8 @@ prof::RunDescription DescribeRun(const HardwareConfig& config, const Kernel& ker
   prof::RunDescription d;
   d.title = kernel.name + " on " + config.name;
   d.about = {{"tool", in.tool},
-             {"config", {{"name", config.name}, {"generation", config.generation}}},
+             {"config", {{"name", config.name}, {"generation", config.generation},
+                         {"dma_engine_bytes_per_s", config.dma.bytes_per_ns * 1e9}}},
              {"kernel", {{"name", kernel.name}, {"file", in.kernel_file}, {"hash", std::to_string(r.kernel_hash)},
                          {"instruction_count", kernel.NumInstructions()}}},
              {"launch_ns", PicosToNanos(r.launch)},

@@ -42,10 +42,11 @@ echo "setup: all build dependencies present"
 # builds the torch_nsim extension; atheris drives the NKI emitter fuzz target
 # (fuzz/nki_emitter_fuzz.py, a binary wheel for CPython 3.11); expecttest is
 # imported by torch.testing._internal, whose OpInfo database
-# torch_nsim/tests/test_opinfo.py runs.
+# torch_nsim/tests/test_opinfo.py runs; pyarrow writes the Parquet profile
+# tables and duckdb runs docs/profile-tables.md's queries in the tests.
 python3 -m pip install -q --disable-pip-version-check \
   pybind11==3.1.0 numpy==2.4.6 ml_dtypes==0.6.0 pytest==9.0.3 setuptools==84.2.1 jsonschema==4.26.0 \
-  torch==2.13.0 ninja==1.11.1.1 atheris==2.3.0 expecttest==0.3.0
+  torch==2.13.0 ninja==1.11.1.1 atheris==2.3.0 expecttest==0.3.0 pyarrow==26.0.1 duckdb==2.0.0
 echo "setup: python dependencies present"
 # Sweeps (docs/sweep.md): pyyaml reads specs, pandas and pyarrow write the
 # result tables, ray (the nsim package's `ray` extra) runs `nsim sweep --ray`.

@@ -23,6 +23,7 @@
 #include "tools/cli/flag_values.h"
 #include "tools/cli/interrupt.h"
 #include "tools/cli/progress.h"
+#include "tools/profile_tables.h"
 
 namespace nsim {
 namespace study {
@@ -112,6 +113,12 @@ int Main(Flags& f) {
   if (cli::Interrupted()) {
     std::cerr << "rmsnorm: interrupted; the profiles exported so far under " << f.study.out_dir << " are complete\n";
     return cli::kExitInterrupted;
+  }
+  for (const ImplResult& r : results) {  // each implementation's directory gets the Parquet tables too
+    const std::string tables = WriteProfileTables(r.out_dir);
+    if (tables.empty()) continue;
+    std::cerr << "rmsnorm: error: the Parquet tables of " << r.out_dir << " were not written: " << tables << "\n";
+    return cli::kExitRuntime;
   }
   const Agreement agreement = CheckAgreement(results, f.study);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -21,7 +21,9 @@ def test_profile_files(rng, tmp_path):
     r = nki.benchmark(vector_add.vector_add_tiled, *inputs(rng), config="trn1", out_dir=str(tmp_path))
     names = sorted(os.listdir(tmp_path))
     assert names == sorted(["trace.json", r.kernel_hash + ".neff", r.kernel_hash + ".ntff", "summary.json",
-                            "summary.txt", "report.html", "instructions.csv"])
+                            "summary.txt", "report.html", "instructions.csv"] +
+                           [t + ".parquet" for t in ("Instruction", "DmaPacket", "DmaPacketAggregated", "ActiveTime",
+                                                     "Summary", "TensorInfo", "Metadata", "SchemaFields")])
     trace = json.load(open(tmp_path / "trace.json"))
     slices = [e["name"] for e in trace["traceEvents"] if e.get("ph") == "X"]
     # one slice per instruction (8 load and 4 store triggers, 4 adds) and per DMA piece

@@ -18,14 +18,15 @@ prof::InstructionSlice Slice(const Kernel& k, const InstructionRecord& rec) {
   prof::InstructionSlice s;
   s.lane = EngineLaneName(rec.engine);
   s.opcode = spec.name;
-  s.args = {{"operands", FormatOperands(k, in)},
-            {"hw_opcode", spec.hw_name},
-            {"index", std::to_string(rec.index)},
-            {"semaphore_wait_ns", std::to_string(PicosToNanos(rec.wait))}};
+  s.args = {{"operands", FormatOperands(k, in)}, {"hw_opcode", spec.hw_name}};
   if (in.line > 0) s.args.emplace_back("line", std::to_string(in.line));
   s.start = rec.start;
   s.end = rec.end;
   s.flops = spec.flops(k, in);
+  s.index = rec.index;
+  s.source = k.SourceAt(in.line);
+  s.waits = {rec.wait, rec.busy_wait, rec.dependency_wait, rec.table_load, "", rec.signaller_index};
+  if (rec.signaller_index >= 0) s.waits.signaller_lane = EngineLaneName(rec.signaller_engine);
   return s;
 }
 
@@ -39,6 +40,12 @@ prof::DmaSlice Slice(const Kernel& k, const DmaRecord& d) {
   s.end = d.end;
   s.touches_hbm = d.touches_hbm;
   s.hbm_bytes = hbm.read + hbm.write;
+  s.hbm_read_bytes = hbm.read;
+  s.hbm_write_bytes = hbm.write;
+  s.trigger_lane = EngineLaneName(d.trigger_engine);
+  s.trigger_index = d.index;
+  s.submitted = d.submitted;
+  s.ready = d.ready;
   return s;
 }
 
@@ -54,8 +61,11 @@ prof::DeviceMetrics Metrics(const ExecutionMetrics& m) {
     stats.busy = from.busy;
     stats.instructions = from.instructions;
     stats.flops = from.flops;
+    stats.transpose_flops = from.transpose_flops;
+    stats.instruction_time = from.instruction_time;
     for (int op = 0; op < kNumOpcodes; ++op) {
       if (from.by_opcode[op] > 0) stats.by_opcode[Spec(static_cast<Opcode>(op)).name] = from.by_opcode[op];
+      if (from.time_by_opcode[op] > 0) stats.time_by_opcode[Spec(static_cast<Opcode>(op)).name] = from.time_by_opcode[op];
     }
     out.engines.push_back(std::move(stats));
   }
@@ -63,6 +73,8 @@ prof::DeviceMetrics Metrics(const ExecutionMetrics& m) {
   out.dma_bytes = m.dma_bytes;
   out.dma_transfers = m.dma_transfers;
   out.active_time = m.active_time;
+  out.dma_active_time = m.dma_active_time;
+  out.dma_packet_time = m.dma_packet_time;
   return out;
 }
 
@@ -82,6 +94,7 @@ void CaptureExecution(const Kernel& k, const ExecutionResult& r, const HardwareC
   e->metrics = Metrics(r);
   e->peak_flops_per_s = PeakFlopsPerSecond(config);
   e->peak_hbm_bytes_per_s = config.dma.hbm_bytes_per_ns * 1e9;
+  e->dma_engine_bytes_per_s = config.dma.bytes_per_ns * 1e9;
 }
 
 }  // namespace rt

@@ -145,4 +145,10 @@ int Kernel::FindSemaphore(const std::string& n) const {
   return -1;
 }
 
+const std::string& Kernel::SourceAt(int line) const {
+  static const std::string kNone;
+  auto it = sources.find(line);
+  return it == sources.end() ? kNone : it->second;
+}
+
 }  // namespace nsim

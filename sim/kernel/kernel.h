@@ -5,6 +5,7 @@
 // Documented in docs/kernel-format.md.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +66,12 @@ struct Kernel {
   std::vector<TensorDecl> tensors;
   std::vector<std::string> semaphores;
   std::shared_ptr<const SpmdSource> spmd;  // set by the parser when the text uses program_id
+  // Where a kernel line came from in the program that generated it: its
+  // trailing `# ... src: FRAME < FRAME ...` comment (docs/kernel-format.md),
+  // by kernel line. Profiles show it; it is no part of the kernel's hash.
+  std::map<int, std::string> sources;
+  // The source of kernel line `line` ("" when it names none).
+  const std::string& SourceAt(int line) const;
 
   int FindTensor(const std::string& name) const;     // -1 if absent
   int FindSemaphore(const std::string& name) const;  // -1 if absent

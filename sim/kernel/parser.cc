@@ -239,7 +239,10 @@ class Parser {
     while (std::getline(in, line)) {
       ++number;
       const size_t hash = line.find('#');
-      if (hash != std::string::npos) line.erase(hash);
+      if (hash != std::string::npos) {
+        NoteSource(number, line.substr(hash + 1));
+        line.erase(hash);
+      }
       Cursor c(file_, number, line);
       if (!c.AtEnd()) ParseStatement(c);
     }
@@ -249,6 +252,16 @@ class Parser {
   }
 
  private:
+  // A comment's `src: FRAME < FRAME ...` part, kept as the line's source.
+  void NoteSource(int number, const std::string& comment) {
+    static const std::string kMark = "src:";
+    const size_t at = comment.find(kMark);
+    if (at == std::string::npos) return;
+    const size_t begin = comment.find_first_not_of(' ', at + kMark.size());
+    const size_t end = comment.find_last_not_of(" \r\t");
+    if (begin != std::string::npos && end >= begin) k_.sources[number] = comment.substr(begin, end - begin + 1);
+  }
+
   void ParseStatement(Cursor& c) {
     const std::string word = c.Ident("'kernel', 'tensor', 'semaphore' or 'ENGINE:'");
     if (!named_ && word != "kernel")

@@ -151,7 +151,8 @@ void DmaModule::Finish(int engine, Picos end) {
     // t.queue is QueueKey's: the issuing engine's queues, then the queue.
     const int queue = t.queue - static_cast<int>(static_cast<int64_t>(t.li->engine) * run.config->dma.queues_per_engine);
     run.result->dma.push_back({engine, queue, t.li->engine, t.li->index, cost.bytes, cost.descriptors,
-                               start - run.t0, end - run.t0, t.stack != nullptr});
+                               start - run.t0, end - run.t0, t.stack != nullptr, t.submitted - run.t0,
+                               p.ready - run.t0});
   } else {
     NotePiece(engine, t, cost, start - run.t0, end - run.t0);
   }
@@ -234,7 +235,8 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
   const DmaPlan& plan = run.kernel->dma_plan(li);
   HbmArbiter* stack = plan.touches_hbm ? &run.StackOf(in) : nullptr;
   const PieceCost first = CostOf(d, plan.piece(0));
-  *t = {&li, &plan, stack, plan.count, key, -1, {first, plan.count == 1 ? first : CostOf(d, plan.piece(plan.count - 1))}};
+  *t = {&li, &plan, stack, plan.count, key, -1, {first, plan.count == 1 ? first : CostOf(d, plan.piece(plan.count - 1))},
+        trigger_end};
   q.outstanding.push_back(t);
   const Picos ready = AddTime(setup_start, d.start_latency_ps);  // the engine names the instruction
   for (int i = 0; i < plan.count; ++i) {
@@ -306,7 +308,8 @@ void DmaModule::Complete(Transfer& t, Picos done) {
     }
   }
   run.NoteEnd(done);
-  sems_.Signal(done + run.config->kernel.semaphore_latency_ps, run.kernel->signals(*t.li), t.li->num_signals);
+  sems_.Signal(done + run.config->kernel.semaphore_latency_ps, run.kernel->signals(*t.li), t.li->num_signals,
+               {t.li->engine, t.li->index});
   if (--transfers_left_ == 0 && !run.ctx->record_dma_pieces) WriteTotals();
   run.Quiet();
 }

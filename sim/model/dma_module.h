@@ -67,6 +67,7 @@ class DmaModule : public sc_core::sc_module, private FlowListener {
     int queue;          // owner-engine-qualified queue (QueueKey)
     Picos finished = -1;  // when its last piece ended
     PieceCost cost[2];    // [0] every piece but the last, [1] the last
+    Picos submitted = 0;  // its dma_copy completed (DmaRecord::submitted)
   };
   // The serial part of one queue: its descriptor-ring processing and its
   // in-order completions.

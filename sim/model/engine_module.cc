@@ -98,8 +98,9 @@ bool EngineModule::RunStream() {
       local = std::max(local, Now());
     }
     if (run_->aborted) return false;
-    const Picos start = std::max({local, next_issue_, HazardFree(li)});
-    Issue(li, start, local - local_);
+    const Picos free = std::max(local, next_issue_);
+    const Picos start = std::max(free, HazardFree(li));
+    Issue(li, start, WhyItWaited(local, free, start));
     local_ = start;
   }
   return false;
@@ -116,10 +117,25 @@ EngineModule::Waits EngineModule::CheckSemaphores(const LoadedInstruction& li) {
   const SemWait* w = sems_.FirstUnsatisfied(run_->kernel->waits(li), li.num_waits);
   if (w != nullptr) {
     sems_.Await(*w, this);
+    awaited_sem_ = w->sem;
     woken_ = true;
     return Waits::kBlocked;
   }
   return run_->aborted ? Waits::kAborted : Waits::kHold;
+}
+
+// The record's waits (InstructionRecord): the semaphores held it until
+// `released`, the engine until `free`, a producer's commit until `start`.
+InstructionRecord EngineModule::WhyItWaited(Picos released, Picos free, Picos start) const {
+  InstructionRecord r{id_, 0, 0, 0, released - local_};
+  r.busy_wait = free - released;
+  r.dependency_wait = start - free;
+  if (r.wait > 0) {
+    const Signaller s = sems_.last_signaller(awaited_sem_);
+    r.signaller_engine = s.engine;
+    r.signaller_index = s.index;
+  }
+  return r;
 }
 
 Picos EngineModule::HazardFree(const LoadedInstruction& li) const {
@@ -142,7 +158,7 @@ Picos EngineModule::TableLoad(const LoadedInstruction& li) {
   return run_->config->scalar.table_load_ps;
 }
 
-void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited) {
+void EngineModule::Issue(const LoadedInstruction& li, Picos start, InstructionRecord record) {
   const Picos extra = TableLoad(li);
   const LoadedKernel& k = *run_->kernel;
   const Picos begin = TimeAfter(k, li, start, extra);
@@ -161,10 +177,14 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, Picos waited)
       execute(*run_->ctx, k.instruction(li));
       run_->ctx->prebound = nullptr;
     }
-    if (li.num_signals > 0) sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals);
+    if (li.num_signals > 0) sems_.Signal(signal_at, run_->kernel->signals(li), li.num_signals, {id_, li.index});
     commit_[li.index % kCommitRing] = end;
   }
-  run_->records.Add({id_, li.index, start - run_->t0, end - run_->t0, waited});
+  record.index = li.index;
+  record.start = start - run_->t0;
+  record.end = end - run_->t0;
+  record.table_load = extra;
+  run_->records.Add(record);
   run_->NoteEnd(end);
 }
 

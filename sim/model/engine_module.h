@@ -43,7 +43,8 @@ class EngineModule : public sc_core::sc_module, private SemaphoreWaiter {
   Waits CheckSemaphores(const LoadedInstruction& li);
   Picos HazardFree(const LoadedInstruction& li) const;  // when its RAW producers have committed
   Picos TableLoad(const LoadedInstruction& li);
-  void Issue(const LoadedInstruction& li, Picos start, Picos waited);
+  InstructionRecord WhyItWaited(Picos released, Picos free, Picos start) const;
+  void Issue(const LoadedInstruction& li, Picos start, InstructionRecord record);
 
   EngineId id_;
   SemaphoreBoard& sems_;
@@ -58,6 +59,7 @@ class EngineModule : public sc_core::sc_module, private SemaphoreWaiter {
   // It stopped at position_'s semaphore wait; whoever runs it next (the
   // board's Resume, or Wake on an abort) finds it set.
   bool woken_ = false;
+  int awaited_sem_ = 0;  // the semaphore it last stopped at (whose signaller released it)
   Picos next_issue_ = 0;
   int table_set_ = -1;
   // Commit time of the last issued instructions of this run, by index modulo

@@ -22,7 +22,18 @@ struct EngineSummary {
   int64_t instructions = 0;
   std::array<int64_t, kNumOpcodes> by_opcode{};
   int64_t flops = 0;  // useful (model) FLOPs of its instructions (OpcodeSpec::flops)
+  int64_t transpose_flops = 0;  // hardware FLOPs of its transposes (TransposeFlops)
+  Picos instruction_time = 0;   // sum of its instructions' durations: overlaps counted twice
+  std::array<Picos, kNumOpcodes> time_by_opcode{};  // instruction_time by opcode
 };
+
+// The hardware FLOPs of a TensorE transpose of a [P, F] tile: the PE array
+// multiplies it by a [P, P] identity (S11 nc_transpose), 2 * P * P * F, as
+// Neuron Explorer's transpose_flops counts transposes.
+inline int64_t TransposeFlops(const InstructionView& in) {
+  const int64_t p = in.src0.Partitions();
+  return 2 * p * p * in.src0.FreeElements();
+}
 
 struct DmaEngineSummary {
   int64_t bytes = 0;
@@ -54,6 +65,8 @@ struct ExecutionMetrics {
   int64_t hbm_bytes_read = 0;
   int64_t hbm_bytes_written = 0;
   Picos active_time = 0;  // union of all instruction and DMA activity
+  Picos dma_active_time = 0;  // union of all DMA pieces
+  Picos dma_packet_time = 0;  // sum of all DMA pieces' durations (of the DMA engines' busy times)
 
   int64_t hbm_bytes() const { return hbm_bytes_read + hbm_bytes_written; }
 };

@@ -20,12 +20,25 @@ namespace nsim {
 // Every execution hands its records out in one canonical order
 // (record_order.h): instructions by (start, engine, index), DMA pieces by
 // (start, DMA engine), transfer ends by (end, trigger engine, index).
+// Why it started when it did (docs/profile-tables.md, "Why it waited"): it
+// could issue once the instruction before it on its engine had issued
+// (`ready` = start - wait - busy_wait - dependency_wait); from then it waited
+// `wait` for its semaphores (the instruction that signalled the last one is
+// `signaller`), then `busy_wait` for the engine to take another instruction
+// (the previous one's initiation interval), then `dependency_wait` for an
+// earlier instruction's outputs to commit (RAW turnaround). The three add up
+// to start - ready exactly.
 struct InstructionRecord {
   EngineId engine;
   int index;      // position in the kernel's stream for `engine`
   Picos start;    // issue (after its semaphore waits were satisfied)
   Picos end;      // outputs committed
   Picos wait;     // time spent blocked on semaphores before `start`
+  Picos busy_wait = 0;        // then: the engine still busy with the previous instruction
+  Picos dependency_wait = 0;  // then: a producer's outputs not yet committed
+  Picos table_load = 0;       // inside [start, end): ScalarE loading an activation-table set
+  int signaller_index = -1;   // the instruction whose signal satisfied its last semaphore wait (-1: none)
+  EngineId signaller_engine = EngineId::kTensor;  // its engine (when signaller_index >= 0)
 };
 
 // One DMA engine's share of one dma_copy.
@@ -39,6 +52,11 @@ struct DmaRecord {
   Picos start;  // first byte moves
   Picos end;
   bool touches_hbm;
+  // Before `start`: its dma_copy completed at `submitted`; the queue's
+  // descriptor processing and the start latency made it ready at `ready`;
+  // from then it waited for its DMA engine to finish other pieces.
+  Picos submitted = 0;
+  Picos ready = 0;
 };
 
 // One dma_copy's transfer as a whole (always recorded, one per dma_copy):

@@ -11,6 +11,7 @@
 #include "sim/base/error.h"
 #include "sim/base/word_hash.h"
 #include "sim/isa/common.h"
+#include "sim/model/execution_metrics.h"
 #include "sim/kernel/ap_cache.h"
 #include "sim/kernel/builder.h"
 #include "sim/kernel/hash.h"
@@ -463,6 +464,7 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
   }
   ++instructions_;
   flops_[e] += spec.flops(kernel_, in);
+  if (in.opcode == Opcode::kTranspose) transpose_flops_[e] += TransposeFlops(in);
   opcode_counts_[e][static_cast<int>(in.opcode)]++;
   // A DMA writes nothing the RAW rule orders; it reads only if some
   // instruction before it in the window writes.

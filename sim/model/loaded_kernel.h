@@ -119,6 +119,8 @@ class LoadedKernel {
   int64_t instruction_count() const { return instructions_; }
   // The arithmetic work (OpcodeModel::flops) of all of engine e's instructions.
   int64_t flops(EngineId e) const { return flops_[static_cast<int>(e)]; }
+  // The hardware FLOPs of engine e's transposes (TransposeFlops).
+  int64_t transpose_flops(EngineId e) const { return transpose_flops_[static_cast<int>(e)]; }
   // How many of engine e's instructions have each opcode.
   const std::array<int64_t, kNumOpcodes>& opcode_counts(EngineId e) const { return opcode_counts_[static_cast<int>(e)]; }
   int64_t dma_count() const { return dma_count_; }              // dma_copy instructions
@@ -154,6 +156,7 @@ class LoadedKernel {
   int64_t sbuf_used_ = 0, psum_used_ = 0;
   int64_t instructions_ = 0, dma_count_ = 0, dma_piece_count_ = 0;
   std::array<int64_t, kNumEngines> flops_{};
+  std::array<int64_t, kNumEngines> transpose_flops_{};
   std::array<std::array<int64_t, kNumOpcodes>, kNumEngines> opcode_counts_{};
 };
 

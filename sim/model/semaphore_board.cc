@@ -13,6 +13,7 @@ SemaphoreBoard::SemaphoreBoard(sc_core::sc_module_name name) : sc_core::sc_modul
 
 void SemaphoreBoard::Reset(size_t count) {
   values_.assign(count, 0);
+  last_signaller_.assign(count, Signaller{});
   waiters_.resize(count);
   for (auto& w : waiters_) w.clear();
   pending_ = {};
@@ -26,9 +27,9 @@ void SemaphoreBoard::ForgetWaiters() {
   std::fill(lowest_wait_.begin(), lowest_wait_.end(), kNoWaiter);
 }
 
-void SemaphoreBoard::Signal(Picos at, const SemSignal* signals, size_t n) {
+void SemaphoreBoard::Signal(Picos at, const SemSignal* signals, size_t n, Signaller from) {
   if (n == 0) return;
-  for (size_t i = 0; i < n; ++i) pending_.push({at, seq_++, signals[i].sem, signals[i].delta});
+  for (size_t i = 0; i < n; ++i) pending_.push({at, seq_++, signals[i].sem, signals[i].delta, from});
   if (at >= wake_at_) return;  // SystemC keeps the earlier notification
   wake_at_ = at;
   wake_.notify(ScPs(at - Now()));
@@ -42,6 +43,7 @@ void SemaphoreBoard::Apply() {
   while (!pending_.empty() && pending_.top().at <= now) {
     const int sem = pending_.top().sem;
     values_[sem] += pending_.top().delta;
+    last_signaller_[sem] = pending_.top().from;
     pending_.pop();
     if (values_[sem] >= lowest_wait_[sem]) Reached(sem);  // resumes every waiter of `sem`: the others register again
   }

@@ -26,6 +26,12 @@ class SemaphoreWaiter {
   ~SemaphoreWaiter() = default;
 };
 
+// An instruction that signals: its engine and position in that engine's stream.
+struct Signaller {
+  EngineId engine = EngineId::kTensor;
+  int index = -1;
+};
+
 class SemaphoreBoard : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(SemaphoreBoard);
@@ -47,9 +53,12 @@ class SemaphoreBoard : public sc_core::sc_module {
     lowest_wait_[wait.sem] = std::min(lowest_wait_[wait.sem], wait.value);
     waiters_[wait.sem].push_back(waiter);
   }
-  // Applies every signal's delta at absolute time `at` (>= now).
-  void Signal(Picos at, const SemSignal* signals, size_t n);
+  // Applies every signal's delta at absolute time `at` (>= now); `from` is
+  // the signalling instruction (for the profile's "why it waited").
+  void Signal(Picos at, const SemSignal* signals, size_t n, Signaller from);
   int64_t value(int sem) const { return values_[sem]; }
+  // The instruction whose signal `sem` applied last (index -1: none yet).
+  Signaller last_signaller(int sem) const { return last_signaller_[sem]; }
   // The run aborts: every waiter is forgotten (the core wakes its engines).
   void ForgetWaiters();
 
@@ -59,12 +68,14 @@ class SemaphoreBoard : public sc_core::sc_module {
     uint64_t seq;
     int sem;
     int64_t delta;
+    Signaller from;
     bool operator>(const Pending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   void Apply();
   void Reached(int sem);  // resumes the semaphore's waiters
 
   std::vector<int64_t> values_;
+  std::vector<Signaller> last_signaller_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   uint64_t seq_ = 0;
   std::vector<std::vector<SemaphoreWaiter*>> waiters_;  // per semaphore, in order of Await

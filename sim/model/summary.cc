@@ -54,13 +54,16 @@ Picos SummarizeEngines(const LoadedKernel& kernel, const IntervalSet& dma, Execu
     active.Add(rec.start, rec.end);
     const int e = static_cast<int>(rec.engine);
     busy[e].Add(rec.start, rec.end);
+    EngineSummary& s = r->engines[e];
+    s.instruction_time += rec.end - rec.start;
+    s.time_by_opcode[static_cast<int>(kernel.stream(rec.engine)[rec.index].opcode)] += rec.end - rec.start;
     if (complete) continue;
     const InstructionView in = kernel.kernel().instruction(e, rec.index);
     const int op = static_cast<int>(in.opcode);
-    EngineSummary& s = r->engines[e];
     s.instructions++;
     s.by_opcode[op]++;
     s.flops += Spec(in.opcode).flops(kernel.kernel(), in);
+    if (in.opcode == Opcode::kTranspose) s.transpose_flops += TransposeFlops(in);
   }
   for (; block != dma.end(); ++block) active.Add(block->first, block->second);
   for (int e = 0; e < kNumEngines; ++e) {
@@ -70,6 +73,7 @@ Picos SummarizeEngines(const LoadedKernel& kernel, const IntervalSet& dma, Execu
     const EngineId id = static_cast<EngineId>(e);
     s.instructions += static_cast<int64_t>(kernel.stream(id).size());
     s.flops += kernel.flops(id);
+    s.transpose_flops += kernel.transpose_flops(id);
     for (int op = 0; op < kNumOpcodes; ++op) s.by_opcode[op] += kernel.opcode_counts(id)[op];
   }
   return active.Length();
@@ -178,6 +182,8 @@ void Summarize(const HardwareConfig& config, const LoadedKernel& kernel, Executi
     SummarizeDmaTotals(config, kernel, r);
   }
   const IntervalSet& dma_active = r->dma_pieces_recorded ? recorded_active : r->dma_activity;
+  r->dma_active_time = dma_active.Length();
+  for (const DmaEngineSummary& e : r->dma_engines) r->dma_packet_time += e.busy;
   r->active_time = SummarizeEngines(kernel, dma_active, r);
 }
 

@@ -48,3 +48,9 @@ def outputs(tmp_path_factory):
 @pytest.fixture(scope="session")
 def schemas():
     return {p.name.removesuffix(".schema.json"): json.loads(p.read_text()) for p in SCHEMAS.glob("*.schema.json")}
+
+
+@pytest.fixture(scope="session")
+def tool():
+    """run(tool, *args), for tests that run the binaries on inputs of their own."""
+    return run

@@ -4,7 +4,11 @@ import re
 import shutil
 import subprocess
 
+import pathlib
+
 import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -45,3 +49,48 @@ def test_study_reports_draw(outputs):
 def test_report_needs_no_network(outputs):
     page = (outputs["dir"] / "run" / "report.html").read_text()
     assert not re.search(r"""<(script|link|img)[^>]+(src|href)=["']?https?:""", page)
+
+
+KERNEL_SOURCE = '''def rmsnorm(x, gamma):
+    xt = load(x)
+    gt = load(gamma)
+    sq = square(xt)
+    ms = mean(sq)
+    rs = rsqrt(ms)
+    return store(multiply(multiply(xt, rs), gt))
+'''
+
+
+def annotated_rmsnorm(tmp_path):
+    """examples/rmsnorm.nk with each instruction's `# src:` naming a line of a Python file, as the NKI frontend
+    writes it (docs/profile-tables.md): the i-th instruction comes from line i + 2 (the 2nd op on line 7)."""
+    source = tmp_path / "kern.py"
+    source.write_text(KERNEL_SOURCE)
+    lines, n = [], 0
+    for line in (ROOT / "sim/kernel/examples/rmsnorm.nk").read_text().splitlines():
+        if re.match(r"^(sync|scalar|vector|gpsimd|tensor):", line):
+            at = min(n + 2, 7)
+            line += f"  # src: {source}:{at} rmsnorm < {tmp_path}/main.py:3 <module>"
+            n += 1
+        lines.append(line)
+    nk = tmp_path / "rmsnorm.nk"
+    nk.write_text("\n".join(lines) + "\n")
+    return nk
+
+
+def test_source_view_names_lines_and_findings(tmp_path, tool):
+    out = tmp_path / "out"
+    tool("nsim", "run", annotated_rmsnorm(tmp_path), "--out", out)
+    dom = render(out / "report.html")
+    check(dom, ["timeline", "utilisation", "roofline", "top"])
+    section = dom.split('id="source"', 1)[1]
+    assert "kern.py" in section and "rsqrt(ms)" in section  # the file's text, line by line
+    findings = re.findall(r"<li>(.*?)</li>", section.split("</ol>", 1)[0], re.S)
+    assert findings and any("idle" in f for f in findings)
+    assert any("kern.py:" in f for f in findings), findings  # findings name the lines
+    # the table row of line 6 (rs = rsqrt(ms)): ScalarE, with a semaphore wait
+    row = re.search(r"<tr><td[^>]*>6</td>(.*?)</tr>", section, re.S).group(1)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+    assert cells[2] == "ScalarE" and float(cells[3]) > 0, cells
+    for table in ("Instruction", "DmaPacket", "Summary", "SchemaFields"):  # nsim run --out writes the tables too
+        assert (out / f"{table}.parquet").is_file()

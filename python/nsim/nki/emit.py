@@ -28,9 +28,17 @@ def kernel_text(program, semaphores):
             parts.append("%s=%s" % (key, value.ap_text() if hasattr(value, "decl") else _value(value)))
         parts += ["wait=%s>=%d" % w for w in ins.waits]
         parts += ["signal=%s" % s for s in ins.signals]
-        loc = "  # %s:%d" % (os.path.basename(ins.where[0]), ins.where[1]) if ins.where else ""
-        add(" ".join(p for p in parts if p) + loc, ins.where)
+        add(" ".join(p for p in parts if p) + _source_comment(ins.stack), ins.where)
     return "\n".join(lines) + "\n", where
+
+
+def _source_comment(stack):
+    """`  # k.py:12 src: /abs/k.py:12 helper < /abs/k.py:30 kernel`: the line for
+    the reader, then the call stack the simulator's outputs show (docs/kernel-format.md)."""
+    if not stack:
+        return ""
+    frames = " < ".join("%s:%d %s" % frame for frame in stack)
+    return "  # %s:%d src: %s" % (os.path.basename(stack[0][0]), stack[0][1], frames)
 
 
 def _value(v):

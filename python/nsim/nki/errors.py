@@ -58,6 +58,11 @@ def where():
     return (frames[0].f_code.co_filename, frames[0].f_lineno) if frames else None
 
 
+def stack():
+    """The kernel's call stack here, innermost first: ((filename, lineno, function), ...)."""
+    return tuple((f.f_code.co_filename, f.f_lineno, f.f_code.co_name) for f in user_frames())
+
+
 def fail(message, cls=KernelError):
     raise cls(message, where())
 

@@ -187,6 +187,9 @@ def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only
                            os.path.abspath(profile_dir) if profile_dir else "", timing_only=timing_only)
     except core.SimError as e:
         raise _kernel_error(str(e), traced) from None
+    if profile_dir and not kernel.grid:
+        from .. import profile_tables  # pyarrow: needed only for out_dir
+        profile_tables.write(profile_dir)
     if timing_only:  # no values were computed: nothing to return or write back
         return traced, raw, None
     arrays = {}

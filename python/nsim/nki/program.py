@@ -11,7 +11,7 @@ import re
 
 from . import masks, opcodes
 from .allocation import DEFAULT_BUFFERS
-from .errors import KernelError, fail, user_frames, where
+from .errors import KernelError, fail, stack, user_frames, where
 from .views import Decl, HbmTensor, Tile, positive_shape
 
 _current = []
@@ -28,9 +28,11 @@ class ParDim(int):
 
 
 class Instr:
-    def __init__(self, engine, opcode, operands, attrs, where, reads, writes):
+    def __init__(self, engine, opcode, operands, attrs, stack, reads, writes):
         self.engine, self.opcode, self.operands, self.attrs = engine, opcode, operands, attrs
-        self.where, self.reads, self.writes = where, reads, writes
+        self.stack = stack  # the kernel's frames that made it, innermost first (errors.stack)
+        self.where = stack[0][:2] if stack else None
+        self.reads, self.writes = reads, writes
         self.waits, self.signals = [], []
         self.removed = False
 
@@ -186,7 +188,7 @@ class Program:
                 v.owner.written = True
         if opcode == "dma_copy" and not any(k == "queue" for k, _ in attrs):
             attrs = list(attrs) + [("queue", self.next_queue())]
-        ins = Instr(engine, opcode, operands, list(attrs), where(), reads, writes)
+        ins = Instr(engine, opcode, operands, list(attrs), stack(), reads, writes)
         ins.removed = skip  # mask=False: traced, then dropped (drop_removed)
         self.instrs.append(ins)
         if opcode != "dma_copy":

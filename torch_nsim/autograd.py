@@ -28,10 +28,10 @@ def _kernel(op):
     return kernel
 
 
-def _overload(qualified_name):
-    namespace, rest = qualified_name.split("::")
-    name, _, overload = rest.partition(".")
-    return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
+def aten_op(qualified_name):
+    """torch.ops.aten.op.overload for "aten::op.overload"."""
+    base, _, overload = qualified_name.partition("::")[2].partition(".")
+    return getattr(getattr(torch.ops.aten, base), overload or "default")
 
 
 def composite_ops_run_by_the_device():
@@ -44,4 +44,4 @@ def composite_ops_run_by_the_device():
 
 def register():
     for name in composite_ops_run_by_the_device():
-        _LIB.impl(name.split("::")[1], _kernel(_overload(name)), "AutogradPrivateUse1", with_keyset=True)
+        _LIB.impl(name.split("::")[1], _kernel(aten_op(name)), "AutogradPrivateUse1", with_keyset=True)

@@ -24,6 +24,7 @@ from torch._dynamo import register_backend
 from torch._functorch.aot_autograd import aot_module_simplified
 
 from torch_nsim import _C
+from torch_nsim.autograd import aten_op
 
 aten = torch.ops.aten
 
@@ -35,12 +36,6 @@ _RENAMED = {
     "aten::_unsafe_view": "aten::view",
     "aten::expand_copy": "aten::expand",
 }
-
-
-def _torch_op(name):
-    """torch.ops.aten.op.overload for the nsim op "aten::op.overload"."""
-    base, _, overload = name.partition("::")[2].partition(".")
-    return getattr(getattr(aten, base), overload or "default")
 
 
 def _meta(t):
@@ -63,7 +58,7 @@ def _replay(nsim_name, values):
     for name, call_args, results in calls:
         names = _C.nsim_schema_args(name)[1]
         vals = [env[x] if kind == "v" else x for kind, x in call_args]
-        out = _torch_op(name)(vals[0], **dict(zip(names[1:], vals[1:])))
+        out = aten_op(name)(vals[0], **dict(zip(names[1:], vals[1:])))
         env.update(zip(results, out if isinstance(out, (tuple, list)) else [out]))
     return tuple(env[o] for o in outputs)
 
@@ -102,7 +97,7 @@ def _decompositions():
     ATen name in nsim, or a torch-only spelling of an nsim op); AOTAutograd
     meets them before the dispatcher would decompose them its own way.
     addmm is torch-only (nsim has no such op): mm, then scale and add."""
-    table = {_torch_op(name): _decomposition(_torch_op(name), name) for name in _C.decomposed_ops()}
+    table = {aten_op(name): _decomposition(aten_op(name), name) for name in _C.decomposed_ops()}
     table[aten.rms_norm.default] = _decomposition(aten.rms_norm.default, "aten::_fused_rms_norm", results=0)
     table[aten._softmax.default] = _decomposition(
         aten._softmax.default, "aten::softmax.int",

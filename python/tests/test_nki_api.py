@@ -207,6 +207,7 @@ def test_unsupported_names_exist_and_raise_at_the_kernel_line():
     (lambda t: t.permute((0, 0)), r"permute\(\(0, 0\)\) is not a permutation"),
     (lambda t: t.ap(pattern=[[1, 0]]), r"\.ap\(pattern="),
     (lambda t: t.ap(pattern=[[4, 4], [1, 4]], offset=13), r"reaches element 28"),
+    (lambda t: t.ap(pattern=[[4, 2], [1, 8]]), r"reaches element 7 of a partition"),  # fuzz: ran into the next row
     (lambda t: t.slice(5, 0, 1), "slice: dim 5 out of range"),
     (lambda t: t.rearrange("p a -> a"), "both sides must name the same dims"),
     (lambda t: nisa.nc_matmul(dst=t, stationary=t, moving=t), "nisa.nc_matmul writes PSUM"),

@@ -25,6 +25,14 @@ def _dim(view, dim, what, extra=0):
     return d + n if d < 0 else d
 
 
+def _within_partition(pattern, offset, free_dims, decl):
+    """On chip a free-dim pattern addresses one partition's row: it may not run into the next."""
+    last = offset % decl.free_size + sum(s * (n - 1) for s, n in free_dims)
+    if last >= decl.free_size:
+        fail(".ap(pattern=%r, offset=%d) reaches element %d of a partition of tensor '%s' (%d per partition)"
+             % (pattern, offset, last, decl.name, decl.free_size))
+
+
 class ViewMethods:
     """Mixed into View; `self._like(offset, dims, pdim)` makes a view of the same kind."""
 
@@ -85,6 +93,8 @@ class ViewMethods:
         if offset < 0 or last >= total:
             fail(".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements)"
                  % (pattern, offset, last, decl.name, total))
+        if decl.on_chip:
+            _within_partition(pattern, offset, dims[1:], decl)
         return self._like(offset, dims, 0 if decl.on_chip else None)
 
     def _same_dtype(self, dtype, what):

@@ -162,3 +162,15 @@ def test_compiler_directives_and_mod_alloc():
     np.testing.assert_array_equal(r.outputs, a)
     # num_free_tiles=(3,) is honoured exactly: the four tiles rotate over three buffers
     assert len({line.split()[1] for line in r.kernel_text.splitlines() if line.startswith("tensor") and " sbuf " in line}) == 3
+
+
+def test_beta1_benchmark_of_typed_placeholders_is_timing_only():
+    """The matmul tutorial times its kernels on `nt.tensor[shape, dtype]` placeholders: no values, the
+    device time of the same arrays."""
+    nt = nki.typing
+    bench = nki.benchmark(warmup=1, iters=1)(double)
+    assert bench(nt.tensor[[128, 4], nl.bfloat16]) is None
+    placeholder = bench.benchmark_result.nc_latency.get_latency_percentile(99)
+    assert placeholder == nki.benchmark(double, np.zeros((128, 4), nl.bfloat16.dtype)).device_time_us
+    with pytest.raises(nki.KernelError, match=r"nki.typing.tensor\[shape, dtype\]: shape"):
+        nt.tensor[[0, 4], nl.float32]

@@ -15,6 +15,7 @@ import numpy as np
 from . import jit as _jit
 from . import platform
 from .errors import KernelError
+from .nki_typing import TensorSpec
 
 _RUN_OPTIONS = {"config": None, "overrides": (), "out_dir": None, "emit": None, "timing_only": False}
 _BETA1_DECORATOR_OPTIONS = ("warmup", "iters", "save_neff_name", "save_trace_name", "additional_compile_opt",
@@ -44,7 +45,10 @@ def _options(kernel, kwargs, names):
 
 
 def _host(value):
-    """A torch CPU tensor as a NumPy array sharing its memory (outputs written in place reach it)."""
+    """A torch CPU tensor as a NumPy array sharing its memory (outputs written in place reach it);
+    a TensorSpec (nt.tensor[shape, dtype]) as zeros."""
+    if isinstance(value, TensorSpec):
+        return value.zeros()
     if isinstance(value, np.ndarray) or not hasattr(value, "detach") or not hasattr(value, "numpy"):
         return value
     t = value.detach()
@@ -63,6 +67,8 @@ def _run(kernel, args, kwargs, names):
         kernel = kernel.kernel
     kwargs = dict(kwargs)
     opts = _options(kernel, kwargs, names)
+    if any(isinstance(v, TensorSpec) for v in (*args, *kwargs.values())):
+        opts["timing_only"] = True  # no values were given, so none are computed
     args = tuple(_host(a) for a in args)
     kwargs = {k: _host(v) for k, v in kwargs.items()}
     name = getattr(getattr(kernel, "fn", kernel), "__name__", "kernel")

@@ -218,3 +218,69 @@ def test_output_argument_written_in_place(rng):
     out = np.zeros_like(a)
     assert nki.simulate_kernel(k, a, out) is None
     np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)
+
+
+def test_index_sums_read_pooling_windows_and_reduce_over_strided_axes(rng):
+    """A 2x2 average pool as the Beta 1 tutorial writes it: `t[i0, 2 * i1 + i2, 2 * i3 + i4]` with an
+    nl.mgrid gives a [p, 3, 2, 4, 2] view, and nl.sum over axes (2, 4) folds the strided window dims."""
+    @nki.jit
+    def pool(a):
+        out = nl.ndarray((16, 3, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        i0, i1, i2, i3, i4 = nl.mgrid[0:16, 0:3, 0:2, 0:4, 0:2]
+        s = nl.sum(t[i0, 2 * i1 + i2, 2 * i3 + i4], axis=[2, 4])
+        nl.store(out, value=nl.multiply(s, 0.25))
+        return out
+    a = rng.standard_normal((16, 6, 8)).astype(np.float32)
+    want = a.reshape(16, 3, 2, 4, 2).sum(axis=(2, 4)) * 0.25
+    np.testing.assert_allclose(nki.simulate_kernel(pool, a), want, rtol=1e-6, atol=1e-6)
+
+    @nki.jit
+    def middle(a):  # one non-trailing axis: the kept trailing dim stays in order
+        out = nl.ndarray((16, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.max(nl.load(a), axis=1))
+        return out
+    np.testing.assert_array_equal(nki.simulate_kernel(middle, a), a.max(axis=1))
+
+
+@pytest.mark.parametrize("index, message", [
+    (lambda t, g: t[g[0] + g[1], g[2]], "needs each term on its own axis .* and a free dim"),
+    (lambda t, g: t[g[0], 3 * g[1] + g[2]], r"reaches elements 0\.\.7 of dim 1"),
+    (lambda t, g: t[g[0], g[2] + 2 * g[1]][:, :, :], None),
+])
+def test_index_sum_mistakes_are_kernel_errors(index, message):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((4, 3, 2), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.copy(index(nl.load(a), nl.mgrid[0:4, 0:3, 0:2])))
+        return out
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    if message is None:  # terms in any order: the view's dims follow their axes
+        np.testing.assert_array_equal(nki.simulate_kernel(k, a), a.reshape(4, 3, 2))
+        return
+    with pytest.raises(nki.KernelError, match=message):
+        nki.simulate_kernel(k, a)
+
+
+def test_masked_reduce_over_two_free_axes(rng):
+    """adaptive_avg_pool2d (nki-samples) sums a partial pooling window: nl.sum(axis=[-2, -1]) with a
+    mask on both reduced axes cuts the source only; a mask on a reduced axis leaves the kept dims whole."""
+    a = rng.standard_normal((64, 8, 8)).astype(np.float32)
+
+    @nki.jit
+    def window(a):
+        out = nl.ndarray((64, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        ih, iw = nl.arange(8)[None, :, None], nl.arange(8)[None, None, :]
+        nl.store(out, value=nl.sum(t, axis=[-2, -1], mask=((ih < 6) & (iw < 5)), keepdims=True))
+        return out
+    np.testing.assert_allclose(nki.simulate_kernel(window, a)[:, 0], a[:, :6, :5].sum(axis=(1, 2)), rtol=1e-5, atol=1e-6)
+
+    @nki.jit
+    def rows(a):
+        out = nl.ndarray((64, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+        ih, iw = nl.arange(8)[None, :, None], nl.arange(8)[None, None, :]
+        s = nl.sum(nl.load(a), axis=2, mask=((ih < 6) & (iw < 5)))
+        nl.store(out[:, 0:6], value=s[:, 0:6])
+        return out
+    np.testing.assert_allclose(nki.simulate_kernel(rows, a)[:, :6], a[:, :6, :5].sum(axis=2), rtol=1e-5, atol=1e-6)

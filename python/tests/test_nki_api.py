@@ -263,8 +263,8 @@ def test_beta1_mask_cuts_the_last_partial_tile(rng):
     def unmasked(a):
         ip, jf = nl.arange(128)[:, None], nl.arange(64)[None, :]
         nl.load(a[256 + ip, jf])
-    with pytest.raises(nki.KernelError, match=r"index expressions reach past tensor 'a' \(shape \(128, 64\), \(44, 64\) "
-                                              r"exist\): give the call a mask="):
+    with pytest.raises(nki.KernelError, match=r"the access reaches past tensor 'a' \(\[44, 64\] of the view's "
+                                              r"\[128, 64\] exist\): slice within the tensor or give the call a mask="):
         unmasked(a)
 
     # mask=(k * 128 < n) without an index expression is a Python bool: True keeps the call, False drops it

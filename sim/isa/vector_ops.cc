@@ -124,19 +124,28 @@ void ExecTensorScalar(ExecContext& ctx, const InstructionView& in) {
 SIM_REGISTER_OPCODE(tensor_scalar, {Opcode::kTensorScalar,
                                     ValidateTensorScalar, CostTensorScalar, ExecTensorScalar, ElementFlops});
 
-// ---- tensor_reduce (innermost free dim) ----
-int64_t InnerSize(const AccessPattern& ap) { return ap.dims.size() > 1 ? ap.dims.back().size : 1; }
+// ---- tensor_reduce (trailing free dims) ----
+// How many elements of a partition's row fold into one: the trailing free dims
+// of src that dst lacks (nki.isa.tensor_reduce's axis= names the last dims of
+// the access pattern, contiguous in memory or not); 0 when no suffix of src's
+// free dims leaves dst's free size.
+int64_t ReducedSize(const AccessPattern& src, const AccessPattern& dst) {
+  const int64_t kept = dst.FreeElements();
+  if (kept <= 0 || src.FreeElements() % kept != 0) return 0;
+  const int64_t want = src.FreeElements() / kept;
+  int64_t suffix = 1;
+  for (size_t i = src.dims.size(); i > 1 && suffix < want; --i) suffix *= src.dims[i - 1].size;
+  return suffix == want ? want : 0;
+}
 
 void ValidateTensorReduce(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");
   RequireOnChip(k, in, in.src0, "src");
-  if (in.dst.Partitions() != in.src0.Partitions() ||
-      in.dst.FreeElements() * InnerSize(in.src0) != in.src0.FreeElements()) {
-    Fail(k, in, "dst must have src's shape without its innermost free dim: src [" +
+  if (in.dst.Partitions() != in.src0.Partitions() || ReducedSize(in.src0, in.dst) == 0) {
+    Fail(k, in, "dst must have src's shape without one or more of its trailing free dims: src [" +
                     std::to_string(in.src0.Partitions()) + ", " + std::to_string(in.src0.FreeElements()) +
-                    "] reduced over " + std::to_string(InnerSize(in.src0)) + " gives " +
-                    std::to_string(in.src0.FreeElements() / std::max<int64_t>(1, InnerSize(in.src0))) +
-                    " per partition, dst has " + std::to_string(in.dst.FreeElements()));
+                    "], dst [" + std::to_string(in.dst.Partitions()) + ", " +
+                    std::to_string(in.dst.FreeElements()) + "]");
   }
 }
 
@@ -154,7 +163,7 @@ InstrCost CostTensorReduce(const Kernel& k, const InstructionView& in, const Har
 // every source row is read.
 void ExecTensorReduce(ExecContext& ctx, const InstructionView& in) {
   const PartitionRows src(*ctx.Resolve(in.src0), ctx.mem);
-  const int64_t inner = InnerSize(in.src0), parts = src.partitions(), per = src.per_row();
+  const int64_t inner = ReducedSize(in.src0, in.dst), parts = src.partitions(), per = src.per_row();
   const int64_t folds = inner > 0 ? per / inner : 0;  // reduced rows per partition
   ScratchFloats& out = ctx.buf[1];
   out.resize(static_cast<size_t>(parts * folds));  // every element written below

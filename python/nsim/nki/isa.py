@@ -301,7 +301,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
 
 @_dst_form
 def _tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None, mask=None):
-    """dst = the reduction of data over its trailing free axes, on VectorE."""
+    """dst = the reduction of data over free axes, on VectorE."""
     nl._no_mask(mask, "nisa.tensor_reduce")
     if negate:
         fail("tensor_reduce(negate=True) is not supported", Unsupported)

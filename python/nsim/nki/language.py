@@ -420,23 +420,26 @@ def _as_nl_op(op):
 
 # ------------------------------------------------------------------ reductions (VectorE)
 def _reduce_view(x, axis, what):
-    """x with the reduced (trailing free) axes merged into one innermost dim, and the kept dims."""
+    """x with its kept dims first and the reduced free axes after them (tensor_reduce folds the
+    trailing dims its dst lacks, strided or not), and the kept dims."""
     axes = [axis] if isinstance(axis, int) else list(axis) if isinstance(axis, (tuple, list)) else None
     if not axes or not builtins.all(isinstance(a, int) and -x.ndim <= a < x.ndim for a in axes):
         fail("nl.%s: axis=%r must be an axis or a tuple of axes of a tile of shape %s" % (what, axis, x.shape))
-    axes = sorted(a + x.ndim if a < 0 else a for a in axes)
+    axes = sorted({a + x.ndim if a < 0 else a for a in axes})
     if x.pdim in axes:
         fail("nl.%s over the partition dim is not supported: reduce along free axes (or transpose first)" % what,
              Unsupported)
-    if axes != list(builtins.range(x.ndim - len(axes), x.ndim)):
-        fail("nl.%s: axis=%r must be the trailing free axes of a tile of shape %s" % (what, axis, x.shape))
-    red = [x.dims[a] for a in axes]
-    for outer, inner in zip(red, red[1:]):
-        if outer[0] != inner[0] * inner[1]:
-            fail("nl.%s: reduced axes %r of this tile view are not contiguous" % (what, axis))
-    merged = [red[-1][0], math.prod(s for _, s in red)]
-    kept = [d for i, d in enumerate(x.dims) if i not in axes]
-    return Tile(x.decl, x.offset, kept + [merged], x.pdim, x.owner), kept, axes
+    keep = [i for i in builtins.range(x.ndim) if i not in axes]
+    kept = [x.dims[i] for i in keep]
+    pdim = None if x.pdim is None else x.pdim - builtins.sum(a < x.pdim for a in axes)
+    src = Tile(x.decl, x.offset, kept + [x.dims[a] for a in axes], pdim, x.owner)
+    src.axes = [_mask_axis(x, i) for i in keep + axes]  # a mask= still finds its dims after the reorder
+    return src, kept, axes
+
+
+def _mask_axis(x, dim):
+    """The mask= axis that restricts dim `dim` of x (masks.py): its index expression's, else its number."""
+    return x.axes[dim] if x.axes else dim
 
 
 def _reduce(op, x, axis, dtype, keepdims, name):
@@ -445,6 +448,8 @@ def _reduce(op, x, axis, dtype, keepdims, name):
     shape = tuple(s for i, (_, s) in enumerate(x.dims) if i not in axes or keepdims)
     shape = tuple(1 if (i in axes) else s for i, s in enumerate(shape)) if keepdims else shape
     out = _new(_pfirst(shape, x.pdim), _dt.of(dtype) or x.dtype, name)
+    if x.pdim in (0, None):  # the kept dims in order: a mask on a reduced axis leaves them whole
+        out.axes = [_mask_axis(x, i) for i in builtins.range(x.ndim) if keepdims or i not in axes]
     current().emit("vector", "tensor_reduce", out, [src], [("op", op)])
     return out
 
@@ -458,7 +463,7 @@ def _reduce_fn(op):
         _no_mask(mask, op)
         return _reduce(op, x, axis, dtype, keepdims, op)
     fn.__name__ = op
-    fn.__doc__ = "nl.%s along trailing free axes on VectorE (tensor_reduce op=%s)." % (op, op)
+    fn.__doc__ = "nl.%s along free axes on VectorE (tensor_reduce op=%s)." % (op, op)
     return fn
 
 

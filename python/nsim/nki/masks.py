@@ -45,13 +45,19 @@ def compare(expr, op, n):
 
 def _axis_dim(view, axis):
     """The dim of `view` the mask's axis restricts: the dim an index expression of that axis made,
-    else the partition dim (axis 0), the last dim (axis 1 of a 2-D view) or dim `axis`."""
+    else the partition dim (axis 0), the last free dim (axis 1 of a 2-D view) or dim `axis`; None
+    when the view has no dim of that axis."""
     axes = getattr(view, "axes", None)
     if axes and axis in axes:
         return axes.index(axis)
     if axis == 0:
         return view.pdim if view.pdim is not None else 0
-    return view.ndim - 1 if view.ndim <= 2 or axis >= view.ndim else axis
+    if axes and None not in axes:  # every dim's axis is known, none is this one: nothing to cut
+        return None
+    free = [d for d in range(view.ndim) if d != view.pdim]
+    if not free:  # a [P] column: nothing of a free axis to cut
+        return None
+    return free[-1] if view.ndim <= 2 or axis >= view.ndim else axis
 
 
 def restrict(view, mask):
@@ -59,9 +65,9 @@ def restrict(view, mask):
     key = [slice(None)] * view.ndim
     for axis, (lo, hi) in mask.ranges.items():
         d = _axis_dim(view, axis)
-        size = view.dims[d][1]
-        if size == 1:
+        if d is None or view.dims[d][1] == 1:
             continue
+        size = view.dims[d][1]
         if hi <= lo:
             fail("mask=: no iteration is left on axis %d (the masked call would do nothing)" % axis)
         key[d] = slice(lo, min(hi, size))

@@ -166,8 +166,9 @@ class Program:
         skip = mask is not None and mask.skip
         for v in ([dst] if dst is not None else []) + list(srcs) + [v for _, v in attrs if hasattr(v, "decl")]:
             if v.valid is not None and not skip:
-                fail("index expressions reach past tensor '%s' (shape %s, %s exist): give the call a mask= "
-                     "(e.g. mask=(i * 128 + i_p < n))" % (v.decl.name, v.shape, tuple(v.valid)))
+                fail("the access reaches past tensor '%s' (%s of the view's %s exist): slice within the tensor "
+                     "or give the call a mask= (e.g. mask=(i * 128 + i_p < n))"
+                     % (v.decl.name, list(v.valid), list(v.shape)))
         return dst, srcs, attrs, writes, skip
 
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=()):

@@ -214,8 +214,9 @@ class View(ViewMethods):
                     fail("slice step must be positive (dim %d of %s)" % (d, self._what()))
                 start = 0 if start is None else (start + size if start < 0 else start)
                 stop = size if stop is None else (stop + size if stop < 0 else stop)
-                bound = size if axis is None else max(size, stop)  # an index expression may reach past the
-                if not (0 <= start < stop <= bound):                # dim: mask= cuts it back (masks.py)
+                # A slice or index expression may reach past the dim: the call's mask= cuts it back
+                # (masks.py), else the call fails (Program._masked); Beta 1 tutorials load partial tiles so.
+                if not (0 <= start < stop and (start < size or axis is not None)):
                     fail("slice %d:%d out of bounds for dim %d of %s (size %d)" % (start, stop, d, self._what(), size))
                 if d == self.pdim:
                     if step != 1:
@@ -226,16 +227,38 @@ class View(ViewMethods):
                 valid.append(max(0, -(-(limits[d] - start) // step)))
                 axes.append(axis)
             elif isinstance(k, IndexSum):
-                from .errors import Unsupported
-                fail("a sum of index expressions (i + j) indexing one dim (dim %d of %s) is not supported yet"
-                     % (d, self._what()), Unsupported)
+                shift, sum_dims = self._index_sum(k, d, stride, limits[d])
+                offset += shift
+                dims += sum_dims
+                valid += [n for _, n in sum_dims]
+                axes += [t.axis for t in sorted(k.terms, key=lambda t: t.axis)]
             else:
                 fail("unsupported index %r for dim %d of %s (use ints, slices, nl.arange)" % (k, d, self._what()))
         if self.pdim is not None and pdim is None:
             fail("indexing %s dropped its partition dim" % self._what())
+        placed = [a for a in axes if a is not None]
+        if any(isinstance(k, IndexSum) for k in key) and placed != sorted(placed):
+            from .errors import Unsupported
+            fail("index expressions of %s: with an index sum, their axes must follow the tensor's dim order "
+                 "(got axes %s)" % (self._what(), placed), Unsupported)
         self._last_valid = valid if any(v < n for v, (_, n) in zip(valid, dims)) else None
         self._last_axes = axes if any(a is not None for a in axes) else None
         return offset, dims, pdim
+
+    def _index_sum(self, k, d, stride, limit):
+        """`t[..., 2 * i + j, ...]` (pooling windows): one dim of the view per term, in axis order; the
+        offset the terms' starts and the constant add."""
+        from .errors import Unsupported
+        if d == self.pdim or any(t.axis is None for t in k.terms) or len({t.axis for t in k.terms}) < len(k.terms):
+            fail("a sum of index expressions (i + j) indexing %s (dim %d of %s) needs each term on its own axis "
+                 "(nl.mgrid, or nl.arange placed with [:, None]) and a free dim"
+                 % ("the partition dim" if d == self.pdim else "one dim", d, self._what()), Unsupported)
+        terms = sorted(k.terms, key=lambda t: t.axis)
+        first = k.const + sum(t.start for t in terms)
+        last = first + sum(t.step * (t.size - 1) for t in terms)
+        if first < 0 or last >= limit:
+            fail("index sum %r reaches elements %d..%d of dim %d of %s (size %d)" % (k, first, last, d, self._what(), limit))
+        return first * stride, [[stride * t.step, t.size] for t in terms]
 
     def _sub(self, view):
         """view, a window of self just made by _indexed, with what it reaches past (mask=) and the

@@ -174,3 +174,19 @@ def test_beta1_benchmark_of_typed_placeholders_is_timing_only():
     assert placeholder == nki.benchmark(double, np.zeros((128, 4), nl.bfloat16.dtype)).device_time_us
     with pytest.raises(nki.KernelError, match=r"nki.typing.tensor\[shape, dtype\]: shape"):
         nt.tensor[[0, 4], nl.float32]
+
+
+def test_beta1_profile_names_its_artifacts_as_nki_does(tmp_path):
+    """nki.profile(save_neff_name=, save_trace_name=, num_execs=, profile_nth=): the NEFF under its name,
+    one trace and one json report per profiled execution (<stem>_exec_N.ntff beyond the first)."""
+    a = np.ones((128, 4), np.float32)
+    prof = nki.profile(working_directory=str(tmp_path), save_neff_name="k.neff", save_trace_name="t.ntff",
+                       num_execs=20, profile_nth=10)(double)
+    np.testing.assert_array_equal(prof(a), 2 * a)
+    assert {"k.neff", "t_exec_10.ntff", "t_exec_20.ntff"} <= set(os.listdir(tmp_path))
+    assert sorted(os.listdir(tmp_path / "json_reports")) == ["t_exec_10.json", "t_exec_20.json"]
+    assert not [f for f in os.listdir(tmp_path) if f[0].isdigit()]
+    with pytest.raises(nki.KernelError, match="k.neff, t_exec_10.ntff, t_exec_20.ntff already in .*overwrite=True"):
+        prof(a)
+    nki.profile(working_directory=str(tmp_path), overwrite=True)(double)(a)
+    assert {"file.neff", "profile.ntff"} <= set(os.listdir(tmp_path))

@@ -9,6 +9,8 @@ nsim_config=, nsim_overrides=, ...
 """
 import functools
 import inspect
+import os
+import shutil
 
 import numpy as np
 
@@ -144,10 +146,54 @@ class _Beta1Benchmark(_Beta1Run):
 
 class _Beta1Profile(_Beta1Run):
     def __call__(self, *args, **kwargs):
-        kwargs.setdefault("nsim_out_dir", self.options.get("working_directory"))
+        directory = self.options.get("working_directory")
+        if directory and not self.options.get("overwrite", False):
+            _refuse_overwrite(directory, self.options)
+        kwargs.setdefault("nsim_out_dir", directory)
         result = _benchmark_run(self.kernel, args, kwargs)
         self.benchmark_result = result
+        if directory:
+            _name_artifacts(directory, self.options, result.kernel_hash)
         return result.outputs
+
+
+def _profiled_executions(options):
+    """The executions Beta 1's profile captures: every profile_nth-th of num_execs (at least one)."""
+    nth, execs = int(options.get("profile_nth", 1)), int(options.get("num_execs", 1))
+    return list(range(nth, execs + 1, nth)) or [nth]
+
+
+def _trace_file(options, execution):
+    stem = os.path.splitext(os.path.basename(options.get("save_trace_name") or "profile.ntff"))[0]
+    return "%s.ntff" % stem if execution == 1 else "%s_exec_%d.ntff" % (stem, execution)
+
+
+def _beta1_artifacts(options):
+    neff = os.path.basename(options.get("save_neff_name") or "file.neff")
+    return [neff] + [_trace_file(options, n) for n in _profiled_executions(options)]
+
+
+def _refuse_overwrite(directory, options):
+    there = [f for f in _beta1_artifacts(options) if os.path.exists(os.path.join(directory, f))]
+    if there:
+        raise KernelError("nki.profile: %s already in %s; pass overwrite=True to replace it"
+                          % (", ".join(there), directory))
+
+
+def _name_artifacts(directory, options, kernel_hash):
+    """Beta 1's names for what the run wrote: save_neff_name, save_trace_name per profiled execution
+    (<stem>_exec_N.ntff), json_reports/ with a summary per profiled execution. The simulator is
+    deterministic, so every execution's trace and summary are the same."""
+    neff, *traces = _beta1_artifacts(options)
+    hashed_neff, hashed_ntff = (os.path.join(directory, "%s.%s" % (kernel_hash, ext)) for ext in ("neff", "ntff"))
+    os.replace(hashed_neff, os.path.join(directory, neff))
+    reports = os.path.join(directory, "json_reports")
+    os.makedirs(reports, exist_ok=True)
+    for trace, execution in zip(traces, _profiled_executions(options)):
+        shutil.copyfile(hashed_ntff, os.path.join(directory, trace))
+        shutil.copyfile(os.path.join(directory, "summary.json"),
+                        os.path.join(reports, "%s.json" % os.path.splitext(trace)[0]))
+    os.remove(hashed_ntff)
 
 
 def _decorator(cls, kernel, options):

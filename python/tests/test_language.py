@@ -284,3 +284,19 @@ def test_masked_reduce_over_two_free_axes(rng):
         nl.store(out[:, 0:6], value=s[:, 0:6])
         return out
     np.testing.assert_allclose(nki.simulate_kernel(rows, a)[:, :6], a[:, :6, :5].sum(axis=2), rtol=1e-5, atol=1e-6)
+
+
+def test_load_transpose2d(rng):
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((a.shape[1], 96), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load_transpose2d(a[32:128, :]))
+        return out
+    a = rng.standard_normal((128, 64)).astype(np.float32)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a[32:128].T)
+
+    @nki.jit
+    def wide(a):
+        nl.load_transpose2d(a)
+    with pytest.raises(nki.KernelError, match="dim 1 of .* becomes the partition dim"):
+        nki.simulate_kernel(wide, np.zeros((4, 200), np.float32))

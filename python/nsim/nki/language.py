@@ -395,7 +395,7 @@ for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "w
               "softplus", "bitwise_and", "bitwise_or", "invert", "left_shift", "right_shift", "trunc",
               "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx", "silu_dx", "less_equal",
               "greater_equal", "logical_xor", "logical_not", "bitwise_xor", "dynamic_range", "fori_loop",
-              "exp2", "tan", "arctan", "prod", "all", "var", "load_transpose2d", "argmax", "argmin",
+              "exp2", "tan", "arctan", "prod", "all", "var", "argmax", "argmin",
               "expand_dims", "zeros_like", "ones_like", "empty_like", "full_like", "device_print", "loop_reduce",
               "rms_norm", "mod"):
     globals()[_name] = _unsupported(_name)
@@ -635,6 +635,20 @@ def load(src, dtype=None, mask=None, num_buffers=None):
              % (src.shape[0], src.shape, current().info["partitions"], current().info["partitions"]))
     out = current().new_tile(src.shape, _dt.of(dtype) or src.dtype, sbuf, "load", num_buffers)
     current().emit("sync", "dma_copy", out, [src])
+    return out
+
+
+def load_transpose2d(src, dtype=None, mask=None):
+    """HBM [a, b] -> a new SBUF tile [b, a] (Beta 1): one DMA whose source pattern walks src column by
+    column, so its cost is the DMA model's for an element-strided read (a descriptor per element)."""
+    _no_mask(mask, "nl.load_transpose2d")
+    if not isinstance(src, HbmTensor) or src.ndim != 2:
+        fail("nl.load_transpose2d reads a 2-D HBM tensor view, got %r" % (src,))
+    if src.shape[1] > current().info["partitions"]:
+        fail("nl.load_transpose2d: dim 1 of %s becomes the partition dim and exceeds the %d partitions"
+             % (src.shape, current().info["partitions"]))
+    out = current().new_tile(src.shape[::-1], _dt.of(dtype) or src.dtype, sbuf, "load_transpose2d", None)
+    current().emit("sync", "dma_copy", out, [src.permute((1, 0))])
     return out
 
 

@@ -1,6 +1,7 @@
 """python3 -m nsim.nki FILE.py [ARGS] / python3 -m nsim.nki -m MODULE [ARGS]: runs an NKI script, or a
 module such as pytest over a kernel repository's own tests, unchanged on the simulator
 (nsim.nki.install(), then the script or module as __main__)."""
+import os
 import runpy
 import sys
 
@@ -24,6 +25,7 @@ def main(argv):
         runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
         return 0
     sys.argv = argv[1:]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(argv[1])))  # as `python3 FILE.py`: its folder's modules import
     runpy.run_path(argv[1], run_name="__main__")
     return 0
 

@@ -22,7 +22,7 @@ from .nki_typing import TensorSpec
 _RUN_OPTIONS = {"config": None, "overrides": (), "out_dir": None, "emit": None, "timing_only": False}
 _BETA1_DECORATOR_OPTIONS = ("warmup", "iters", "save_neff_name", "save_trace_name", "additional_compile_opt",
                             "working_directory", "profile_nth", "overwrite", "device_count", "kernel_return",
-                            "num_execs", "artifacts_dir")
+                            "num_execs", "artifacts_dir", "disable_allocation_opt")
 
 
 def _kernel_params(kernel):

@@ -5,15 +5,15 @@
 #include <set>
 
 #include "profiler/engine_lanes.h"
-#include "profiler/intervals.h"
+#include "sim/base/intervals.h"
 
 namespace nsim {
 namespace prof {
 namespace {
 
-std::map<std::string, std::vector<Interval>> BusyByLane(const DeviceExecution& exec) {
-  std::map<std::string, std::vector<Interval>> raw;
-  for (const InstructionSlice& s : exec.instructions) raw[s.lane].push_back({s.start, s.end});
+std::map<std::string, Intervals> BusyByLane(const DeviceExecution& exec) {
+  std::map<std::string, Intervals> raw;
+  for (const InstructionSlice& s : exec.instructions) raw[s.lane].emplace_back(s.start, s.end);
   std::set<std::string> seen;
   for (const auto& [lane, intervals] : raw) seen.insert(lane);
   for (const std::string& lane : EngineLanesToShow(seen)) raw[lane];  // idle engines show as 0 %

@@ -5,7 +5,7 @@
 
 #include "profiler/engine_lanes.h"
 #include "profiler/events.h"
-#include "profiler/intervals.h"
+#include "sim/base/intervals.h"
 #include "runtime/capture_setting.h"
 #include "runtime/profiling/device_capture.h"
 #include "runtime/observer.h"
@@ -32,10 +32,10 @@ void AddCoreMetrics(int core, const prof::DeviceMetrics& from, prof::DeviceMetri
 }
 
 Picos ChipActiveTime(const prof::DeviceExecution& e) {
-  std::vector<prof::Interval> all;
-  for (const prof::InstructionSlice& s : e.instructions) all.push_back({s.start, s.end});
-  for (const prof::DmaSlice& d : e.dma) all.push_back({d.start, d.end});
-  return prof::TotalLength(prof::MergeIntervals(std::move(all)));
+  Intervals all;
+  for (const prof::InstructionSlice& s : e.instructions) all.emplace_back(s.start, s.end);
+  for (const prof::DmaSlice& d : e.dma) all.emplace_back(d.start, d.end);
+  return IntervalsLength(MergeIntervals(std::move(all)));
 }
 
 // An execution on several physical cores (LNC>1): every core's instructions

@@ -7,33 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "sim/base/intervals.h"
 #include "sim/base/time.h"
 
 namespace nsim {
-
-using Intervals = std::vector<std::pair<Picos, Picos>>;
-
-// Sorted, disjoint union of [start, end) intervals (empty ones dropped).
-inline Intervals MergeIntervals(Intervals iv) {
-  if (!std::is_sorted(iv.begin(), iv.end())) std::sort(iv.begin(), iv.end());
-  Intervals out;
-  for (const auto& [s, e] : iv) {
-    if (e <= s) continue;
-    if (!out.empty() && s <= out.back().second) {
-      out.back().second = std::max(out.back().second, e);
-    } else {
-      out.emplace_back(s, e);
-    }
-  }
-  return out;
-}
-
-// Total length of merged (disjoint) intervals.
-inline Picos IntervalsLength(const Intervals& merged) {
-  Picos total = 0;
-  for (const auto& [s, e] : merged) total += e - s;
-  return total;
-}
 
 class IntervalUnion {
  public:

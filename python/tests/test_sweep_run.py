@@ -116,7 +116,7 @@ def cli(*args):
 
 
 def cached_points(out):
-    return sum(len(files) for _, _, files in os.walk(out / "cache"))
+    return sum(f.endswith(".json") for _, _, files in os.walk(out / "cache") for f in files)
 
 
 def sweep_with_a_fault(cmd, env, out, after, points, fault):

@@ -75,10 +75,19 @@ def sweep(spec, out=None, ray=None, jobs=None, cache=None, progress=False):
         _execute(todo, ray, jobs, on_result)
     except KeyboardInterrupt:
         bar.close()
+        _take_from_cache(points, outcomes, store)
         _finish(spec, points, outcomes, out, stats, start)
         raise SweepInterrupted(sum(o is not None for o in outcomes.values()), len(points), out) from None
     bar.close()
     return _finish(spec, points, outcomes, out, stats, start)
+
+
+def _take_from_cache(points, outcomes, store):
+    """Ctrl-C can land between a point's cache write and its row: the table
+    takes every point the cache holds, so the rerun's cache hits are its rows."""
+    for p in points:
+        if outcomes[p.point_id] is None:
+            outcomes[p.point_id] = store.get(p.cache_key)
 
 
 def _execute(todo, ray, jobs, on_result):

@@ -26,6 +26,11 @@ class Cache:
         path = self._path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            json.dump(value, f)
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(value, f)
+            os.replace(tmp, path)
+        except BaseException:  # Ctrl-C mid-write leaves no half file behind
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise

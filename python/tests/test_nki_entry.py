@@ -30,6 +30,7 @@ def installed():
     nki.install()
     yield
     nki.uninstall()
+    assert "torch_xla" not in sys.modules
     for name in [m for m in sys.modules if m.startswith("nki.") or m == "nki"]:
         assert not sys.modules[name].__name__.startswith("nsim")
 
@@ -48,6 +49,19 @@ def test_install_resolves_both_generations(installed):
     assert nki3 is nki and beta1 is nki and nl3 is nl and beta1_nl is nl
     assert consts.oob_mode is nisa.oob_mode and nt.mutable_tensor is not None and ncc.ReplicaGroup
     assert isinstance(nki3.dtype, type) and nl.tile_size.pmax == 128  # outside a kernel: the default config
+
+
+def test_tutorial_torch_scripts_run_on_the_xla_stand_in(installed):
+    """The NKI tutorials' *_torch.py scripts put tensors on `xm.xla_device()` and call the kernel:
+    without torch-neuronx that device is the CPU, and a kernel given torch tensors returns torch tensors."""
+    import torch
+    from torch_xla.core import xla_model as xm
+    device = xm.xla_device()
+    a = torch.arange(512, dtype=torch.bfloat16).reshape(128, 4).to(device=device)
+    out = double(a)
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.bfloat16
+    assert torch.equal(out, 2 * a) and xm.xrt_world_size() == 1 and xm.mark_step() is None
+    assert isinstance(double(a.float().numpy()), np.ndarray)  # NumPy in, NumPy out
 
 
 def test_module_runs_an_unmodified_script(tmp_path):
@@ -84,7 +98,7 @@ def test_call_with_numpy_and_torch_and_simulate_forms():
     np.testing.assert_array_equal(nki.simulate(double)(torch.from_numpy(a)), 2 * a)
     np.testing.assert_array_equal(nki.simulate(double)[2](a), 2 * a)  # LNC=2: both programs, same result
     bf = torch.ones((8, 4), dtype=torch.bfloat16)
-    assert np.asarray(double(bf), np.float32).tolist() == [[2.0] * 4] * 8
+    assert double(bf).dtype == torch.bfloat16 and double(bf).float().tolist() == [[2.0] * 4] * 8  # torch in, torch out
 
 
 def test_a_kernel_parameter_named_config_wins():
@@ -162,6 +176,38 @@ def test_compiler_directives_and_mod_alloc():
     np.testing.assert_array_equal(r.outputs, a)
     # num_free_tiles=(3,) is honoured exactly: the four tiles rotate over three buffers
     assert len({line.split()[1] for line in r.kernel_text.splitlines() if line.startswith("tensor") and " sbuf " in line}) == 3
+
+
+def test_alloc_callback_places_every_block_once():
+    """ncc.psum.alloc(func): func(block_index, pdim_size, fdim_bytes) is asked for each block, as in
+    Beta 1's allocated attention; each block keeps its place across iterations (one buffer)."""
+    import nsim.nki.compiler as ncc
+    asked = []
+
+    def bank(idx, pdim_size, fdim_size):
+        asked.append((idx, pdim_size, fdim_size))
+        return (idx[0] + 1, 0, 0)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(2):
+            t = nl.ndarray((2, nl.par_dim(64), 4), dtype=nl.float32, buffer=ncc.psum.alloc(bank))
+            for j in nl.affine_range(2):
+                t[j] = nl.load(a[i * 128 + j * 64:i * 128 + (j + 1) * 64])
+                nl.store(out[i * 128 + j * 64:i * 128 + (j + 1) * 64], t[j])
+        return out
+    a = np.arange(256 * 4, dtype=np.float32).reshape(256, 4)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a)
+    assert asked[:2] == [((0,), 64, 16), ((1,), 64, 16)]
+
+    @nki.jit
+    def bad(a):
+        nl.ndarray((2, nl.par_dim(64), 4), dtype=nl.float32, buffer=ncc.sbuf.alloc(lambda idx, pdim_size, fdim_size: 0))
+        return a
+    with pytest.raises(nki.KernelError, match=r"callback returned 0 for block \(0,\); expected 2 integers") as e:
+        nki.simulate_kernel(bad, a)
+    assert "test_nki_entry.py" in str(e.value)
 
 
 def test_beta1_benchmark_of_typed_placeholders_is_timing_only():

@@ -10,8 +10,9 @@ from .errors import Unsupported, fail
 class Allocation:
     """A buffer with explicit placement: nl.ndarray(..., buffer=ncc.sbuf.mod_alloc(base_addr=...))."""
 
-    def __init__(self, space, base_addr, num_free_tiles, base_partition=0):
+    def __init__(self, space, base_addr, num_free_tiles, base_partition=0, callback=None):
         self.space, self.base_addr, self.base_partition = space, base_addr, base_partition
+        self.callback = callback
         self.num_free_tiles = tuple(num_free_tiles) if isinstance(num_free_tiles, (tuple, list)) else (
             (num_free_tiles,) if num_free_tiles else ())
 
@@ -34,7 +35,30 @@ class _Space:
                           num_free_tiles or num_bank_tiles, base_partition)
 
     def alloc(self, func):
-        fail("ncc.%s.alloc(callback): allocation callbacks are not modelled; use mod_alloc" % self.name, Unsupported)
+        """Beta 1's placement callback: func(block_index, pdim_size, fdim_size) gives each block of
+        the tile its place, (start_partition, byte_addr) in SBUF or (bank, start_partition,
+        byte_addr) in PSUM. Each block keeps its place across loop iterations (one buffer)."""
+        if not callable(func):
+            fail("ncc.%s.alloc(%r): give a function (block_index, pdim_size, fdim_size) -> address"
+                 % (self.name, func))
+        return Allocation(self.name, None, (), callback=func)
+
+    def place_blocks(self, func, blocks, pdim_size, fdim_size):
+        """Calls the user's callback for every block index; returns the places it gave."""
+        want = 3 if self.name == "psum" else 2
+        places = []
+        for index in blocks:
+            try:
+                place = func(idx=index, pdim_size=pdim_size, fdim_size=fdim_size)  # by name, as NKI calls it
+            except Exception as e:  # the user's callback: its error, at the ndarray line
+                fail("ncc.%s.alloc callback failed for block %r: %s: %s"
+                     % (self.name, index, type(e).__name__, e))
+            if not (isinstance(place, tuple) and len(place) == want and all(isinstance(v, int) for v in place)):
+                fail("ncc.%s.alloc callback returned %r for block %r; expected %d integers (%s)"
+                     % (self.name, place, index, want,
+                        "bank, start_partition, byte_addr" if want == 3 else "start_partition, byte_addr"))
+            places.append(place)
+        return places
 
 
 sbuf, psum = _Space("sbuf"), _Space("psum")

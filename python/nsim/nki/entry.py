@@ -51,7 +51,7 @@ def _host(value):
     a TensorSpec (nt.tensor[shape, dtype]) as zeros."""
     if isinstance(value, TensorSpec):
         return value.zeros()
-    if isinstance(value, np.ndarray) or not hasattr(value, "detach") or not hasattr(value, "numpy"):
+    if not _is_torch(value):
         return value
     t = value.detach()
     if getattr(t, "device", None) is not None and t.device.type != "cpu":
@@ -81,9 +81,27 @@ def _run(kernel, args, kwargs, names):
 
 def simulate_kernel(kernel, *args, **kwargs):
     """Runs the kernel on the simulator (config= default: platform.default_config()); returns its outputs
-    as NumPy arrays."""
+    as NumPy arrays, or as torch tensors when it was given torch tensors (as a kernel called on a
+    Neuron device returns that device's tensors)."""
     (_, _, outputs), _ = _run(kernel, args, kwargs, ("config", "overrides"))
+    if any(_is_torch(v) for v in (*args, *kwargs.values())):
+        return _to_torch(outputs)
     return outputs
+
+
+def _is_torch(value):
+    return not isinstance(value, np.ndarray) and hasattr(value, "detach") and hasattr(value, "numpy")
+
+
+def _to_torch(outputs):
+    if isinstance(outputs, (tuple, list)):
+        return type(outputs)(_to_torch(o) for o in outputs)
+    if not isinstance(outputs, np.ndarray):
+        return outputs
+    import torch
+    if outputs.dtype.name == "bfloat16":
+        return torch.from_numpy(outputs.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(outputs)
 
 
 def _benchmark_run(kernel, args, kwargs):

@@ -5,6 +5,8 @@ simulator in; `python3 -m nsim.nki FILE.py` does the same for a script."""
 import sys
 import types
 
+from . import xla_stand_in
+
 # alias -> the nsim.nki module it names (relative to this package)
 _MODULES = {
     "nki": "", "nki.language": ".language", "nki.isa": ".isa", "nki.isa.constants": ".constants",
@@ -17,7 +19,8 @@ _MODULES = {
 
 def install():
     """Makes `nki`, `nki.language`, `nki.isa`, `nki.isa.constants`, `nki.typing`, `nki.compiler`,
-    `nki.collectives` and `neuronxcc.nki.*` the simulator's modules. Idempotent."""
+    `nki.collectives` and `neuronxcc.nki.*` the simulator's modules, and (without a real torch_xla)
+    `torch_xla.core.xla_model` a stand-in whose device is the CPU (xla_stand_in.py). Idempotent."""
     import importlib
     for alias, target in _MODULES.items():
         sys.modules[alias] = importlib.import_module("nsim.nki" + target)
@@ -28,10 +31,12 @@ def install():
         neuronxcc.__path__ = []
         sys.modules["neuronxcc"] = neuronxcc
     neuronxcc.nki = sys.modules["neuronxcc.nki"]
+    xla_stand_in.install()
 
 
 def uninstall():
     """Removes the aliases install() made."""
+    xla_stand_in.uninstall()
     for alias in list(_MODULES) + ["neuronxcc"]:
         module = sys.modules.get(alias)
         if module is not None and (module.__name__.startswith("nsim.nki") or getattr(module, "_nsim", False)):

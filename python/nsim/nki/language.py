@@ -6,6 +6,7 @@ VectorE for element-wise arithmetic, copies and reductions, ScalarE for
 activation functions, TensorE for matmul and transpose.
 """
 import builtins
+import itertools
 import math
 import numbers
 import operator
@@ -533,6 +534,8 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None
     if isinstance(buffer, Allocation):
         placed, buffer = buffer, buffer.space
         num_buffers = math.prod(placed.num_free_tiles) if placed.num_free_tiles else 1
+        if placed.callback:
+            placed.base_addr = _callback_places(placed, shape, dtype)
     if buffer in _HBM:
         return current().hbm_tensor(name or "out", [int(s) for s in positive_shape(shape, "HBM tensor")], dtype,
                                     buffer=buffer)
@@ -547,6 +550,16 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None
     tile.decl.declared_dtype = declared
     tile.decl.address = address if address is not None else (placed.base_addr if placed else None)
     return tile
+
+
+def _callback_places(placed, shape, dtype):
+    """The block places an ncc.*.alloc callback gives: one per index of the dims before par_dim."""
+    from . import compiler
+    pdim = next((i for i, s in enumerate(shape) if isinstance(s, ParDim)), 0)
+    blocks = list(itertools.product(*[range(int(s)) for s in shape[:pdim]]))
+    fdim_bytes = math.prod(int(s) for s in shape[pdim + 1:]) * dtype.size
+    space = compiler.sbuf if placed.space == "sbuf" else compiler.psum
+    return space.place_blocks(placed.callback, blocks, int(shape[pdim]), fdim_bytes)
 
 
 # A bf16/fp16 PSUM tile (NKI 0.3+, gen3+ kernels) is stored as fp32 in the model, whose PSUM is fp32:

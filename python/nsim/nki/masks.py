@@ -71,4 +71,7 @@ def restrict(view, mask):
         if hi <= lo:
             fail("mask=: no iteration is left on axis %d (the masked call would do nothing)" % axis)
         key[d] = slice(lo, min(hi, size))
-    return view[tuple(key)]
+    out = view[tuple(key)]
+    starts = [k.start or 0 for k in key]
+    out.sum_checks = [c.cut(starts) for c in getattr(view, "sum_checks", None) or []] or None
+    return out

@@ -169,6 +169,11 @@ class Program:
                 fail("the access reaches past tensor '%s' (%s of the view's %s exist): slice within the tensor "
                      "or give the call a mask= (e.g. mask=(i * 128 + i_p < n))"
                      % (v.decl.name, list(v.valid), list(v.shape)))
+            for c in (getattr(v, "sum_checks", None) or []) if not skip else []:
+                if c.reach(v) > c.budget:
+                    fail("the index sum reaches past dim %d of tensor '%s' (size %d) by %d element(s): index "
+                         "within the tensor or give the call a mask= that cuts it back"
+                         % (c.dim, v.decl.name, c.size, c.reach(v) - c.budget))
         return dst, srcs, attrs, writes, skip
 
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=()):

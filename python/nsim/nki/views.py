@@ -106,6 +106,23 @@ class IndexSum:
         return " + ".join([repr(t) for t in self.terms] + ([str(self.const)] if self.const else []))
 
 
+class SumCheck:
+    """An index sum (`t[i + j]`) that reaches past dim `dim` (size `size`) unless a mask= cuts it:
+    the view's dims `dims` (one per term, `steps` apart in that dim) may reach `budget` elements past
+    the sum's first element."""
+
+    def __init__(self, dims, steps, budget, dim, size):
+        self.dims, self.steps, self.budget, self.dim, self.size = dims, steps, budget, dim, size
+
+    def reach(self, view):
+        return sum(step * (view.dims[d][1] - 1) for d, step in zip(self.dims, self.steps))
+
+    def cut(self, starts):
+        """The check of the view cut to start at starts[d] on each of its dims (masks.restrict)."""
+        shift = sum(step * starts[d] for d, step in zip(self.dims, self.steps))
+        return SumCheck(self.dims, self.steps, self.budget - shift, self.dim, self.size)
+
+
 class Decl:
     """One tensor of the emitted kernel."""
 
@@ -156,6 +173,7 @@ class View(ViewMethods):
         self.decl, self.offset, self.dims, self.pdim = decl, offset, [list(d) for d in dims], pdim
         self.valid = None  # per dim, how many elements exist when index expressions reach past a dim
         self.axes = None   # per dim, the index-expression axis that made it (mask=), if any
+        self.sum_checks = None  # index sums that reach past a dim unless a mask= cuts them (SumCheck)
 
     # ---------------------------------------------------------- shape
     @functools.cached_property
@@ -190,7 +208,7 @@ class View(ViewMethods):
             key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
         if len(key) > self.ndim:
             fail("%d indices for a %d-dim %s of shape %s" % (len(key), self.ndim, self._what(), self.shape))
-        offset, dims, pdim, valid, axes = self.offset, [], None, [], []
+        offset, dims, pdim, valid, axes, sum_checks = self.offset, [], None, [], [], []
         limits = self.valid or [s for _, s in self.dims]
         for d, (stride, size) in enumerate(self.dims):
             k = key[d] if d < len(key) else slice(None)
@@ -227,7 +245,10 @@ class View(ViewMethods):
                 valid.append(max(0, -(-(limits[d] - start) // step)))
                 axes.append(axis)
             elif isinstance(k, IndexSum):
-                shift, sum_dims = self._index_sum(k, d, stride, limits[d])
+                shift, sum_dims, budget = self._index_sum(k, d, stride, limits[d])
+                if budget is not None:
+                    sum_checks.append(SumCheck(list(range(len(dims), len(dims) + len(sum_dims))),
+                                               [s // stride for s, _ in sum_dims], budget, d, limits[d]))
                 offset += shift
                 dims += sum_dims
                 valid += [n for _, n in sum_dims]
@@ -243,6 +264,7 @@ class View(ViewMethods):
                  "(got axes %s)" % (self._what(), placed), Unsupported)
         self._last_valid = valid if any(v < n for v, (_, n) in zip(valid, dims)) else None
         self._last_axes = axes if any(a is not None for a in axes) else None
+        self._last_sum_checks = sum_checks or None
         return offset, dims, pdim
 
     def _index_sum(self, k, d, stride, limit):
@@ -256,14 +278,17 @@ class View(ViewMethods):
         terms = sorted(k.terms, key=lambda t: t.axis)
         first = k.const + sum(t.start for t in terms)
         last = first + sum(t.step * (t.size - 1) for t in terms)
-        if first < 0 or last >= limit:
+        if first < 0 or first >= limit:
             fail("index sum %r reaches elements %d..%d of dim %d of %s (size %d)" % (k, first, last, d, self._what(), limit))
-        return first * stride, [[stride * t.step, t.size] for t in terms]
+        # Past the dim's end: the call's mask= may cut it back (Program._masked checks what is left).
+        budget = limit - 1 - first if last >= limit else None
+        return first * stride, [[stride * t.step, t.size] for t in terms], budget
 
     def _sub(self, view):
         """view, a window of self just made by _indexed, with what it reaches past (mask=) and the
         axes its index expressions came from."""
         view.valid, view.axes = self._last_valid, self._last_axes
+        view.sum_checks = self._last_sum_checks
         return view
 
     def _what(self):

@@ -10,6 +10,7 @@ import inspect
 from . import dtypes as _dt
 from . import language as nl
 from . import opcodes as _opcodes
+from . import ops_table as _ops_table
 from . import platform as _platform
 from .constants import (dge_mode, dma_engine, engine, matmul_perf_mode, nc_version, oob_mode,  # noqa: F401
                         reduce_cmd)
@@ -21,14 +22,13 @@ tensor_engine, vector_engine, scalar_engine, gpsimd_engine, sync_engine = (
     engine.tensor, engine.vector, engine.scalar, engine.gpsimd, engine.sync)
 unknown_engine = engine.unknown
 
-_ALU = {nl.add: "add", nl.subtract: "subtract", nl.multiply: "multiply", nl.divide: "divide",
-        nl.maximum: "max", nl.minimum: "min", nl.power: "pow"}
-_COMMUTATIVE = ("add", "multiply", "max", "min")
+# {nl function: ALU op / activation function}, from the simulator's tables (ops_table.py)
+_ALU = {getattr(nl, name): op for name, op in nl._ALU.items()}
+_COMMUTATIVE = _ops_table.commutative_alu_names()
 _REDUCE = {nl.add: "sum", nl.sum: "sum", nl.maximum: "max", nl.max: "max", nl.minimum: "min", nl.min: "min",
            nl.mean: "mean"}
-_ACTIVATION = {nl.exp: "exp", nl.log: "log", nl.sqrt: "sqrt", nl.rsqrt: "rsqrt", nl.reciprocal: "reciprocal",
-               nl.tanh: "tanh", nl.sigmoid: "sigmoid", nl.silu: "silu", nl.gelu: "gelu", nl.relu: "relu",
-               nl.square: "square", nl.identity: "identity", nl.copy: "identity"}
+_ACTIVATION = {getattr(nl, name): func for name, func in nl._ACTIVATION.items()}
+_ACTIVATION[nl.copy] = "identity"
 
 
 def get_nc_version():

@@ -10,6 +10,7 @@ import nsim.nki as nki
 import nsim.nki.isa as nisa
 import nsim.nki.language as nl
 from nsim.nki import ops_table
+from nsim.nki.errors import KernelError
 
 
 def run_binary(fn, a, b):
@@ -136,3 +137,175 @@ def test_activation_op_through_nisa_with_scale_and_bias(name, rng):
     a = rng.standard_normal((16, 20)).astype(np.float32)
     got = run_unary(lambda x: nisa.activation(getattr(nl, name), x, bias=None, scale=2.0), a)
     np.testing.assert_allclose(got, f32(ACT_REFERENCES[name](2.0 * a.astype(np.float64))), rtol=2e-5, atol=2e-6)
+
+
+# ------------------------------------------------------------------ new instructions: values
+def test_scalar_tensor_tensor_both_forms(rng):
+    a, b = rng.standard_normal((2, 32, 48)).astype(np.float32)
+    col = rng.standard_normal((32, 1)).astype(np.float32)
+
+    @nki.jit
+    def k(a, b, col):
+        x, y, c = nl.load(a), nl.load(b), nl.load(col)
+        out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        out2 = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+        nisa.scalar_tensor_tensor(dst=t, data=x, op0=nl.subtract, operand0=c, op1=nl.multiply, operand1=y)
+        nl.store(out, value=t)
+        nl.store(out2, value=nisa.scalar_tensor_tensor(data=x, op0=nl.multiply, operand0=2.0, op1=nl.greater,
+                                                       operand1=y))
+        return out, out2
+
+    got, got2 = nki.simulate_kernel(k, a, b, col)
+    np.testing.assert_array_equal(got, (a - col) * b)
+    np.testing.assert_array_equal(got2, f32(a * 2 > b))
+
+
+def test_tensor_scalar_reduce_both_forms(rng):
+    a = rng.standard_normal((64, 40)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        x = nl.load(a)
+        out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        sums = nl.ndarray((a.shape[0], 1), dtype=nl.float32, buffer=nl.shared_hbm)
+        maxes = nl.ndarray((a.shape[0], 1), dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+        s = nl.ndarray((a.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf)
+        m = nl.ndarray((a.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar_reduce(dst=t, data=x, op0=nl.multiply, operand0=3.0, reduce_op=nl.add, reduce_res=s)
+        nisa.tensor_scalar_reduce(data=x, op0=nl.add, operand0=1.0, reduce_op=nl.maximum, reduce_res=m)
+        nl.store(out, value=t)
+        nl.store(sums, value=s)
+        nl.store(maxes, value=m)
+        return out, sums, maxes
+
+    out, sums, maxes = nki.simulate_kernel(k, a)
+    np.testing.assert_array_equal(out, a * np.float32(3))
+    np.testing.assert_allclose(sums[:, 0], (a * np.float32(3)).sum(axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(maxes[:, 0], (a + np.float32(1)).max(axis=1))
+
+
+def test_tensor_copy_predicated(rng):
+    a, b = rng.standard_normal((2, 16, 24)).astype(np.float32)
+
+    @nki.jit
+    def k(a, b):
+        x, y = nl.load(a), nl.load(b)
+        out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        pred = nl.greater(x, 0.0)
+        nisa.tensor_copy_predicated(dst=y, src=x, predicate=pred)
+        nl.store(out, value=y)
+        return out
+
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a, b), np.where(a > 0, a, b))
+
+
+def test_max8_and_find_index8(rng):
+    a = rng.permutation(64 * 100).reshape(64, 100).astype(np.float32)  # distinct values: one index each
+
+    @nki.jit
+    def k(a):
+        x = nl.load(a)
+        top = nl.ndarray((a.shape[0], 8), dtype=nl.float32, buffer=nl.shared_hbm)
+        idx = nl.ndarray((a.shape[0], 8), dtype=nl.int32, buffer=nl.shared_hbm)
+        m = nisa.max8(src=x)
+        i = nl.ndarray((a.shape[0], 8), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.nc_find_index8(dst=i, data=x, vals=m)
+        nl.store(top, value=m)
+        nl.store(idx, value=i)
+        return top, idx
+
+    top, idx = nki.simulate_kernel(k, a)
+    want_idx = np.argsort(-a, axis=1)[:, :8]
+    np.testing.assert_array_equal(top, np.take_along_axis(a, want_idx, axis=1))
+    np.testing.assert_array_equal(idx, want_idx)
+
+
+def test_max8_needs_eight_per_partition():
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((a.shape[0], 8), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nisa.max8(src=nl.load(a)))
+        return out
+
+    with pytest.raises(KernelError, match="max8 needs at least 8"):
+        nki.simulate_kernel(k, np.zeros((4, 5), np.float32))
+
+
+
+# ------------------------------------------------------------------ cost: cycles from S11's formulas
+# trn1 (configs/trn1.yaml): VectorE at 1.12 GHz, MIN_II 64 cycles, pipeline latency 100 cycles; an
+# instruction's duration is (II + 100) cycles. N = 512 free elements per partition.
+VECTOR_GHZ, LATENCY = 1.12, 100
+
+
+def _first_vector_duration_ns(body, arrays, dtypes):
+    """The duration of the first VectorE instruction of a kernel that loads `arrays` (as `dtypes`)
+    into SBUF and calls body(tiles) (on trn1)."""
+    @nki.jit
+    def k(*hbm):
+        tiles = [nl.load(a, dtype=d) for a, d in zip(hbm, dtypes)]
+        res = body(tiles)
+        out = nl.ndarray(res.shape, dtype=res.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=res)
+        return out
+
+    r = nki.benchmark(k, *arrays, config="trn1")
+    start, end = next((s, e) for engine, _i, s, e, _w in r.instructions if engine == "vector")
+    return end - start
+
+
+def _cycles_ns(cycles):
+    return (cycles + LATENCY) / VECTOR_GHZ
+
+
+def _ones(n=512):
+    return np.ones((128, n), np.float32)
+
+
+def test_cost_scalar_tensor_tensor_fp32_is_2n():
+    """S11: 2N off the fast path: 1024 cycles."""
+    got = _first_vector_duration_ns(
+        lambda t: nisa.scalar_tensor_tensor(data=t[0], op0=nl.add, operand0=1.0, op1=nl.multiply, operand1=t[1]),
+        [_ones(), _ones()], [nl.float32, nl.float32])
+    assert got == pytest.approx(_cycles_ns(2 * 512), abs=0.01)
+
+
+def test_cost_scalar_tensor_tensor_bf16_subtract_multiply_is_n():
+    """S11: N when data and operand1 are bf16, op0=subtract, op1=multiply, N even: 512 cycles."""
+    got = _first_vector_duration_ns(
+        lambda t: nisa.scalar_tensor_tensor(data=t[0], op0=nl.subtract, operand0=1.0, op1=nl.multiply,
+                                            operand1=t[1]),
+        [_ones(), _ones()], [nl.bfloat16, nl.bfloat16])
+    assert got == pytest.approx(_cycles_ns(512), abs=0.01)
+
+
+def test_cost_tensor_scalar_reduce_is_n_plus_min_ii():
+    """S11: max(MIN_II, N) + MIN_II = 512 + 64 cycles."""
+    def body(t):
+        acc = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        return nisa.tensor_scalar_reduce(data=t[0], op0=nl.multiply, operand0=2.0, reduce_op=nl.add,
+                                         reduce_res=acc)
+    assert _first_vector_duration_ns(body, [_ones()], [nl.float32]) == pytest.approx(_cycles_ns(512 + 64), abs=0.01)
+
+
+def test_cost_tensor_copy_predicated_both_in_sbuf_is_2n():
+    """S11: max(MIN_II, 2N) with src and predicate both in SBUF: 1024 cycles."""
+    def body(t):
+        nisa.tensor_copy_predicated(dst=t[2], src=t[0], predicate=t[1])
+        return t[2]
+    got = _first_vector_duration_ns(body, [_ones(), _ones(), _ones()], [nl.float32] * 3)
+    assert got == pytest.approx(_cycles_ns(2 * 512), abs=0.01)
+
+
+@pytest.mark.parametrize("n,cycles", [(512, 512), (32, 64)])  # S11 "N", and MIN_II = 64 below it
+def test_cost_max8_and_find_index8(n, cycles):
+    got = _first_vector_duration_ns(lambda t: nisa.max8(src=t[0]), [_ones(n)], [nl.float32])
+    assert got == pytest.approx(_cycles_ns(cycles), abs=0.01)
+
+    def find(t):
+        vals = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=vals, src=t[0][:, 0:8], engine=nisa.gpsimd_engine)
+        return nisa.nc_find_index8(data=t[0], vals=vals)
+    assert _first_vector_duration_ns(find, [_ones(n)], [nl.float32]) == pytest.approx(_cycles_ns(cycles), abs=0.01)

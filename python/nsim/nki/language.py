@@ -173,7 +173,9 @@ def program_ndim():
 
 def ds(start, size):
     """A subscript of `size` elements from `start`: t[nl.ds(128 * i, 128)] is t[128 * i:128 * (i + 1)]."""
-    return DynSlice(start, size)
+    if not (_number(size) and float(size).is_integer()):
+        fail("nl.ds(%r, %r): size must be an integer number of elements" % (start, size))
+    return DynSlice(start, int(size))
 
 
 class NKIObject:

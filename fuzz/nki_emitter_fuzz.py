@@ -78,10 +78,11 @@ class Bytes:
         return self.choose([(start, stop)], [(stop, start), (-1, size), (0, size + 1), (size, size), (start, None)])
 
 
-DTYPES = [np.float32, "bf16", np.float16, np.int32]
-HOSTILE_DTYPES = [np.float64, np.int8, np.bool_]
-NL_DTYPES = [nl.float32, nl.bfloat16, nl.float16, nl.int32, "float32", np.float32]
-HOSTILE_NL_DTYPES = [nl.uint8, "nope", np.float64, 3]
+DTYPES = [np.float32, "bf16", np.float16, np.int32, np.int8, np.uint16, np.bool_]
+HOSTILE_DTYPES = [np.float64, np.int64, np.complex64]
+NL_DTYPES = [nl.float32, nl.bfloat16, nl.float16, nl.int32, "float32", np.float32, nl.uint8, nl.float8_e4m3,
+             nl.float8_e5m2]
+HOSTILE_NL_DTYPES = [nl.float8_e4m3fn_x4, "nope", np.float64, 3]
 # Every activation function and ALU op of the simulator's tables (sim/kernel/alu_act_tables.h).
 UNARY = [nl.negative, nl.logical_not, nl.invert] + [getattr(nl, name) for name in nl._ACTIVATION]
 BINARY = [getattr(nl, name) for name in nl._ALU]

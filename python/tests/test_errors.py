@@ -123,8 +123,8 @@ def test_kernel_that_does_nothing():
 def test_unsupported_nl_dtype():
     @nki.jit
     def k(a):
-        return nl.ndarray((4, 4), dtype=nl.float8_e4m3, buffer=nl.sbuf)
-    expect(k, 2, "nl.float8_e4m3 is not supported by the simulator", nki.Unsupported)
+        return nl.ndarray((4, 4), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
+    expect(k, 2, "nl.float8_e4m3fn_x4 is not supported by the simulator", nki.Unsupported)
 
 
 def test_scalar_array_argument():

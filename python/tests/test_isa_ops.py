@@ -309,3 +309,97 @@ def test_cost_max8_and_find_index8(n, cycles):
         nisa.tensor_copy(dst=vals, src=t[0][:, 0:8], engine=nisa.gpsimd_engine)
         return nisa.nc_find_index8(data=t[0], vals=vals)
     assert _first_vector_duration_ns(find, [_ones(n)], [nl.float32]) == pytest.approx(_cycles_ns(cycles), abs=0.01)
+
+
+# ------------------------------------------------------------------ element types
+NEW_DTYPES = ["int8", "uint8", "int16", "uint16", "uint32", "bool_", "float8_e4m3", "float8_e5m2", "float8_e4m3fn"]
+
+
+def _host(name, rng, shape=(16, 24)):
+    d = getattr(nl, name).np_dtype
+    if name == "bool_":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if d.kind in "iu":
+        info = np.iinfo(d)
+        return rng.integers(max(info.min, -1000), min(info.max, 1000), size=shape, endpoint=True).astype(d)
+    return (rng.standard_normal(shape) * 4).astype(np.float32).astype(d)
+
+
+@pytest.mark.parametrize("name", NEW_DTYPES)
+def test_dtype_round_trips_through_sbuf(name, rng):
+    a = _host(name, rng)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(a))
+        return out
+
+    got = nki.simulate_kernel(k, a)
+    assert got.dtype == a.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), a.view(np.uint8))
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3", "float8_e5m2", "float8_e4m3fn"])
+def test_fp8_cast_rounds_as_ml_dtypes(name, rng):
+    a = (rng.standard_normal((32, 64)) * 8).astype(np.float32)
+    a[0, :4] = [0.3, 464.0, 248.0, -1e-4]  # a tie to even (e4m3fn), a tie to inf (e4m3), a subnormal
+    dt = getattr(nl, name)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=dt, buffer=nl.shared_hbm)
+        nl.store(out, value=nisa.tensor_copy(nl.load(a), dtype=dt))
+        return out
+
+    got, want = nki.simulate_kernel(k, a), a.astype(dt.np_dtype)
+    assert np.array_equal(np.isnan(got.astype(np.float32)), np.isnan(want.astype(np.float32)))
+    ok = ~np.isnan(want.astype(np.float32))
+    np.testing.assert_array_equal(got.astype(np.float32)[ok], want.astype(np.float32)[ok])
+
+
+def test_integer_arithmetic_and_bitwise_on_integer_tiles(rng):
+    a = rng.integers(-100, 100, size=(16, 32)).astype(np.int8)
+    b = rng.integers(0, 255, size=(16, 32)).astype(np.uint8)
+
+    @nki.jit
+    def k(a, b):
+        x, y = nl.load(a), nl.load(b)
+        s = nl.ndarray(a.shape, dtype=nl.int16, buffer=nl.shared_hbm)
+        m = nl.ndarray(a.shape, dtype=nl.uint8, buffer=nl.shared_hbm)
+        nl.store(s, value=nl.add(x, y, dtype=nl.int16))
+        nl.store(m, value=nl.bitwise_and(y, 0x0F, dtype=nl.uint8))
+        return s, m
+
+    s, m = nki.simulate_kernel(k, a, b)
+    np.testing.assert_array_equal(s, a.astype(np.int16) + b.astype(np.int16))
+    np.testing.assert_array_equal(m, b & 0x0F)
+
+
+def test_integer_store_saturates(rng):
+    a = np.array([[300.0, -5.0, 2.5, 3.5, 70000.0, -1.0]], np.float32)
+
+    @nki.jit
+    def k(a):
+        u8 = nl.ndarray(a.shape, dtype=nl.uint8, buffer=nl.shared_hbm)
+        u16 = nl.ndarray(a.shape, dtype=nl.uint16, buffer=nl.shared_hbm)
+        x = nl.load(a)
+        nl.store(u8, value=nisa.tensor_copy(x, dtype=nl.uint8))
+        nl.store(u16, value=nisa.tensor_copy(x, dtype=nl.uint16))
+        return u8, u16
+
+    u8, u16 = nki.simulate_kernel(k, a)
+    np.testing.assert_array_equal(u8, [[255, 0, 2, 4, 255, 0]])  # nearest even, saturated
+    np.testing.assert_array_equal(u16, [[300, 0, 2, 4, 65535, 0]])
+
+
+def test_comparison_into_a_bool_tile(rng):
+    a = rng.standard_normal((8, 16)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=nl.bool_, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.greater(nl.load(a), 0.0, dtype=nl.bool_))
+        return out
+
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a > 0)

@@ -25,7 +25,8 @@ hbm = "hbm"
 shared_hbm = "shared_hbm"
 private_hbm = "private_hbm"
 _HBM = (hbm, shared_hbm, private_hbm)
-globals().update(_dt.UNSUPPORTED)  # nl.uint8, nl.float8_e4m3, ...: exist, raise nki.Unsupported when used
+globals().update(_dt.BY_NAME)  # nl.uint8, nl.float8_e4m3, nl.bool_, ...: the simulator's element types
+globals().update(_dt.UNSUPPORTED)  # nl.float8_e4m3fn_x4, ...: exist, raise nki.Unsupported when used
 
 
 def par_dim(n):

@@ -1,7 +1,8 @@
 """pytest plugin loaded first (-p) by tools/nki_library/run.py: `nki` (and `neuronxcc.nki`) name nsim
 before the NKI Library's conftest imports them, and the harness's modules that the public
 repository lacks or that serve hardware runs only (host locking, neuron_dtypes) are stand-ins
-whose every attribute is a placeholder class: simulation mode never calls them."""
+whose every attribute is a function that raises (simulation mode seldom calls them); neuron_dtypes is
+shim/neuron_dtypes.py."""
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -14,16 +15,24 @@ nsim.nki.install()
 
 # Modules the public harness imports but does not ship (its private test.utils modules) or that
 # only hardware runs need: found last, after every real module.
-STAND_IN_PREFIXES = ("test.utils.", "neuron_dtypes")
+STAND_IN_PREFIXES = ("test.utils.",)
 
 
 class _StandIn(types.ModuleType):
+    """A module the harness imports but the public repository lacks: importing names from it works
+    (the harness imports much it never calls); calling one says what is missing."""
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        value = type(name, (), {"__init__": lambda self, *a, **k: None, "__call__": lambda self, *a, **k: None})
-        setattr(self, name, value)
-        return value
+        where = "%s.%s" % (self.__name__, name)
+
+        def missing(*args, **kwargs):
+            raise NotImplementedError("%s is not in the public NKI Library (nsim stand-in)" % where)
+        missing.__name__ = missing.__qualname__ = name
+        missing.__module__ = self.__name__
+        setattr(self, name, missing)
+        return missing
 
 
 class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

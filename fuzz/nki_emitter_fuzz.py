@@ -78,13 +78,14 @@ class Bytes:
         return self.choose([(start, stop)], [(stop, start), (-1, size), (0, size + 1), (size, size), (start, None)])
 
 
-DTYPES = [np.float32, "bf16", np.float16, np.int32]
-HOSTILE_DTYPES = [np.float64, np.int8, np.bool_]
-NL_DTYPES = [nl.float32, nl.bfloat16, nl.float16, nl.int32, "float32", np.float32]
-HOSTILE_NL_DTYPES = [nl.uint8, "nope", np.float64, 3]
-UNARY = [nl.exp, nl.tanh, nl.sigmoid, nl.relu, nl.square, nl.silu, nl.gelu, nl.negative, nl.sqrt, nl.rsqrt,
-         nl.reciprocal, nl.log, nl.abs if hasattr(nl, "abs") else nl.exp]
-BINARY = [nl.add, nl.subtract, nl.multiply, nl.divide, nl.maximum, nl.minimum, nl.power]
+DTYPES = [np.float32, "bf16", np.float16, np.int32, np.int8, np.uint16, np.bool_]
+HOSTILE_DTYPES = [np.float64, np.int64, np.complex64]
+NL_DTYPES = [nl.float32, nl.bfloat16, nl.float16, nl.int32, "float32", np.float32, nl.uint8, nl.float8_e4m3,
+             nl.float8_e5m2]
+HOSTILE_NL_DTYPES = [nl.float8_e4m3fn_x4, "nope", np.float64, 3]
+# Every activation function and ALU op of the simulator's tables (sim/kernel/alu_act_tables.h).
+UNARY = [nl.negative, nl.logical_not, nl.invert] + [getattr(nl, name) for name in nl._ACTIVATION]
+BINARY = [getattr(nl, name) for name in nl._ALU]
 REDUCE = [nl.sum, nl.max, nl.min, nl.mean]
 SCALARS = [0.0, 1.0, -2.5, 3, 1e30, float("inf"), float("nan"), True, 1e-45]
 HOSTILE_SCALARS = ["x", None, "1.5", np.float32(2)]
@@ -111,7 +112,7 @@ def tile_slice(b, t):
 
 def step(b, a, tiles, outs):
     """One traced step of the kernel: appends new tiles or stores one."""
-    kind = b.byte() % 24
+    kind = b.byte() % 29
     t = tiles[b.byte() % len(tiles)]
     u = tiles[b.byte() % len(tiles)]
     if kind == 0:
@@ -223,8 +224,23 @@ def dst_step(b, kind, t, u):
             nisa.nc_transpose(dst=d, data=t)
     elif kind == 6:
         nisa.memset(dst=d, value=b.choose(SCALARS, HOSTILE_SCALARS))
-    else:
+    elif kind == 7:
         nisa.tensor_reduce(dst=d, op=b.pick(REDUCE), data=t, axis=b.choose([1, -1], [0, 2, None]))
+    elif kind == 8:
+        nisa.scalar_tensor_tensor(dst=d, data=t, op0=b.pick(BINARY), operand0=b.pick(SCALARS), op1=b.pick(BINARY),
+                                  operand1=u, engine=b.pick([None, nisa.engine.gpsimd]))
+    elif kind == 9:
+        acc = nl.ndarray((t.shape[0], b.choose([1], [2, 0])), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar_reduce(dst=d, data=t, op0=b.pick(BINARY), operand0=b.pick(SCALARS),
+                                  reduce_op=b.pick(REDUCE), reduce_res=acc)
+    elif kind == 10:
+        nisa.tensor_copy_predicated(dst=d, src=t, predicate=u)
+    elif kind == 11:
+        d = nl.ndarray((t.shape[0], b.choose([8], [4, 9])), dtype=t.dtype, buffer=nl.sbuf)
+        nisa.max8(dst=d, src=t)
+    else:
+        d = nl.ndarray((t.shape[0], b.choose([8], [4, 9])), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.nc_find_index8(dst=d, data=t, vals=u)
     return d
 
 

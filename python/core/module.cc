@@ -157,6 +157,38 @@ py::list OpcodeTable() {
   return out;
 }
 
+// sim/kernel/alu_act_tables.h, row by row: the frontend's nl.* op names
+// and which ops commute come from here, never from its own list.
+py::list AluOps() {
+  py::list out;
+#define NSIM_ALU_ROW(e, name, nl_name, commutative, reciprocal_rate, value) \
+  {                                                                        \
+    py::dict d;                                                            \
+    d["name"] = name;                                                      \
+    d["nl_name"] = nl_name;                                                \
+    d["commutative"] = commutative;                                        \
+    out.append(d);                                                         \
+  }
+  NSIM_ALU_OP_TABLE(NSIM_ALU_ROW)
+#undef NSIM_ALU_ROW
+  return out;
+}
+
+py::list ActivationFuncs() {
+  py::list out;
+#define NSIM_ACT_ROW(e, name, nl_name, table_set, value) \
+  {                                                     \
+    py::dict d;                                         \
+    d["name"] = name;                                   \
+    d["nl_name"] = nl_name;                             \
+    d["table_set"] = table_set;                         \
+    out.append(d);                                      \
+  }
+  NSIM_ACT_FUNC_TABLE(NSIM_ACT_ROW)
+#undef NSIM_ACT_ROW
+  return out;
+}
+
 py::list Engines() {
   py::list out;
   for (int e = 0; e < kNumEngines; ++e) out.append(EngineName(static_cast<EngineId>(e)));
@@ -211,6 +243,10 @@ PYBIND11_MODULE(_nsim_core, m) {
   }, py::arg("kernel_text"), py::arg("source_name"), "KernelHash of a kernel text (decimal string), as runs report it.");
   m.def("opcode_table", &nsim::py_binding::OpcodeTable,
         "Every opcode: name, hw_name (profiler), engines allowed, positional operands (sim/kernel/opcode_table.h).");
+  m.def("alu_ops", &nsim::py_binding::AluOps,
+        "Every ALU op: name (kernel text), nl_name (nki.language), commutative (sim/kernel/alu_act_tables.h).");
+  m.def("activation_funcs", &nsim::py_binding::ActivationFuncs,
+        "Every activation function: name (kernel text), nl_name, table_set (sim/kernel/alu_act_tables.h).");
   m.def("onchip_layout", &nsim::py_binding::OnChipLayoutOf, py::arg("psum_bank_bytes"), py::arg("tensors"),
         "Partition offsets of (space, bytes) on-chip tensors as the loader places them (sim/memory/onchip_layout.h).");
   m.def("engines", &nsim::py_binding::Engines, "The engine names of the kernel format, in EngineId order.");

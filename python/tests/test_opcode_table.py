@@ -49,7 +49,7 @@ def test_every_opcode_has_names_and_engines():
     table = _core.core().opcode_table()
     assert len({r["name"] for r in table}) == len(table)
     for r in table:
-        assert re.fullmatch(r"[a-z_]+", r["name"]) and re.fullmatch(r"[A-Z0-9_]+", r["hw_name"])
+        assert re.fullmatch(r"[a-z0-9_]+", r["name"]) and re.fullmatch(r"[A-Z0-9_]+", r["hw_name"])
         assert r["engines"] and set(r["engines"]) <= set(_core.core().engines())
 
 

@@ -7,11 +7,37 @@
 
 namespace nsim {
 
-enum class DType : uint8_t { kF32, kBF16, kF16, kI32 };
+// The one table of element types: X(Enumerator, kernel-text name, bytes,
+// NKI / NumPy name). Integers store rounded to nearest even and saturated
+// to their range (NaN stores 0); bool stores 1 for any non-zero value; the
+// fp8 types round to nearest even as ml_dtypes does (e4m3 and e5m2 have
+// infinities and overflow to them, e4m3fn has none and overflows to NaN).
+#define NSIM_DTYPE_TABLE(X)                  \
+  X(kF32, "f32", 4, "float32")               \
+  X(kBF16, "bf16", 2, "bfloat16")            \
+  X(kF16, "f16", 2, "float16")               \
+  X(kI32, "i32", 4, "int32")                 \
+  X(kI8, "i8", 1, "int8")                    \
+  X(kU8, "u8", 1, "uint8")                   \
+  X(kI16, "i16", 2, "int16")                 \
+  X(kU16, "u16", 2, "uint16")                \
+  X(kU32, "u32", 4, "uint32")                \
+  X(kBool, "bool", 1, "bool")                \
+  X(kF8E4M3, "f8e4m3", 1, "float8_e4m3")     \
+  X(kF8E5M2, "f8e5m2", 1, "float8_e5m2")     \
+  X(kF8E4M3FN, "f8e4m3fn", 1, "float8_e4m3fn")
+
+#define NSIM_DTYPE_ENUMERATOR(e, name, bytes, nki_name) e,
+enum class DType : uint8_t { NSIM_DTYPE_TABLE(NSIM_DTYPE_ENUMERATOR) };
+#undef NSIM_DTYPE_ENUMERATOR
+#define NSIM_DTYPE_COUNT(e, name, bytes, nki_name) +1
+constexpr int kNumDTypes = 0 NSIM_DTYPE_TABLE(NSIM_DTYPE_COUNT);
+#undef NSIM_DTYPE_COUNT
 
 int DTypeSize(DType t);
-const char* DTypeName(DType t);                 // "f32", "bf16", "f16", "i32"
-bool ParseDType(const std::string& s, DType* out);  // accepts the names above and fp32/float32/bfloat16/fp16/float16/int32
+const char* DTypeName(DType t);                 // "f32", "bf16", ..., the table's text names
+// Accepts the table's text and NKI names, and fp32, fp16.
+bool ParseDType(const std::string& s, DType* out);
 bool IsFloat16Bit(DType t);                     // bf16 or f16
 
 // The one bf16 conversion of the simulator, per element: the run loops of
@@ -34,6 +60,9 @@ bool IsFloat16Bit(DType t);                     // bf16 or f16
 }
 uint16_t FloatToF16(float f);    // IEEE half, round to nearest even, overflow to inf
 float F16ToFloat(uint16_t h);
+// fp8 (t one of the kF8 types): round to nearest even, as ml_dtypes.
+uint8_t FloatToF8(DType t, float f);
+float F8ToFloat(DType t, uint8_t code);
 
 // Rounds a float through the given type and back (the value a store would keep).
 float RoundTo(DType t, float f);

@@ -9,15 +9,14 @@ namespace nsim {
 namespace isa {
 namespace {
 
-// Activation-table sets (S13 Activation.json names). Functions in set 0 are
+// Activation-table sets (alu_act_tables.h). Functions in set 0 are
 // available in every table and never force a reload.
 int TableSet(ActFunc f) {
   switch (f) {
-    case ActFunc::kIdentity: case ActFunc::kSquare: case ActFunc::kRelu: return 0;
-    case ActFunc::kExp: case ActFunc::kLog: return 1;            // natural_log_exp_and_others
-    case ActFunc::kRsqrt: case ActFunc::kSqrt: return 2;         // reciprocal_sqrt_and_small
-    case ActFunc::kReciprocal: return 3;                         // reciprocal_and_small
-    case ActFunc::kSilu: case ActFunc::kGelu: case ActFunc::kTanh: case ActFunc::kSigmoid: return 4;  // gelu_and_others
+#define NSIM_ACT_SET(e, name, nl_name, table_set, value) \
+  case ActFunc::e: return table_set;
+    NSIM_ACT_FUNC_TABLE(NSIM_ACT_SET)
+#undef NSIM_ACT_SET
   }
   return 0;
 }
@@ -39,7 +38,8 @@ void ValidateActivation(const Kernel& k, const InstructionView& in, const Hardwa
 
 InstrCost CostActivation(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   const ScalarEngineParams& s = c.scalar;
-  const bool copy_like = TableSet(in.func) == 0 && in.func != ActFunc::kSquare;
+  // S3 names copy-like functions (identity, relu); abs and sign are assumed not to have the 2x mode.
+  const bool copy_like = in.func == ActFunc::kIdentity || in.func == ActFunc::kRelu;
   const bool sixteen = IsFloat16Bit(TypeOf(k, in.src0)) && IsFloat16Bit(TypeOf(k, in.dst));
   const double perf = (copy_like && sixteen) ? s.perf_mode_16bit : 1.0;  // S3: v4 2x for 16-bit copies
   double work = static_cast<double>(in.src0.FreeElements()) / perf;

@@ -92,7 +92,14 @@ bool AnyStridePenalty(const Kernel& k, int64_t threshold_bytes, std::initializer
 bool IsArithmetic(AluOp op) { return op != AluOp::kNone && op != AluOp::kBypass; }
 
 double VectorAluFactor(AluOp op, const VectorEngineParams& v) {
-  return (op == AluOp::kDivide || op == AluOp::kPow) ? v.reciprocal_factor : 1.0;
+  switch (op) {
+#define NSIM_ALU_RATE(e, name, nl_name, commutative, reciprocal_rate, value) \
+  case AluOp::e: return (reciprocal_rate) ? v.reciprocal_factor : 1.0;
+    NSIM_ALU_OP_TABLE(NSIM_ALU_RATE)
+#undef NSIM_ALU_RATE
+    case AluOp::kNone: break;
+  }
+  return 1.0;
 }
 
 InstrCost EngineCost(const EngineParams& e, double work_cycles, double extra_latency_cycles) {

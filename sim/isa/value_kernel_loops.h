@@ -21,38 +21,41 @@ namespace isa {
 namespace {
 namespace loops {
 
-// The element semantics are written once, as functors; the array loops below
-// instantiate one loop per op.
-// Add, Max and Min also apply to GCC vectors of floats, lane by lane with
+// The reductions' folds: Add, Max and Min (the ALU ops' own functors come
+// from alu_act_tables.h below). They also apply to GCC vectors of floats, lane by lane with
 // the same expression (FoldRows' transposed folds); Max and Min are
 // std::max and std::min written out.
 struct Add { template <class T> T operator()(T a, T b) const { return a + b; } };
-struct Sub { float operator()(float a, float b) const { return a - b; } };
-struct Mul { float operator()(float a, float b) const { return a * b; } };
 struct Max { template <class T> T operator()(T a, T b) const { return a < b ? b : a; } };
 struct Min { template <class T> T operator()(T a, T b) const { return b < a ? b : a; } };
-struct Div { float operator()(float a, float b) const { return a / b; } };
-struct Pow { float operator()(float a, float b) const { return std::pow(a, b); } };
 struct First { float operator()(float a, float) const { return a; } };
 
-// Calls body(Functor{}) with the functor of `op`.
+// One functor per ALU op of alu_act_tables.h (AluFn<AluOp::kX>), and
+// body(Functor{}) called with the functor of `op`.
+template <AluOp kOp>
+struct AluFn;
+#define NSIM_ALU_FUNCTOR(e, name, nl_name, commutative, reciprocal_rate, value) \
+  template <>                                                                  \
+  struct AluFn<AluOp::e> {                                                     \
+    float operator()(float a, float b) const {                                 \
+      (void)b;                                                                 \
+      return value;                                                            \
+    }                                                                          \
+  };
+NSIM_ALU_OP_TABLE(NSIM_ALU_FUNCTOR)
+#undef NSIM_ALU_FUNCTOR
+
 template <class Body>
 void WithAlu(AluOp op, Body&& body) {
   switch (op) {
-    case AluOp::kAdd: return body(Add{});
-    case AluOp::kSub: return body(Sub{});
-    case AluOp::kMul: return body(Mul{});
-    case AluOp::kMax: return body(Max{});
-    case AluOp::kMin: return body(Min{});
-    case AluOp::kDivide: return body(Div{});
-    case AluOp::kPow: return body(Pow{});
-    case AluOp::kBypass:
+#define NSIM_ALU_CASE(e, name, nl_name, commutative, reciprocal_rate, value) \
+  case AluOp::e: return body(AluFn<AluOp::e>{});
+    NSIM_ALU_OP_TABLE(NSIM_ALU_CASE)
+#undef NSIM_ALU_CASE
     case AluOp::kNone: return body(First{});
   }
   body(First{});
 }
-
-float Gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
 
 template <class F>
 void MapRow(float* row, float scale, float bias, int64_t n, F f) {
@@ -166,18 +169,10 @@ void AluScalar(AluOp op, float* a, float s, int64_t n) {
 
 void ActivateRow(ActFunc f, float* row, float scale, float bias, int64_t n) {
   switch (f) {
-    case ActFunc::kIdentity: return MapRow(row, scale, bias, n, [](float x) { return x; });
-    case ActFunc::kExp: return MapRow(row, scale, bias, n, [](float x) { return std::exp(x); });
-    case ActFunc::kRsqrt: return MapRow(row, scale, bias, n, [](float x) { return 1.0f / std::sqrt(x); });
-    case ActFunc::kSqrt: return MapRow(row, scale, bias, n, [](float x) { return std::sqrt(x); });
-    case ActFunc::kReciprocal: return MapRow(row, scale, bias, n, [](float x) { return 1.0f / x; });
-    case ActFunc::kSilu: return MapRow(row, scale, bias, n, [](float x) { return x / (1.0f + std::exp(-x)); });
-    case ActFunc::kGelu: return MapRow(row, scale, bias, n, Gelu);
-    case ActFunc::kTanh: return MapRow(row, scale, bias, n, [](float x) { return std::tanh(x); });
-    case ActFunc::kSigmoid: return MapRow(row, scale, bias, n, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
-    case ActFunc::kSquare: return MapRow(row, scale, bias, n, [](float x) { return x * x; });
-    case ActFunc::kRelu: return MapRow(row, scale, bias, n, [](float x) { return x > 0 ? x : 0.0f; });
-    case ActFunc::kLog: return MapRow(row, scale, bias, n, [](float x) { return std::log(x); });
+#define NSIM_ACT_CASE(e, name, nl_name, table_set, value) \
+  case ActFunc::e: return MapRow(row, scale, bias, n, [](float x) { return value; });
+    NSIM_ACT_FUNC_TABLE(NSIM_ACT_CASE)
+#undef NSIM_ACT_CASE
   }
 }
 

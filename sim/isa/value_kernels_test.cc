@@ -32,6 +32,22 @@ float RefAlu(AluOp op, float a, float b) {
     case AluOp::kPow: return std::pow(a, b);
     case AluOp::kBypass:
     case AluOp::kNone: return a;
+    case AluOp::kEqual: return a == b ? 1.0f : 0.0f;
+    case AluOp::kNotEqual: return a != b ? 1.0f : 0.0f;
+    case AluOp::kGreater: return a > b ? 1.0f : 0.0f;
+    case AluOp::kGreaterEqual: return a >= b ? 1.0f : 0.0f;
+    case AluOp::kLess: return a < b ? 1.0f : 0.0f;
+    case AluOp::kLessEqual: return a <= b ? 1.0f : 0.0f;
+    case AluOp::kLogicalAnd: return (a != 0 && b != 0) ? 1.0f : 0.0f;
+    case AluOp::kLogicalOr: return (a != 0 || b != 0) ? 1.0f : 0.0f;
+    case AluOp::kLogicalXor: return ((a != 0) != (b != 0)) ? 1.0f : 0.0f;
+    case AluOp::kBitwiseAnd: return static_cast<float>(alu_values::AsInt32(a) & alu_values::AsInt32(b));
+    case AluOp::kBitwiseOr: return static_cast<float>(alu_values::AsInt32(a) | alu_values::AsInt32(b));
+    case AluOp::kBitwiseXor: return static_cast<float>(alu_values::AsInt32(a) ^ alu_values::AsInt32(b));
+    case AluOp::kLeftShift: return alu_values::ShiftLeft(a, b);
+    case AluOp::kRightShift: return alu_values::ShiftRight(a, b);
+    case AluOp::kAbsMax: return std::fmax(std::fabs(a), std::fabs(b));
+    case AluOp::kMod: return std::fmod(a, b);
   }
   return a;
 }
@@ -50,6 +66,20 @@ float RefAct(ActFunc f, float x) {
     case ActFunc::kSquare: return x * x;
     case ActFunc::kRelu: return x > 0 ? x : 0.0f;
     case ActFunc::kLog: return std::log(x);
+    case ActFunc::kAbs: return std::fabs(x);
+    case ActFunc::kSign: return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f);
+    case ActFunc::kSin: return std::sin(x);
+    case ActFunc::kCos: return std::cos(x);
+    case ActFunc::kArctan: return std::atan(x);
+    case ActFunc::kErf: return std::erf(x);
+    case ActFunc::kErfDx: return 1.12837916709551257f * std::exp(-x * x);
+    case ActFunc::kGeluApprxTanh: return alu_values::GeluTanh(x);
+    case ActFunc::kGeluApprxSigmoid: return x * alu_values::Sigmoid(1.702f * x);
+    case ActFunc::kGeluDx: return alu_values::GeluDx(x);
+    case ActFunc::kGeluApprxSigmoidDx: return alu_values::GeluSigmoidDx(x);
+    case ActFunc::kSiluDx: return alu_values::SiluDx(x);
+    case ActFunc::kSoftplus: return alu_values::Softplus(x);
+    case ActFunc::kMish: return x * std::tanh(alu_values::Softplus(x));
   }
   return x;
 }

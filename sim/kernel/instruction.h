@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/kernel/alu_act_tables.h"
 #include "sim/kernel/ap_dims.h"
 #include "sim/kernel/opcode_table.h"
 
@@ -51,14 +52,21 @@ bool OpcodeAllowedOn(Opcode o, EngineId e);
 // src1 in that order (e.g. matmul: 3, memset: 1, wait: 0).
 int NumApOperands(Opcode o);
 
-enum class AluOp : uint8_t { kNone, kAdd, kSub, kMul, kMax, kMin, kDivide, kPow, kBypass };
+#define NSIM_ALU_ENUMERATOR(e, name, nl_name, commutative, reciprocal_rate, value) e,
+#define NSIM_ACT_ENUMERATOR(e, name, nl_name, table_set, value) e,
+// kNone marks an unused op slot; the rest are alu_act_tables.h's rows.
+enum class AluOp : uint8_t { kNone, NSIM_ALU_OP_TABLE(NSIM_ALU_ENUMERATOR) };
 enum class ReduceOp : uint8_t { kSum, kMax, kMin, kMean };
-enum class ActFunc : uint8_t {
-  kIdentity, kExp, kRsqrt, kSqrt, kReciprocal, kSilu, kGelu, kTanh, kSigmoid, kSquare, kRelu, kLog,
-};
-constexpr int kNumAluOps = 9;  // including kNone
+enum class ActFunc : uint8_t { NSIM_ACT_FUNC_TABLE(NSIM_ACT_ENUMERATOR) };
+#undef NSIM_ALU_ENUMERATOR
+#undef NSIM_ACT_ENUMERATOR
+#define NSIM_ALU_COUNT(e, name, nl_name, commutative, reciprocal_rate, value) +1
+#define NSIM_ACT_COUNT(e, name, nl_name, table_set, value) +1
+constexpr int kNumAluOps = 1 NSIM_ALU_OP_TABLE(NSIM_ALU_COUNT);  // including kNone
 constexpr int kNumReduceOps = 4;
-constexpr int kNumActFuncs = 12;
+constexpr int kNumActFuncs = 0 NSIM_ACT_FUNC_TABLE(NSIM_ACT_COUNT);
+#undef NSIM_ALU_COUNT
+#undef NSIM_ACT_COUNT
 // Names return the canonical text-format spelling ("subtract", "identity");
 // AluOpName(kNone) is "none". The parsers also accept the aliases "sub",
 // "mul" and "copy" but never "none".

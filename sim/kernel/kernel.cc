@@ -50,23 +50,21 @@ const NameEntry<Opcode> kOpcodes[] = {
 };
 
 const NameEntry<AluOp> kAluOps[] = {
-    {"none", AluOp::kNone},       {"add", AluOp::kAdd},   {"subtract", AluOp::kSub},
-    {"sub", AluOp::kSub},         {"multiply", AluOp::kMul}, {"mul", AluOp::kMul},
-    {"max", AluOp::kMax},         {"min", AluOp::kMin},   {"divide", AluOp::kDivide},
-    {"pow", AluOp::kPow},         {"bypass", AluOp::kBypass},
+    {"none", AluOp::kNone},
+#define NSIM_ALU_NAME(e, name, nl_name, commutative, reciprocal_rate, value) {name, AluOp::e},
+    NSIM_ALU_OP_TABLE(NSIM_ALU_NAME)
+#undef NSIM_ALU_NAME
+    {"sub", AluOp::kSub},  {"mul", AluOp::kMul},  // aliases, after the canonical names
 };
 
 const NameEntry<ReduceOp> kReduceOps[] = {
     {"sum", ReduceOp::kSum}, {"max", ReduceOp::kMax}, {"min", ReduceOp::kMin}, {"mean", ReduceOp::kMean}};
 
 const NameEntry<ActFunc> kActFuncs[] = {
-    {"identity", ActFunc::kIdentity}, {"copy", ActFunc::kIdentity},
-    {"exp", ActFunc::kExp},           {"rsqrt", ActFunc::kRsqrt},
-    {"sqrt", ActFunc::kSqrt},         {"reciprocal", ActFunc::kReciprocal},
-    {"silu", ActFunc::kSilu},         {"gelu", ActFunc::kGelu},
-    {"tanh", ActFunc::kTanh},         {"sigmoid", ActFunc::kSigmoid},
-    {"square", ActFunc::kSquare},     {"relu", ActFunc::kRelu},
-    {"log", ActFunc::kLog},
+#define NSIM_ACT_NAME(e, name, nl_name, table_set, value) {name, ActFunc::e},
+    NSIM_ACT_FUNC_TABLE(NSIM_ACT_NAME)
+#undef NSIM_ACT_NAME
+    {"copy", ActFunc::kIdentity},  // alias, after the canonical name
 };
 
 // Per opcode, indexed by Opcode: opcode_table.h's columns.

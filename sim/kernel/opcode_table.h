@@ -39,4 +39,14 @@
   /* any engine: wait for semaphores only */                                                                   \
   X(kWait, "wait", "EVENT_SEMAPHORE", kAnyEngineMask, 0)                                                       \
   /* dst[:, i] = (src0[:, i] <alu0> dst[:, i-1]) <alu1> src1[:, i], scalar0 for i = 0; dst, data0, data1 */    \
-  X(kTensorTensorScan, "tensor_tensor_scan", "TENSOR_TENSOR_SCAN", kVectorMask, 3)
+  X(kTensorTensorScan, "tensor_tensor_scan", "TENSOR_TENSOR_SCAN", kVectorMask, 3)                            \
+  /* dst = (src0 <alu0> scalar0) <alu1> src1; dst, src0, src1 */                                              \
+  X(kScalarTensorTensor, "scalar_tensor_tensor", "SCALAR_TENSOR_TENSOR", kVectorMask | kGpSimdMask, 3)       \
+  /* dst = src0 <alu0> scalar0; acc[P, 1] = reduce(dst) along the free dims */                                 \
+  X(kTensorScalarReduce, "tensor_scalar_reduce", "TENSOR_SCALAR_REDUCE", kVectorMask | kGpSimdMask, 2)       \
+  /* dst[i] = src0[i] where predicate src1[i] != 0 (else dst keeps its value); dst, src0, src1 */             \
+  X(kTensorCopyPredicated, "tensor_copy_predicated", "TENSOR_COPY_PREDICATED", kVectorMask | kGpSimdMask, 3) \
+  /* dst[P, 8] = the 8 largest of each partition's src0 row, largest first */                                 \
+  X(kMax8, "max8", "MAX8", kVectorMask, 2)                                                                     \
+  /* dst[P, 8] = the index in data's row of each of vals' 8 values (first match); dst, data, vals */          \
+  X(kFindIndex8, "nc_find_index8", "FIND_INDEX8", kVectorMask, 3)

@@ -76,7 +76,7 @@ const ErrorCase kCases[] = {
     {"NoneIsNotAnAluOp", "vector: tensor_tensor s, s, s op=none", 6, "unknown alu op 'none'"},
     {"UnknownReduceOp", "vector: tensor_reduce c, s op=prod", 6,
      "unknown reduce op 'prod' (known: sum, max, min, mean)"},
-    {"UnknownFunction", "scalar: activation s, s func=softplus", 6, "unknown activation function 'softplus'"},
+    {"UnknownFunction", "scalar: activation s, s func=softmax", 6, "unknown activation function 'softmax'"},
     {"UnknownAttribute", "sync: dma_copy a, a colour=red", 6,
      "unknown attribute 'colour' (valid for dma_copy: queue, wait, signal)"},
     // Attributes and operands that do not fit the opcode.

@@ -38,6 +38,16 @@ const std::vector<OpcodeSyntax>& Table() {
       {"", {}},                                                              // wait
       {"DST, DATA0, DATA1",                                                  // tensor_tensor_scan
        {{"op0", NSIM_FIELD(alu0), true}, {"op1", NSIM_FIELD(alu1), true}, {"initial", NSIM_FIELD(scalar0), true}}},
+      {"DST, SRC0, SRC1",                                                    // scalar_tensor_tensor
+       {{"op0", NSIM_FIELD(alu0), true}, {"scalar0", NSIM_FIELD(scalar0), true}, {"op1", NSIM_FIELD(alu1), true}}},
+      {"DST, SRC",                                                           // tensor_scalar_reduce
+       {{"op0", NSIM_FIELD(alu0), true},
+        {"scalar0", NSIM_FIELD(scalar0), true},
+        {"reduce", NSIM_FIELD(reduce), true},
+        {"acc", NSIM_FIELD(acc), true}}},
+      {"DST, SRC, PREDICATE", {}},                                           // tensor_copy_predicated
+      {"DST, SRC", {}},                                                      // max8
+      {"DST, DATA, VALS", {}},                                               // nc_find_index8
   };
   return table;
 }

@@ -31,22 +31,28 @@ void ElementStore(const float* in, int64_t n, uint8_t* p) {
 }
 }  // namespace
 
+// f32 and bf16 have run loops of their own; every other type of dtype.h's
+// table converts element by element.
 LoadRunFn LoadRunFor(DType t) {
+  if (t == DType::kF32) return &F32Load;
+  if (t == DType::kBF16) return g_bf16->load;
   switch (t) {
-    case DType::kF32: return &F32Load;
-    case DType::kBF16: return g_bf16->load;
-    case DType::kF16: return &ElementLoad<DType::kF16>;
-    case DType::kI32: return &ElementLoad<DType::kI32>;
+#define NSIM_DTYPE_LOAD(e, name, bytes, nki_name) \
+  case DType::e: return &ElementLoad<DType::e>;
+    NSIM_DTYPE_TABLE(NSIM_DTYPE_LOAD)
+#undef NSIM_DTYPE_LOAD
   }
   return &ElementLoad<DType::kF32>;
 }
 
 StoreRunFn StoreRunFor(DType t) {
+  if (t == DType::kF32) return &F32Store;
+  if (t == DType::kBF16) return g_bf16->store;
   switch (t) {
-    case DType::kF32: return &F32Store;
-    case DType::kBF16: return g_bf16->store;
-    case DType::kF16: return &ElementStore<DType::kF16>;
-    case DType::kI32: return &ElementStore<DType::kI32>;
+#define NSIM_DTYPE_STORE(e, name, bytes, nki_name) \
+  case DType::e: return &ElementStore<DType::e>;
+    NSIM_DTYPE_TABLE(NSIM_DTYPE_STORE)
+#undef NSIM_DTYPE_STORE
   }
   return &ElementStore<DType::kF32>;
 }

@@ -37,14 +37,32 @@ class DType:
 
     @property
     def is_float(self):
-        return self.nk != "i32"
+        return self.np_dtype is None or self.np_dtype.kind not in "iub"
 
 
+def _ml(name):
+    """An ml_dtypes type (fp8) as a NumPy dtype; None without ml_dtypes."""
+    return np.dtype(getattr(ml_dtypes, name)) if ml_dtypes is not None else None
+
+
+# The simulator's element types (sim/base/dtype.h's table: its text names, sizes and NKI names).
 float32 = DType("float32", "f32", 4, np.dtype(np.float32))
 bfloat16 = DType("bfloat16", "bf16", 2, _NP_BF16)
 float16 = DType("float16", "f16", 2, np.dtype(np.float16))
 int32 = DType("int32", "i32", 4, np.dtype(np.int32))
-ALL = (float32, bfloat16, float16, int32)
+int8 = DType("int8", "i8", 1, np.dtype(np.int8))
+uint8 = DType("uint8", "u8", 1, np.dtype(np.uint8))
+int16 = DType("int16", "i16", 2, np.dtype(np.int16))
+uint16 = DType("uint16", "u16", 2, np.dtype(np.uint16))
+uint32 = DType("uint32", "u32", 4, np.dtype(np.uint32))
+bool_ = DType("bool", "bool", 1, np.dtype(np.bool_))
+float8_e4m3 = DType("float8_e4m3", "f8e4m3", 1, _ml("float8_e4m3"))
+float8_e5m2 = DType("float8_e5m2", "f8e5m2", 1, _ml("float8_e5m2"))
+float8_e4m3fn = DType("float8_e4m3fn", "f8e4m3fn", 1, _ml("float8_e4m3fn"))
+ALL = (float32, bfloat16, float16, int32, int8, uint8, int16, uint16, uint32, bool_, float8_e4m3, float8_e5m2,
+       float8_e4m3fn)
+BY_NAME = dict({d.name: d for d in ALL}, bool_=bool_)  # the nl.* names (nl.bool and nl.bool_)
+_SUPPORTED = ", ".join(d.name for d in ALL)
 
 
 def finfo(dtype):
@@ -79,9 +97,8 @@ class UnsupportedDType:
 
 
 # name -> bytes per element (the x4 types pack four values): the NKI dtypes the model lacks (issue 24).
-UNSUPPORTED_SIZES = {"tfloat32": 4, "float8_e4m3": 1, "float8_e5m2": 1, "float8_e4m3fn": 1, "float8_e4m3fn_x4": 4,
-                     "float8_e5m2_x4": 4, "float4_e2m1fn_x4": 2, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2,
-                     "uint32": 4, "bool": 1, "bool_": 1, "int64": 8, "uint64": 8, "float64": 8}
+UNSUPPORTED_SIZES = {"tfloat32": 4, "float8_e4m3fn_x4": 4, "float8_e5m2_x4": 4, "float4_e2m1fn_x4": 2, "int64": 8,
+                     "uint64": 8, "float64": 8}
 UNSUPPORTED = {name: UnsupportedDType(name, size) for name, size in UNSUPPORTED_SIZES.items()}
 
 
@@ -91,17 +108,17 @@ def of(x, what="dtype"):
     if x is None or isinstance(x, DType):
         return x
     if isinstance(x, UnsupportedDType):
-        fail("%s %r is not supported by the simulator (supported: float32, bfloat16, float16, int32)" % (what, x),
-             Unsupported)
+        fail("%s %r is not supported by the simulator (supported: %s)" % (what, x, _SUPPORTED), Unsupported)
+    if isinstance(x, str) and x in BY_NAME:
+        return BY_NAME[x]
     try:
         npd = np.dtype(x)
     except TypeError:
-        fail("%s %r is not a dtype (use nl.float32, nl.bfloat16, nl.float16 or nl.int32)" % (what, x))
+        fail("%s %r is not a dtype (use one of nl.%s)" % (what, x, _SUPPORTED.replace(", ", ", nl.")))
     for d in ALL:
         if d.np_dtype is not None and d.np_dtype == npd:
             return d
-    fail("%s %s is not supported by the simulator (supported: float32, bfloat16, float16, int32)" % (what, npd),
-         Unsupported)
+    fail("%s %s is not supported by the simulator (supported: %s)" % (what, npd, _SUPPORTED), Unsupported)
 
 
 def result_type(*dtypes):

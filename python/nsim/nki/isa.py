@@ -10,6 +10,7 @@ import inspect
 from . import dtypes as _dt
 from . import language as nl
 from . import opcodes as _opcodes
+from . import ops_table as _ops_table
 from . import platform as _platform
 from .constants import (dge_mode, dma_engine, engine, matmul_perf_mode, nc_version, oob_mode,  # noqa: F401
                         reduce_cmd)
@@ -21,14 +22,13 @@ tensor_engine, vector_engine, scalar_engine, gpsimd_engine, sync_engine = (
     engine.tensor, engine.vector, engine.scalar, engine.gpsimd, engine.sync)
 unknown_engine = engine.unknown
 
-_ALU = {nl.add: "add", nl.subtract: "subtract", nl.multiply: "multiply", nl.divide: "divide",
-        nl.maximum: "max", nl.minimum: "min", nl.power: "pow"}
-_COMMUTATIVE = ("add", "multiply", "max", "min")
+# {nl function: ALU op / activation function}, from the simulator's tables (ops_table.py)
+_ALU = {getattr(nl, name): op for name, op in nl._ALU.items()}
+_COMMUTATIVE = _ops_table.commutative_alu_names()
 _REDUCE = {nl.add: "sum", nl.sum: "sum", nl.maximum: "max", nl.max: "max", nl.minimum: "min", nl.min: "min",
            nl.mean: "mean"}
-_ACTIVATION = {nl.exp: "exp", nl.log: "log", nl.sqrt: "sqrt", nl.rsqrt: "rsqrt", nl.reciprocal: "reciprocal",
-               nl.tanh: "tanh", nl.sigmoid: "sigmoid", nl.silu: "silu", nl.gelu: "gelu", nl.relu: "relu",
-               nl.square: "square", nl.identity: "identity", nl.copy: "identity"}
+_ACTIVATION = {getattr(nl, name): func for name, func in nl._ACTIVATION.items()}
+_ACTIVATION[nl.copy] = "identity"
 
 
 def get_nc_version():
@@ -480,11 +480,112 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kw
     prog.emit(engine, "dma_copy", dst, [src], attrs)
 
 
+# ------------------------------------------------------------------ fused and selection instructions
+@_dst_form
+def _scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, engine=None,
+                          name=None, mask=None):
+    """dst = (data op0 operand0) op1 operand1 on VectorE (or GpSimd): operand0 a number or [P, 1] column,
+    operand1 a tile of data's shape."""
+    what = "scalar_tensor_tensor"
+    nl._no_mask(mask, "nisa." + what)
+    engine = _engine(engine, what, "vector", what)
+    dst, data, data1 = _dst(dst, what), nl._tile(data, what), nl._tile(operand1, what + " operand1")
+    _same_size(dst, data, what)
+    _same_size(dst, data1, what)
+    alu0, s0 = _scalar_op(op0, operand0, reverse0, data, what)
+    alu1 = _lookup(_ALU, op1, what)
+    if reverse1 and alu1 not in _COMMUTATIVE:
+        fail("%s: reverse1 with a non-commutative op (%s) is not modelled" % (what, alu1), Unsupported)
+    current().emit(engine, what, dst, [data, data1], [("op0", alu0), ("scalar0", s0), ("op1", alu1)])
+
+
+@_generations(lambda a: not _is_view(a, 1))
+def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, dtype=None,
+                         engine=None, mask=None):
+    data = nl._tile(data, "scalar_tensor_tensor")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "stt")
+    _scalar_tensor_tensor(out, data, op0, operand0, op1, operand1, reverse0, reverse1, engine=engine, mask=mask)
+    return out
+
+
+@_dst_form
+def _tensor_scalar_reduce(dst, data, op0, operand0, reduce_op, reduce_res, reverse0=False, engine=None, name=None,
+                          mask=None):
+    """dst = data op0 operand0, and reduce_res[P, 1] = its reduce_op (add, max, min) along the free axes,
+    in one VectorE instruction."""
+    what = "tensor_scalar_reduce"
+    nl._no_mask(mask, "nisa." + what)
+    engine = _engine(engine, what, "vector", what)
+    dst, data = _dst(dst, what), nl._tile(data, what)
+    _same_size(dst, data, what)
+    alu0, s0 = _scalar_op(op0, operand0, reverse0, data, what)
+    reduce = _lookup(_REDUCE, reduce_op, what + " reduce_op")
+    if reduce == "mean":
+        fail("%s: reduce_op must be nl.add, nl.maximum or nl.minimum" % what)
+    acc = _dst(reduce_res, what + " reduce_res")
+    current().emit(engine, what, dst, [data], [("op0", alu0), ("scalar0", s0), ("reduce", reduce), ("acc", acc)],
+                   writes=[acc], write_only=("acc",))
+
+
+@_generations(lambda a: not _is_view(a, 1))
+def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None, mask=None):
+    data = nl._tile(data, "tensor_scalar_reduce")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "tsr")
+    _tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res, reverse0, mask=mask)
+    return out
+
+
+def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, engine=None, name=None, mask=None, dtype=None):
+    """dst[i] = src[i] where predicate[i] is non-zero (dst keeps its other elements), on VectorE. Beta 1
+    and 0.3+ both pass dst."""
+    what = "tensor_copy_predicated"
+    nl._no_mask(mask, "nisa." + what)
+    if reverse_pred:
+        fail("%s(reverse_pred=True) is not modelled" % what, Unsupported)
+    engine = _engine(engine, what, "vector", what)
+    dst, src, pred = _dst(dst, what), nl._tile(src, what), nl._tile(predicate, what + " predicate")
+    _same_size(dst, src, what)
+    _same_size(dst, pred, what)
+    current().emit(engine, what, dst, [src, pred])
+
+
+@_dst_form
+def _max8(dst, src, name=None, mask=None):
+    """dst[P, 8] = the 8 largest values of each partition of src, largest first (VectorE)."""
+    nl._no_mask(mask, "nisa.max8")
+    dst, src = _dst(dst, "max8"), nl._tile(src, "max8")
+    current().emit("vector", "max8", dst, [src])
+
+
+@_generations(lambda a: not _is_view(a, 1))
+def max8(src, dtype=None, mask=None):
+    src = nl._tile(src, "max8")
+    out = nl._new((src.partitions, 8), _dt.of(dtype) or src.dtype, "max8")
+    _max8(out, src, mask=mask)
+    return out
+
+
+@_dst_form
+def _nc_find_index8(dst, data, vals, name=None, mask=None):
+    """dst[P, 8] = the index in each partition's data row of each of vals[P, 8] (its first match; VectorE)."""
+    nl._no_mask(mask, "nisa.nc_find_index8")
+    dst, data, vals = _dst(dst, "nc_find_index8"), nl._tile(data, "nc_find_index8"), nl._tile(vals, "nc_find_index8")
+    current().emit("vector", "nc_find_index8", dst, [data, vals])
+
+
+@_generations(lambda a: not _is_view(a, 2))
+def nc_find_index8(data, vals, dtype=None, mask=None):
+    data = nl._tile(data, "nc_find_index8")
+    out = nl._new((data.partitions, 8), _dt.of(dtype) or _dt.int32, "idx8")
+    _nc_find_index8(out, data, vals, mask=mask)
+    return out
+
+
 # ------------------------------------------------------------------ names the model lacks (issue 24)
 for _name in ("affine_select", "bn_stats", "bn_aggr", "local_gather", "range_select", "select_reduce",
-              "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "max8", "nc_find_index8",
+              "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
               "nc_match_replace8", "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
-              "scalar_tensor_tensor", "tensor_scalar_reduce", "tensor_scalar_cumulative", "tensor_copy_predicated",
+              "tensor_scalar_cumulative",
               "nc_matmul_mx", "quantize_mx", "nc_n_gather", "nonzero_with_count", "register_alloc", "register_load",
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",
               "rand_get_state", "set_rng_seed", "exponential", "tensor_tensor_select", "builtin_custom_op"):

@@ -12,6 +12,7 @@ import numbers
 import operator
 
 from . import dtypes as _dt
+from . import ops_table as _ops_table
 from . import spmd as _spmd
 from .dtypes import bfloat16, float16, float32, int32  # noqa: F401  (NKI names)
 from .errors import Unsupported, checked_calls, fail
@@ -25,7 +26,8 @@ hbm = "hbm"
 shared_hbm = "shared_hbm"
 private_hbm = "private_hbm"
 _HBM = (hbm, shared_hbm, private_hbm)
-globals().update(_dt.UNSUPPORTED)  # nl.uint8, nl.float8_e4m3, ...: exist, raise nki.Unsupported when used
+globals().update(_dt.BY_NAME)  # nl.uint8, nl.float8_e4m3, nl.bool_, ...: the simulator's element types
+globals().update(_dt.UNSUPPORTED)  # nl.float8_e4m3fn_x4, ...: exist, raise nki.Unsupported when used
 
 
 def par_dim(n):
@@ -173,7 +175,9 @@ def program_ndim():
 
 def ds(start, size):
     """A subscript of `size` elements from `start`: t[nl.ds(128 * i, 128)] is t[128 * i:128 * (i + 1)]."""
-    return DynSlice(start, size)
+    if not (_number(size) and float(size).is_integer()):
+        fail("nl.ds(%r, %r): size must be an integer number of elements" % (start, size))
+    return DynSlice(start, int(size))
 
 
 class NKIObject:
@@ -236,9 +240,8 @@ def _number(x):
     return isinstance(x, numbers.Real) and not isinstance(x, (builtins.bool, _np_bool()))
 
 
-_ALU = {"add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
-        "maximum": "max", "minimum": "min", "power": "pow"}
-_COMMUTATIVE = ("add", "multiply", "maximum", "minimum")
+_ALU = _ops_table.nl_alu_names()  # {nl name: ALU op}: the simulator's table
+_COMMUTATIVE = tuple(n for n, op in _ALU.items() if op in _ops_table.commutative_alu_names())
 
 
 def _is_column(t, like):
@@ -287,13 +290,20 @@ def _binary_fn(name):
     return fn
 
 
-add = _binary_fn("add")
-subtract = _binary_fn("subtract")
-multiply = _binary_fn("multiply")
-divide = _binary_fn("divide")
-maximum = _binary_fn("maximum")
-minimum = _binary_fn("minimum")
-power = _binary_fn("power")
+for _name in _ALU:  # nl.add, nl.equal, nl.bitwise_and, ...: one per ALU op of the simulator's table
+    globals()[_name] = _binary_fn(_name)
+
+
+def logical_not(x, dtype=None, mask=None):
+    """nl.logical_not: x == 0 on VectorE (tensor_scalar equal 0), 1.0 or 0.0."""
+    _no_mask(mask, "logical_not")
+    return _binary("equal", x, 0.0, dtype)
+
+
+def invert(x, dtype=None, mask=None):
+    """nl.invert (bitwise not): x ^ -1 on VectorE (tensor_scalar bitwise_xor -1)."""
+    _no_mask(mask, "invert")
+    return _binary("bitwise_xor", x, -1.0, dtype)
 
 
 def negative(x, dtype=None, mask=None):
@@ -328,18 +338,9 @@ def _unary(func):
     return fn
 
 
-exp = _unary("exp")
-log = _unary("log")
-sqrt = _unary("sqrt")
-rsqrt = _unary("rsqrt")
-reciprocal = _unary("reciprocal")
-tanh = _unary("tanh")
-sigmoid = _unary("sigmoid")
-silu = _unary("silu")
-gelu = _unary("gelu")
-relu = _unary("relu")
-square = _unary("square")
-identity = _unary("identity")
+_ACTIVATION = _ops_table.nl_activation_names()  # {nl name: activation function}: the simulator's table
+for _name, _func in _ACTIVATION.items():  # nl.exp, nl.abs, nl.gelu_apprx_tanh, ...
+    globals()[_name] = _unary(_func)
 
 
 def _unsupported(name, module="nl"):
@@ -390,15 +391,11 @@ fp32 = float32  # Beta 1 spelling
 finfo = _dt.finfo
 Tensor = View
 
-for _name in ("abs", "sin", "cos", "erf", "softmax", "dropout", "all_reduce", "where", "logical_and",
-              "logical_or", "equal", "not_equal", "greater", "less", "floor", "ceil", "sign", "atomic_rmw",
-              "gather_flattened", "random_seed", "rand", "erf_dx", "gelu_dx", "mish",
-              "softplus", "bitwise_and", "bitwise_or", "invert", "left_shift", "right_shift", "trunc",
-              "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx", "silu_dx", "less_equal",
-              "greater_equal", "logical_xor", "logical_not", "bitwise_xor", "dynamic_range", "fori_loop",
-              "exp2", "tan", "arctan", "prod", "all", "var", "argmax", "argmin",
-              "expand_dims", "zeros_like", "ones_like", "empty_like", "full_like", "device_print", "loop_reduce",
-              "rms_norm", "mod"):
+# not modelled (the names the simulator's tables give are defined above)
+for _name in ("softmax", "dropout", "all_reduce", "where", "floor", "ceil", "atomic_rmw",
+              "gather_flattened", "random_seed", "rand", "trunc", "dynamic_range", "fori_loop",
+              "exp2", "tan", "prod", "all", "var", "argmax", "argmin", "expand_dims", "zeros_like",
+              "ones_like", "empty_like", "full_like", "device_print", "loop_reduce", "rms_norm"):
     globals()[_name] = _unsupported(_name)
 
 

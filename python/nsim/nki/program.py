@@ -176,12 +176,13 @@ class Program:
                          % (c.dim, v.decl.name, c.size, c.reach(v) - c.budget))
         return dst, srcs, attrs, writes, skip
 
-    def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=()):
-        """Appends one instruction; `dst` is written, `srcs` (and views in attrs) are read."""
+    def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=(), write_only=()):
+        """Appends one instruction; `dst` is written, `srcs` (and views in attrs, but those of the
+        attributes named in write_only) are read."""
         opcodes.check_engine(engine, opcode, opcode)  # the simulator's table, not a list of our own
         dst, srcs, attrs, writes, skip = self._masked(dst, srcs, attrs, writes)
         operands = ([dst] if dst is not None else []) + list(srcs)
-        attr_views = [v for _, v in attrs if hasattr(v, "decl")]
+        attr_views = [v for k, v in attrs if hasattr(v, "decl") and k not in write_only]
         reads = list(srcs) + attr_views + list(reads)
         writes = ([dst] if dst is not None else []) + list(writes)
         for v in reads:

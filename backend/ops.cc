@@ -23,17 +23,24 @@ using Tuple3 = std::tuple<Tensor, Tensor, Tensor>;
   static const auto op = FindOp<sig>(name);        \
   return op.call(__VA_ARGS__)
 
-Tensor add(T self, T other, S alpha) { NSIM_CALL("aten::add.Tensor", Tensor(T, T, S), self, other, alpha); }
-Tensor add(T self, S other, S alpha) { NSIM_CALL("aten::add.Scalar", Tensor(T, S, S), self, other, alpha); }
-Tensor sub(T self, T other, S alpha) { NSIM_CALL("aten::sub.Tensor", Tensor(T, T, S), self, other, alpha); }
-Tensor sub(T self, S other, S alpha) { NSIM_CALL("aten::sub.Scalar", Tensor(T, S, S), self, other, alpha); }
+#define NSIM_BINARY_ALPHA(name)                                                                               \
+  Tensor name(T self, T other, S alpha) {                                                         \
+    NSIM_CALL("aten::" #name ".Tensor", Tensor(T, T, S), self, other, alpha);                     \
+  }                                                                                               \
+  Tensor name(T self, S other, S alpha) {                                                         \
+    NSIM_CALL("aten::" #name ".Scalar", Tensor(T, S, S), self, other, alpha);                     \
+  }
+#define NSIM_BINARY_SCALAR(name)                                                                                         \
+  Tensor name(T self, T other) { NSIM_CALL("aten::" #name ".Tensor", Tensor(T, T), self, other); }          \
+  Tensor name(T self, S other) { NSIM_CALL("aten::" #name ".Scalar", Tensor(T, S), self, other); }
+#define NSIM_BINARY_PLAIN(name) \
+  Tensor name(T self, T other) { NSIM_CALL("aten::" #name, Tensor(T, T), self, other); }
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
 Tensor rsub(T self, S other, S alpha) { NSIM_CALL("aten::rsub.Scalar", Tensor(T, S, S), self, other, alpha); }
-Tensor mul(T self, T other) { NSIM_CALL("aten::mul.Tensor", Tensor(T, T), self, other); }
-Tensor mul(T self, S other) { NSIM_CALL("aten::mul.Scalar", Tensor(T, S), self, other); }
-Tensor div(T self, T other) { NSIM_CALL("aten::div.Tensor", Tensor(T, T), self, other); }
-Tensor div(T self, S other) { NSIM_CALL("aten::div.Scalar", Tensor(T, S), self, other); }
-Tensor maximum(T self, T other) { NSIM_CALL("aten::maximum", Tensor(T, T), self, other); }
-Tensor minimum(T self, T other) { NSIM_CALL("aten::minimum", Tensor(T, T), self, other); }
 Tensor pow(T self, S exponent) { NSIM_CALL("aten::pow.Tensor_Scalar", Tensor(T, S), self, exponent); }
 
 #define NSIM_UNARY_OP(name, ...) \

@@ -23,18 +23,20 @@
 namespace nsim {
 namespace at {
 
-// --- pointwise binary ---
-Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
-Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+// --- pointwise binary: add, sub, mul, ... (backend/binary_ops.def) ---
+#define NSIM_BINARY_ALPHA(name)                                                                  \
+  Tensor name(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);   \
+  Tensor name(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+#define NSIM_BINARY_SCALAR(name)                                        \
+  Tensor name(const Tensor& self, const Tensor& other);    \
+  Tensor name(const Tensor& self, const Scalar& other);
+#define NSIM_BINARY_PLAIN(name) Tensor name(const Tensor& self, const Tensor& other);
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
 Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);  // other - alpha * self
-Tensor mul(const Tensor& self, const Tensor& other);
-Tensor mul(const Tensor& self, const Scalar& other);
-Tensor div(const Tensor& self, const Tensor& other);
-Tensor div(const Tensor& self, const Scalar& other);
-Tensor maximum(const Tensor& self, const Tensor& other);
-Tensor minimum(const Tensor& self, const Tensor& other);
 Tensor pow(const Tensor& self, const Scalar& exponent);
 
 // --- pointwise unary: neg, abs, exp, ... (backend/unary_ops.def) ---

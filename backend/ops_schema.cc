@@ -1,6 +1,7 @@
 // The aten operator schemas: every op is declared here, once, with its PyTorch
 // name, overload and signature (as in native_functions.yaml); the pointwise
-// unary ops come from their table, backend/unary_ops.def. Kernels for
+// unary and binary ops come from their tables, backend/unary_ops.def and
+// backend/binary_ops.def. Kernels for
 // them are registered per dispatch key elsewhere (cpu/, meta/, composite/,
 // and the Neuron lowering). The typed C++ API in ops.cc is checked against
 // these declarations when first used.
@@ -10,19 +11,22 @@ namespace nsim {
 namespace at {
 
 NSIM_LIBRARY(aten, m) {
-  // Pointwise binary. A Python number operand arrives as a wrapped-number
-  // tensor in the .Tensor overloads; the .Scalar overloads wrap and forward.
-  m.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
-  m.def("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
-  m.def("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
-  m.def("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  // Pointwise binary: the table's ops (backend/binary_ops.def). A Python
+  // number operand arrives as a wrapped-number tensor in the .Tensor
+  // overloads; the .Scalar overloads wrap and forward.
+#define NSIM_BINARY_ALPHA(n)                                                                  \
+  m.def(n ".Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");    \
+  m.def(n ".Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+#define NSIM_BINARY_SCALAR(n)                                              \
+  m.def(n ".Tensor(Tensor self, Tensor other) -> Tensor");     \
+  m.def(n ".Scalar(Tensor self, Scalar other) -> Tensor");
+#define NSIM_BINARY_PLAIN(n) m.def(n "(Tensor self, Tensor other) -> Tensor");
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(#name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
   m.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
-  m.def("mul.Tensor(Tensor self, Tensor other) -> Tensor");
-  m.def("mul.Scalar(Tensor self, Scalar other) -> Tensor");
-  m.def("div.Tensor(Tensor self, Tensor other) -> Tensor");
-  m.def("div.Scalar(Tensor self, Scalar other) -> Tensor");
-  m.def("maximum(Tensor self, Tensor other) -> Tensor");
-  m.def("minimum(Tensor self, Tensor other) -> Tensor");
   m.def("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor");
 
   // Pointwise unary: the table's ops, then those with more arguments.

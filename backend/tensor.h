@@ -90,16 +90,19 @@ class Tensor {
   Tensor expand(const IntList& size) const;
 
   // --- math (methods mirror the free functions in ops.h) ---
-  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor mul(const Tensor& other) const;
-  Tensor mul(const Scalar& other) const;
-  Tensor div(const Tensor& other) const;
-  Tensor div(const Scalar& other) const;
+#define NSIM_BINARY_ALPHA(name)                                                   \
+  Tensor name(const Tensor& other, const Scalar& alpha = 1) const;  \
+  Tensor name(const Scalar& other, const Scalar& alpha = 1) const;
+#define NSIM_BINARY_SCALAR(name)                        \
+  Tensor name(const Tensor& other) const;  \
+  Tensor name(const Scalar& other) const;
+#define NSIM_BINARY_PLAIN(name) Tensor name(const Tensor& other) const;
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
   Tensor pow(const Scalar& exponent) const;
-  Tensor maximum(const Tensor& other) const;
 #define NSIM_UNARY_OP(name, ...) Tensor name() const;
 #include "backend/unary_ops.def"
   Tensor square() const;

@@ -137,16 +137,20 @@ Tensor Tensor::expand(const IntList& size) const {
 
 // --- math ---
 
-Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return at::add(*this, o, alpha); }
-Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const { return at::add(*this, o, alpha); }
-Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const { return at::sub(*this, o, alpha); }
-Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const { return at::sub(*this, o, alpha); }
-Tensor Tensor::mul(const Tensor& o) const { return at::mul(*this, o); }
-Tensor Tensor::mul(const Scalar& o) const { return at::mul(*this, o); }
-Tensor Tensor::div(const Tensor& o) const { return at::div(*this, o); }
-Tensor Tensor::div(const Scalar& o) const { return at::div(*this, o); }
+#define NSIM_BINARY_ALPHA(name)                                                                                      \
+  Tensor Tensor::name(const Tensor& o, const Scalar& alpha) const { return at::name(*this, o, alpha); }  \
+  Tensor Tensor::name(const Scalar& o, const Scalar& alpha) const { return at::name(*this, o, alpha); }
+#define NSIM_BINARY_SCALAR(name)                                                                  \
+  Tensor Tensor::name(const Tensor& o) const { return at::name(*this, o); }         \
+  Tensor Tensor::name(const Scalar& o) const { return at::name(*this, o); }
+#define NSIM_BINARY_PLAIN(name) \
+  Tensor Tensor::name(const Tensor& o) const { return at::name(*this, o); }
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
 Tensor Tensor::pow(const Scalar& e) const { return at::pow(*this, e); }
-Tensor Tensor::maximum(const Tensor& o) const { return at::maximum(*this, o); }
 #define NSIM_UNARY_OP(name, ...) \
   Tensor Tensor::name() const { return at::name(*this); }
 #include "backend/unary_ops.def"

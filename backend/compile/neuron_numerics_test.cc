@@ -8,6 +8,7 @@
 #include "backend/compile/compile.h"
 #include "backend/compile/neuron_test_util.h"
 #include "backend/factories.h"
+#include "backend/type_promotion.h"
 
 namespace nsim {
 namespace {
@@ -109,6 +110,21 @@ TEST_P(Numerics, EveryTableUnaryOp) {
     ExpectAgreement([](const Tensor& t) { return at::name(t); }, tol, x);    \
   }
 #include "backend/unary_ops.def"
+}
+
+// Every op of the binary table (backend/binary_ops.def), tensor with tensor
+// (a row broadcast along the other) and tensor with a Python number.
+TEST_P(Numerics, EveryTableBinaryOp) {
+  const Tensor x = Rand({16, 256}, 0, GetParam(), 2.0);
+  const Tensor y = (Rand({256}, 1, at::kFloat, 2.0).abs() + 0.25).to(GetParam());  // no division by ~0
+  const double tol = Tolerance(GetParam());
+#define NSIM_BINARY_OP(name, ...)                                                           \
+  {                                                                                        \
+    SCOPED_TRACE(#name);                                                                   \
+    ExpectAgreement([](const Tensor& a, const Tensor& b) { return at::name(a, b); }, tol, x, y); \
+    ExpectAgreement([](const Tensor& a) { return at::name(a, at::WrappedScalarTensor(0.75)); }, tol, x); \
+  }
+#include "backend/binary_ops.def"
 }
 
 // gelu's approximate is checked by its shape function, which compile()

@@ -12,20 +12,23 @@ namespace nsim {
 namespace at {
 namespace {
 
-Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return add(self, WrappedScalarTensor(other), alpha);
-}
-Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return sub(self, WrappedScalarTensor(other), alpha);
-}
+// The .Scalar overload of each op of backend/binary_ops.def that has one.
+#define NSIM_BINARY_ALPHA(name)                                                  \
+  Tensor name##_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) { \
+    return name(self, WrappedScalarTensor(other), alpha);                       \
+  }
+#define NSIM_BINARY_SCALAR(name)                                \
+  Tensor name##_scalar(const Tensor& self, const Scalar& other) { \
+    return name(self, WrappedScalarTensor(other));             \
+  }
+#define NSIM_BINARY_PLAIN(name)
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
 Tensor rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub(WrappedScalarTensor(other), self, alpha);
-}
-Tensor mul_scalar(const Tensor& self, const Scalar& other) {
-  return mul(self, WrappedScalarTensor(other));
-}
-Tensor div_scalar(const Tensor& self, const Scalar& other) {
-  return div(self, WrappedScalarTensor(other));
 }
 Tensor square_kernel(const Tensor& self) { return pow(self, 2); }
 
@@ -87,11 +90,15 @@ Tensor matmul_kernel(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, CompositeExplicit, m) {
-  m.impl("add.Scalar", &add_scalar);
-  m.impl("sub.Scalar", &sub_scalar);
+#define NSIM_BINARY_ALPHA(name) m.impl(#name ".Scalar", &name##_scalar);
+#define NSIM_BINARY_SCALAR(name) m.impl(#name ".Scalar", &name##_scalar);
+#define NSIM_BINARY_PLAIN(name)
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
   m.impl("rsub.Scalar", &rsub_scalar);
-  m.impl("mul.Scalar", &mul_scalar);
-  m.impl("div.Scalar", &div_scalar);
   m.impl("square", &square_kernel);
   m.impl("sum", &sum_all);
   m.impl("mean", &mean_all);

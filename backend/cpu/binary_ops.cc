@@ -1,10 +1,10 @@
-// CPU reference kernels for pointwise binary ops (the numerical oracle).
+// CPU reference kernels for the pointwise binary ops of backend/binary_ops.def
+// and pow (the numerical oracle).
 // Each op is a functor over the compute type; BinaryKernel does the rest:
 // shape/dtype from the shared shape function, allocation, the broadcasting loop.
 #include <algorithm>
 #include <cmath>
 
-#include "backend/binary_ops_registration.h"
 #include "backend/cpu/loops.h"
 #include "backend/library.h"
 #include "backend/meta/shape_functions.h"
@@ -24,52 +24,30 @@ Tensor BinaryKernel(const Tensor& a, const Tensor& b, Promotion p, const Op& op)
   return out;
 }
 
-// alpha is converted to the compute type, as PyTorch does (add(int, int, alpha=2.5) -> 2).
-struct AddOp {
-  double alpha;
-  template <class C> C operator()(C x, C y) const { return x + static_cast<C>(alpha) * y; }
-};
-struct MulOp {
-  template <class C> C operator()(C x, C y) const { return x * y; }
-};
-struct DivOp {  // true division; integral inputs were promoted to float
-  template <class C> C operator()(C x, C y) const { return x / y; }
-};
-// NaN propagates, as torch.maximum/minimum do.
-struct MaxOp {
-  template <class C> C operator()(C x, C y) const {
-    if (x != x) return x;
-    if (y != y) return y;
-    return std::max(x, y);
-  }
-};
-struct MinOp {
-  template <class C> C operator()(C x, C y) const {
-    if (x != x) return x;
-    if (y != y) return y;
-    return std::min(x, y);
-  }
-};
+// Each op of backend/binary_ops.def: a functor over the compute type whose
+// body is the table's `cpu` column. alpha is converted to the compute type,
+// as PyTorch does (add(int, int, alpha=2.5) -> 2).
+#define NSIM_BINARY_OP(name, Name, form, promotion, cpu, alu) \
+  struct Name##Op {                                            \
+    double alpha;                                              \
+    template <class C> C operator()(C x, C y) const { return cpu; } \
+  };
+#include "backend/binary_ops.def"
 
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return BinaryKernel(a, b, Promotion::kResultType, AddOp{alpha.toDouble()});
-}
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  CheckSubOperands(a, b);
-  return BinaryKernel(a, b, Promotion::kResultType, AddOp{-alpha.toDouble()});
-}
-Tensor mul(const Tensor& a, const Tensor& b) {
-  return BinaryKernel(a, b, Promotion::kResultType, MulOp{});
-}
-Tensor div(const Tensor& a, const Tensor& b) {
-  return BinaryKernel(a, b, Promotion::kIntToFloat, DivOp{});
-}
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  return BinaryKernel(a, b, Promotion::kResultType, MaxOp{});
-}
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  return BinaryKernel(a, b, Promotion::kResultType, MinOp{});
-}
+#define NSIM_BINARY_ALPHA(name, Name, P)                                   \
+  Tensor name(const Tensor& a, const Tensor& b, const Scalar& alpha) {     \
+    return BinaryKernel(a, b, Promotion::P, Name##Op{alpha.toDouble()});  \
+  }
+#define NSIM_BINARY_SCALAR(name, Name, P)                  \
+  Tensor name(const Tensor& a, const Tensor& b) {          \
+    return BinaryKernel(a, b, Promotion::P, Name##Op{1.0});  \
+  }
+#define NSIM_BINARY_PLAIN NSIM_BINARY_SCALAR
+#define NSIM_BINARY_OP(name, Name, form, promotion, ...) NSIM_BINARY_##form(name, Name, promotion)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
 
 // PyTorch special-cases common exponents (exact x*x for 2, sqrt for 0.5, ...).
 float PowFloat(float x, double e) {
@@ -105,7 +83,15 @@ Tensor pow(const Tensor& self, const Scalar& exponent) {
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, CPU, m) {
-  RegisterBinaryOps(m, &add, &sub, &mul, &div, &maximum, &minimum, &pow);
+#define NSIM_BINARY_ALPHA(name) m.impl(#name ".Tensor", &name);
+#define NSIM_BINARY_SCALAR(name) m.impl(#name ".Tensor", &name);
+#define NSIM_BINARY_PLAIN(name) m.impl(#name, &name);
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
+  m.impl("pow.Tensor_Scalar", &pow);
 }
 
 }  // namespace at

@@ -8,16 +8,15 @@ namespace nsim {
 namespace at {
 namespace {
 
+// Each op of backend/binary_ops.def: the shape function with its promotion
+// (alpha does not change the shape or dtype).
 template <Promotion P>
 Tensor binary(const Tensor& a, const Tensor& b) {
   return MakeOutput(BinaryMeta(a, b, P));
 }
-Tensor add(const Tensor& a, const Tensor& b, const Scalar&) {
-  return MakeOutput(BinaryMeta(a, b, Promotion::kResultType));
-}
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar&) {
-  CheckSubOperands(a, b);
-  return MakeOutput(BinaryMeta(a, b, Promotion::kResultType));
+template <Promotion P>
+Tensor binary_alpha(const Tensor& a, const Tensor& b, const Scalar&) {
+  return MakeOutput(BinaryMeta(a, b, P));
 }
 Tensor pow(const Tensor& self, const Scalar& e) { return MakeOutput(PowMeta(self, e)); }
 
@@ -78,12 +77,14 @@ Tensor fill_(const Tensor& self, const Scalar&) { return self; }
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Meta, m) {
-  m.impl("add.Tensor", &add);
-  m.impl("sub.Tensor", &sub);
-  m.impl("mul.Tensor", &binary<Promotion::kResultType>);
-  m.impl("div.Tensor", &binary<Promotion::kIntToFloat>);
-  m.impl("maximum", &binary<Promotion::kResultType>);
-  m.impl("minimum", &binary<Promotion::kResultType>);
+#define NSIM_BINARY_ALPHA(name, P) m.impl(#name ".Tensor", &binary_alpha<Promotion::P>);
+#define NSIM_BINARY_SCALAR(name, P) m.impl(#name ".Tensor", &binary<Promotion::P>);
+#define NSIM_BINARY_PLAIN(name, P) m.impl(#name, &binary<Promotion::P>);
+#define NSIM_BINARY_OP(name, Name, form, promotion, ...) NSIM_BINARY_##form(name, promotion)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
   m.impl("pow.Tensor_Scalar", &pow);
 #define NSIM_UNARY_OP(name, Name, ...) m.impl(#name, &unary_meta<unary::k##Name>);
 #include "backend/unary_ops.def"

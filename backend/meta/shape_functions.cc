@@ -23,16 +23,13 @@ Device OutputDevice(std::initializer_list<const Tensor*> inputs) {
 }
 
 TensorMeta BinaryMeta(const Tensor& a, const Tensor& b, Promotion p) {
-  ScalarType dtype = ResultType(a, b);
-  if (p == Promotion::kIntToFloat && !IsFloatingType(dtype)) dtype = kDefaultFloat;
-  return {BroadcastShapes(a.sizes(), b.sizes()), dtype, OutputDevice({&a, &b})};
-}
-
-void CheckSubOperands(const Tensor& a, const Tensor& b) {
-  if (a.dtype() == kBool || b.dtype() == kBool) {
+  if (p == Promotion::kNoBool && (a.dtype() == kBool || b.dtype() == kBool)) {
     throw SimError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                    "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   }
+  ScalarType dtype = ResultType(a, b);
+  if (p == Promotion::kIntToFloat && !IsFloatingType(dtype)) dtype = kDefaultFloat;
+  return {BroadcastShapes(a.sizes(), b.sizes()), dtype, OutputDevice({&a, &b})};
 }
 
 TensorMeta PowMeta(const Tensor& self, const Scalar& exponent) {

@@ -33,10 +33,9 @@ Device OutputDevice(std::initializer_list<const Tensor*> inputs);
 enum class Promotion {
   kResultType,  // result_type of the operands (add, mul, maximum)
   kIntToFloat,  // as kResultType, then integral -> Float (true division)
+  kNoBool,      // as kResultType, Bool operands rejected as PyTorch's sub does
 };
 TensorMeta BinaryMeta(const Tensor& a, const Tensor& b, Promotion p);
-// Rejects Bool operands ("Subtraction, the `-` operator, with a bool tensor is not supported...").
-void CheckSubOperands(const Tensor& a, const Tensor& b);
 TensorMeta PowMeta(const Tensor& self, const Scalar& exponent);
 
 enum class UnaryKind {

@@ -56,17 +56,16 @@ ValueId Matmul(Graph& g, OpOperands& op) { return g.Matmul(op.Operand(0), op.Ope
 
 const std::map<std::string, OpEmitter>& Table() {
   static const auto* table = new std::map<std::string, OpEmitter>{
-      {"aten::add.Tensor", &Binary<OpKind::kAdd>},
-      {"aten::add.Scalar", &Binary<OpKind::kAdd>},
-      {"aten::sub.Tensor", &Binary<OpKind::kSub>},
-      {"aten::sub.Scalar", &Binary<OpKind::kSub>},
+#define NSIM_BINARY_ALPHA(name, Name) \
+  {"aten::" #name ".Tensor", &Binary<OpKind::k##Name>}, {"aten::" #name ".Scalar", &Binary<OpKind::k##Name>},
+#define NSIM_BINARY_SCALAR NSIM_BINARY_ALPHA
+#define NSIM_BINARY_PLAIN(name, Name) {"aten::" #name, &Binary<OpKind::k##Name>},
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name, Name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
       {"aten::rsub.Scalar", &Rsub},
-      {"aten::mul.Tensor", &Binary<OpKind::kMul>},
-      {"aten::mul.Scalar", &Binary<OpKind::kMul>},
-      {"aten::div.Tensor", &Binary<OpKind::kDiv>},
-      {"aten::div.Scalar", &Binary<OpKind::kDiv>},
-      {"aten::maximum", &Binary<OpKind::kMaximum>},
-      {"aten::minimum", &Binary<OpKind::kMinimum>},
 #define NSIM_UNARY_OP(name, Name, ...) {"aten::" #name, &Unary<OpKind::k##Name>},
 #include "backend/unary_ops.def"
       {"aten::square", &Unary<OpKind::kSquare>},

@@ -1,6 +1,7 @@
 """The op table and the composite ops' single decomposition.
 
-Every op declared in backend/unary_ops.def runs on the device eagerly and
+Every op declared in backend/unary_ops.def and backend/binary_ops.def runs
+on the device eagerly and
 under torch.compile and matches PyTorch's CPU kernel, with no test to write
 for a new op. The composite ops reach torch.compile through the simulator's
 C++ decompositions (backend/compile/decompositions.cc, also used by nsim's
@@ -18,6 +19,8 @@ from torch_testing import ROOT, executions, mark
 
 with open(os.path.join(ROOT, "backend", "unary_ops.def")) as table:
     OPS = re.findall(r"^NSIM_UNARY_OP\((\w+),", table.read(), re.M)
+with open(os.path.join(ROOT, "backend", "binary_ops.def")) as table:
+    BINARY_OPS = re.findall(r"^NSIM_BINARY_OP\((\w+), \w+, (\w+),", table.read(), re.M)
 
 
 @pytest.fixture(autouse=True)
@@ -51,6 +54,27 @@ def test_table_op_matches_cpu_eager_and_compiled(name, dtype):
     want = op(x)
     torch.testing.assert_close(op(x.to("neuron")).cpu(), want, equal_nan=True, **tol)
     torch.testing.assert_close(compiled_once(lambda t: op(t), x.to("neuron")).cpu(), want, equal_nan=True, **tol)
+
+
+def test_the_binary_table_is_read():
+    assert {("add", "ALPHA"), ("div", "SCALAR"), ("maximum", "PLAIN")} <= set(BINARY_OPS)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name,form", BINARY_OPS)
+def test_binary_table_op_matches_cpu_eager_and_compiled(name, form, dtype):
+    packet = getattr(torch.ops.aten, name)
+    op = packet.default if form == "PLAIN" else packet.Tensor
+    g = torch.Generator().manual_seed(0)
+    x = (torch.randn(8, 64, generator=g) * 4).to(dtype)
+    y = (torch.rand(64, generator=g) * 4 + 0.25).to(dtype)  # a row, broadcast; no division by ~0
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == torch.float32 else dict(rtol=1.6e-2, atol=1e-2)
+    want = op(x, y)
+    torch.testing.assert_close(op(x.to("neuron"), y.to("neuron")).cpu(), want, **tol)
+    got = compiled_once(lambda a, b: op(a, b), x.to("neuron"), y.to("neuron"))
+    torch.testing.assert_close(got.cpu(), want, **tol)
+    if form != "PLAIN":  # the .Scalar overload
+        torch.testing.assert_close(packet.Scalar(x.to("neuron"), 0.75).cpu(), packet.Scalar(x, 0.75), **tol)
 
 
 def test_hardsigmoid_matches_numpy():

@@ -24,9 +24,9 @@ struct KindInfo {
   const char* name;
 };
 constexpr KindInfo kKinds[] = {
-    {OpKind::kInput, "input"},       {OpKind::kConstant, "constant"},   {OpKind::kAdd, "add"},
-    {OpKind::kSub, "sub"},           {OpKind::kMul, "mul"},             {OpKind::kDiv, "div"},
-    {OpKind::kMaximum, "maximum"},   {OpKind::kMinimum, "minimum"},
+    {OpKind::kInput, "input"},       {OpKind::kConstant, "constant"},
+#define NSIM_BINARY_OP(name, Name, ...) {OpKind::k##Name, #name},
+#include "backend/binary_ops.def"
 #define NSIM_UNARY_OP(name, Name, ...) {OpKind::k##Name, #name},
 #include "backend/unary_ops.def"
     {OpKind::kSquare, "square"},     {OpKind::kGelu, "gelu"},
@@ -42,8 +42,16 @@ const char* OpKindName(OpKind k) {
   return "?";
 }
 
-bool IsBinary(OpKind k) { return k >= OpKind::kAdd && k <= OpKind::kMinimum; }
-bool IsUnary(OpKind k) { return k > OpKind::kMinimum && k <= OpKind::kCast; }
+// The first and last kinds of each table.
+#define NSIM_BINARY_OP(name, Name, ...) OpKind::k##Name,
+constexpr OpKind kBinaryKinds[] = {
+#include "backend/binary_ops.def"
+};
+constexpr OpKind kFirstBinary = kBinaryKinds[0];
+constexpr OpKind kLastBinary = kBinaryKinds[sizeof(kBinaryKinds) / sizeof(kBinaryKinds[0]) - 1];
+
+bool IsBinary(OpKind k) { return k >= kFirstBinary && k <= kLastBinary; }
+bool IsUnary(OpKind k) { return k > kLastBinary && k <= OpKind::kCast; }
 bool IsRowReduce(OpKind k) { return k >= OpKind::kRowSum && k <= OpKind::kRowMax; }
 bool IsPointwise(OpKind k) {
   return IsBinary(k) || IsUnary(k) || k == OpKind::kConstant || k == OpKind::kView;

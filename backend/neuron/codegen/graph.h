@@ -36,10 +36,13 @@ enum class OpKind : uint8_t {
   // Leaves.
   kInput,     // an HBM tensor (TensorDesc), bound by name when the kernel runs
   kConstant,  // a number known when generating (an immediate in the kernel)
-  // Pointwise binary, with broadcasting. add/sub compute a + alpha * b.
-  kAdd, kSub, kMul, kDiv, kMaximum, kMinimum,
+  // Pointwise binary, with broadcasting: one per op of backend/binary_ops.def.
+  // add/sub compute a + alpha * b.
+#define NSIM_BINARY_OP(name, Name, ...) k##Name,
+#include "backend/binary_ops.def"
   // Pointwise unary: one per op of backend/unary_ops.def, then the kinds
-  // of ops declared elsewhere. IsUnary() is every kind from here to kCast.
+  // of ops declared elsewhere. IsUnary() is every kind after the binary
+  // ones up to kCast.
 #define NSIM_UNARY_OP(name, Name, ...) k##Name,
 #include "backend/unary_ops.def"
   kSquare,
@@ -84,7 +87,7 @@ class Graph {
  public:
   ValueId Input(const std::string& name, const TensorDesc& desc);
   ValueId Constant(double value, DType dtype = DType::kF32);
-  // kAdd .. kMinimum; `alpha` scales b for kAdd/kSub (a + alpha * b).
+  // A kind of backend/binary_ops.def; `alpha` scales b for kAdd/kSub (a + alpha * b).
   ValueId Binary(OpKind kind, ValueId a, ValueId b, DType out, double alpha = 1.0);
   // kNeg .. kGeluTanh (not kPowScalar / kCast, which have their own builders).
   ValueId Unary(OpKind kind, ValueId a, DType out);

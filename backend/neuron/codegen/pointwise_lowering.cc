@@ -1,5 +1,7 @@
 #include "backend/neuron/codegen/pointwise_lowering.h"
 
+#include <algorithm>
+
 #include "sim/base/error.h"
 #include "sim/kernel/builder.h"
 
@@ -18,12 +20,9 @@ bool Commutative(AluOp op) {
 
 AluOp AluOf(OpKind k) {
   switch (k) {
-    case OpKind::kAdd: return AluOp::kAdd;
-    case OpKind::kSub: return AluOp::kSub;
-    case OpKind::kMul: return AluOp::kMul;
-    case OpKind::kDiv: return AluOp::kDivide;
-    case OpKind::kMaximum: return AluOp::kMax;
-    case OpKind::kMinimum: return AluOp::kMin;
+#define NSIM_BINARY_OP(name, Name, form, promotion, cpu, alu) \
+    case OpKind::k##Name: return AluOp::alu;
+#include "backend/binary_ops.def"
     default: throw SimError(std::string("codegen: '") + OpKindName(k) + "' is not an ALU op");
   }
 }
@@ -219,16 +218,16 @@ void LowerRowReduce(TileScope& s, const Node& node, const Operand& in, const Acc
   s.sched().Add(std::move(r));
 }
 
+// Two constants: the table's CPU reference in fp32, rounded as the node is.
 double FoldBinary(const Node& n, double a, double b, DType round_to) {
+  using C [[maybe_unused]] = float;
+  [[maybe_unused]] const double alpha = n.scalar;
   const float x = static_cast<float>(a), y = static_cast<float>(b);
   float r = 0;
   switch (n.kind) {
-    case OpKind::kAdd: r = x + static_cast<float>(n.scalar) * y; break;
-    case OpKind::kSub: r = x + static_cast<float>(-n.scalar) * y; break;
-    case OpKind::kMul: r = x * y; break;
-    case OpKind::kDiv: r = x / y; break;
-    case OpKind::kMaximum: r = x > y ? x : y; break;
-    case OpKind::kMinimum: r = x < y ? x : y; break;
+#define NSIM_BINARY_OP(name, Name, form, promotion, cpu, alu) \
+    case OpKind::k##Name: r = cpu; break;
+#include "backend/binary_ops.def"
     default: throw SimError(std::string("codegen: cannot fold '") + OpKindName(n.kind) + "'");
   }
   return RoundTo(round_to, r);

@@ -3,7 +3,6 @@
 // views and device scalars (a lifted Python number is a 0-dim device tensor,
 // read by a broadcasting DMA like any input). Shapes, promotion and errors
 // come from the shape functions shared with the CPU and Meta kernels.
-#include "backend/binary_ops_registration.h"
 #include "backend/library.h"
 #include "backend/meta/shape_functions.h"
 #include "backend/neuron/hbm_tensor.h"
@@ -44,21 +43,22 @@ Tensor Binary(const char* op, const Tensor& a, const Tensor& b, at::Promotion p,
   return Pointwise(op, at::BinaryMeta(a, b, p), a, b, {at::IValue(), at::IValue(), alpha});
 }
 
-Tensor add(const Tensor& a, const Tensor& b, const at::Scalar& alpha) {
-  return Binary("aten::add.Tensor", a, b, at::Promotion::kResultType, alpha);
-}
-Tensor sub(const Tensor& a, const Tensor& b, const at::Scalar& alpha) {
-  at::CheckSubOperands(a, b);
-  return Binary("aten::sub.Tensor", a, b, at::Promotion::kResultType, alpha);
-}
-Tensor mul(const Tensor& a, const Tensor& b) { return Binary("aten::mul.Tensor", a, b, at::Promotion::kResultType); }
-Tensor div(const Tensor& a, const Tensor& b) { return Binary("aten::div.Tensor", a, b, at::Promotion::kIntToFloat); }
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  return Binary("aten::maximum", a, b, at::Promotion::kResultType);
-}
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  return Binary("aten::minimum", a, b, at::Promotion::kResultType);
-}
+// Each op of backend/binary_ops.def: its .Tensor overload (or its only one).
+#define NSIM_BINARY_ALPHA(name, P)                                                    \
+  Tensor name(const Tensor& a, const Tensor& b, const at::Scalar& alpha) {          \
+    return Binary("aten::" #name ".Tensor", a, b, at::Promotion::P, alpha);          \
+  }
+#define NSIM_BINARY_SCALAR(name, P)                                                   \
+  Tensor name(const Tensor& a, const Tensor& b) {                                   \
+    return Binary("aten::" #name ".Tensor", a, b, at::Promotion::P);                 \
+  }
+#define NSIM_BINARY_PLAIN(name, P) \
+  Tensor name(const Tensor& a, const Tensor& b) { return Binary("aten::" #name, a, b, at::Promotion::P); }
+#define NSIM_BINARY_OP(name, Name, form, promotion, ...) NSIM_BINARY_##form(name, promotion)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
 
 template <const at::UnarySpec& kSpec>
 Tensor unary(const Tensor& self) {
@@ -78,7 +78,15 @@ Tensor pow(const Tensor& self, const at::Scalar& exponent) {
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
-  at::RegisterBinaryOps(m, &add, &sub, &mul, &div, &maximum, &minimum, &pow);
+#define NSIM_BINARY_ALPHA(name) m.impl(#name ".Tensor", &name);
+#define NSIM_BINARY_SCALAR(name) m.impl(#name ".Tensor", &name);
+#define NSIM_BINARY_PLAIN(name) m.impl(#name, &name);
+#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_ALPHA
+#undef NSIM_BINARY_SCALAR
+#undef NSIM_BINARY_PLAIN
+  m.impl("pow.Tensor_Scalar", &pow);
 #define NSIM_UNARY_OP(name, Name, ...) m.impl(#name, &unary<at::unary::k##Name>);
 #include "backend/unary_ops.def"
   m.impl("gelu", &gelu);

@@ -1,0 +1,48 @@
+"""Traces the validation cases' NKI sources through nsim.nki and writes each as <case>.nk, which
+`report` (validation/report_main.cc) times beside the hand-built kernel of the same case.
+
+    python3 validation/nki/emit_cases.py --out DIR [--config trn1] [--only a,b]
+
+Prints one line per case: its name and the seconds tracing took, or why it was skipped."""
+import argparse
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+
+import cases  # noqa: E402
+
+
+def emit(case, out_dir, config):
+    kernel, args = cases.arguments(case)
+    start = time.time()
+    traced = kernel.trace((), args, config)
+    with open(os.path.join(out_dir, case + ".nk"), "w") as f:
+        f.write(traced.text)
+    return time.time() - start
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True, help="directory for the <case>.nk files")
+    p.add_argument("--config", default="trn1")
+    p.add_argument("--only", default="", help="comma-separated case names")
+    a = p.parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    names = [n for n in a.only.split(",") if n] or list(cases.CASES)
+    unknown = [n for n in names if n not in cases.CASES and n not in cases.NOT_EXPRESSIBLE]
+    if unknown:
+        p.error("no case named '%s'" % unknown[0])
+    for name in names:
+        if name in cases.NOT_EXPRESSIBLE:
+            print("%s: skipped: %s" % (name, cases.NOT_EXPRESSIBLE[name]))
+            continue
+        print("%s: traced in %.1f s" % (name, emit(name, a.out, a.config)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -114,7 +114,7 @@ class Program:
         if entry is None:
             auto = not num_buffers and not self.num_buffers and self.loop_depth > 0
             n, why = buffer_rule.buffers(self.pipeline, num_buffers, self.num_buffers, declared,
-                                         self.loop_depth > 0, site in self.site_buffers)
+                                         self.loop_depth > 0, site in self.site_buffers, space)
             auto = auto and n > 1
             line = frames[0].f_lineno if frames else 0
             self.pipeline.decide("buffer_rule", "%s tile %s %s" % (space, list(shape), name or label),

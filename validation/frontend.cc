@@ -1,5 +1,6 @@
 #include "validation/frontend.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -26,8 +27,9 @@ std::string EmitFrontendKernels(const std::string& workspace, const std::string&
                           "' --config '" + config + "' --only '" + only + "' 1>&2";
   const int status = std::system(cmd.c_str());
   if (status != 0)
-    throw SimError("tracing the NKI sources failed (exit " + std::to_string(status) + "): " + cmd +
-                   " (build //python:_nsim_core.so and copy it into python/nsim, or pass --no-frontend)");
+    throw SimError("tracing the NKI sources failed (exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) +
+                   "): " + cmd + " (the nsim package of python/ needs its extension: `cd python && python3 setup.py "
+                   "build_ext --inplace`; or pass --no-frontend)");
   return dir.string();
 }
 

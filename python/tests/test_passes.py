@@ -143,3 +143,18 @@ def test_accumulation_is_never_a_repeat():
 def test_unknown_pass_is_the_kernels_error():
     with pytest.raises(nki.KernelError, match="no pass named 'hoist'.*buffer_rule, licm, dma_queues"):
         nki.jit(stream_add, passes={"hoist": False})
+
+
+def test_environment_turns_passes_off_and_prints_decisions(ab, monkeypatch, capsys):
+    """For scripts run unchanged: NSIM_PASSES and NSIM_EXPLAIN."""
+    a = ab[0][0]
+    monkeypatch.setenv("NSIM_PASSES", "licm=off")
+    monkeypatch.setenv("NSIM_EXPLAIN", "1")
+    r = nki.benchmark(nki.jit(invariant_load), a, ab[1], config="trn1", timing_only=True)
+    assert len(re.findall(r"dma_copy .*, a\.ap\(", r.kernel_text)) == 8
+    err = capsys.readouterr().err
+    assert "invariant_load: licm: kernel -> off (NSIM_PASSES)" in err
+    assert re.search(r"invariant_load: dma_queues: dma \S+ <- a -> sync queue 0 .*test_passes.py:\d+\]", err)
+    monkeypatch.setenv("NSIM_PASSES", "licm=maybe")
+    with pytest.raises(nki.KernelError, match="NSIM_PASSES=licm=maybe: expected name=on|off"):
+        nki.benchmark(nki.jit(invariant_load), a, ab[1], config="trn1", timing_only=True)

@@ -13,7 +13,7 @@ from .dependencies import add_semaphores
 from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
 from .errors import KernelError, Unsupported
-from .passes import Pipeline, dma_queues, licm
+from .passes import Pipeline, dma_queues, licm, print_decisions
 from .program import Program
 from .spmd import grid_size, normalize_grid, run_programs
 from .views import HbmTensor
@@ -99,6 +99,8 @@ class Kernel:
         traced.program.drop_removed()
         dma_queues.run(pipeline, traced.program.instrs)
         traced.decisions = pipeline.summary() + pipeline.decisions if pipeline.explain else []
+        if traced.decisions and not (explain or self.explain):  # asked for by NSIM_EXPLAIN
+            print_decisions(self.fn.__name__, traced.decisions)
         check_capacity(traced.program)
         semaphores = add_semaphores(traced.program.instrs, info["semaphores"])
         traced.text, traced.where = kernel_text(traced.program, semaphores)

@@ -8,7 +8,13 @@ the Neuron compiler with a documented or measured cause (see each module's docst
 `nki.jit(passes={"licm": False, ...})` turns passes off one by one for what-ifs;
 `@nki.compiler.skip_middle_end_transformations` turns the middle end (licm) off, as on hardware;
 Beta 1's `nki.jit(disable_allocation_opt=True)` turns the allocation passes (buffer_rule) off.
-`explain=True` keeps every decision (Traced.decisions / BenchmarkResult.decisions)."""
+`explain=True` keeps every decision (Traced.decisions / BenchmarkResult.decisions).
+For scripts run unchanged (python3 -m nsim.nki FILE.py), the environment does the same:
+NSIM_PASSES=licm=off,dma_queues=off turns passes off, NSIM_EXPLAIN=1 prints each traced kernel's
+decisions to stderr."""
+import os
+import sys
+
 from ..errors import KernelError
 
 PASSES = ("buffer_rule", "licm", "dma_queues")      # in the order they run
@@ -20,18 +26,21 @@ class Pipeline:
     """Which passes run for one kernel, and the decisions they made."""
 
     def __init__(self, kernel_name, passes=None, directives=(), nki_options=None, explain=False):
-        passes = dict(passes or {})
+        passes_given = passes
+        env = env_passes()
+        passes = dict(env, **(passes or {}))
         unknown = sorted(set(passes) - set(PASSES))
         if unknown:
             raise KernelError("nki.jit(passes=...) of kernel '%s': no pass named '%s' (passes: %s)"
                               % (kernel_name, unknown[0], ", ".join(PASSES)))
         self.enabled = {name: bool(passes.get(name, True)) for name in PASSES}
-        self.why_off = {name: "passes={'%s': False}" % name for name in PASSES if not self.enabled[name]}
+        self.why_off = {name: "NSIM_PASSES" if name in env and name not in (passes_given or {}) else
+                        "passes={'%s': False}" % name for name in PASSES if not self.enabled[name]}
         if "skip_middle_end_transformations" in directives:
             self._off(MIDDLE_END, "@nki.compiler.skip_middle_end_transformations")
         if (nki_options or {}).get("disable_allocation_opt"):
             self._off(ALLOCATION, "disable_allocation_opt=True")
-        self.explain = explain
+        self.explain = explain or os.environ.get("NSIM_EXPLAIN", "") not in ("", "0")
         self.decisions = []
 
     def _off(self, names, why):
@@ -54,3 +63,23 @@ class Pipeline:
         return [{"pass": name, "subject": "kernel", "decision": "on" if on else "off",
                  "why": "default" if on else self.why_off[name], "where": None}
                 for name, on in self.enabled.items()]
+
+
+def env_passes():
+    """NSIM_PASSES=name=on|off,...: passes to turn off (or on) for every kernel, e.g. in unchanged scripts."""
+    out = {}
+    for item in filter(None, os.environ.get("NSIM_PASSES", "").split(",")):
+        name, _, value = item.partition("=")
+        if name.strip() not in PASSES or value.strip() not in ("on", "off", "1", "0"):
+            raise KernelError("NSIM_PASSES=%s: expected name=on|off with a name of %s"
+                              % (os.environ["NSIM_PASSES"], ", ".join(PASSES)))
+        out[name.strip()] = value.strip() in ("on", "1")
+    return out
+
+
+def print_decisions(kernel_name, decisions, stream=None):
+    """The decisions as lines: `kernel: pass: subject -> decision (why) [file:line]`."""
+    stream = stream or sys.stderr
+    for d in decisions:
+        stream.write("%s: %s: %s -> %s (%s)%s\n" % (kernel_name, d["pass"], d["subject"], d["decision"], d["why"],
+                                                  " [%s]" % d["where"] if d["where"] else ""))

@@ -98,7 +98,9 @@ class Kernel:
         licm.run(pipeline, traced.program.instrs)
         traced.program.drop_removed()
         dma_queues.run(pipeline, traced.program.instrs)
-        traced.decisions = pipeline.summary() + pipeline.decisions if pipeline.explain else []
+        used = {d.name for d in traced.program.used_decls()}
+        site_used = lambda site: any(d.name in used for d in site["decls"])  # noqa: E731
+        traced.decisions = pipeline.summary() + pipeline.used_decisions(site_used) if pipeline.explain else []
         if traced.decisions and not (explain or self.explain):  # asked for by NSIM_EXPLAIN
             print_decisions(self.fn.__name__, traced.decisions)
         check_capacity(traced.program)

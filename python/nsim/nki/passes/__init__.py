@@ -52,11 +52,18 @@ class Pipeline:
     def on(self, name):
         return self.enabled[name]
 
-    def decide(self, pass_name, subject, decision, why, where=None):
-        """Records one decision (kept only with explain=True; the decision is made either way)."""
+    def decide(self, pass_name, subject, decision, why, where=None, about=None):
+        """Records one decision (kept only with explain=True; the decision is made either way).
+        `about`: what it concerns, for dropping decisions about what the kernel never used."""
         if self.explain:
             self.decisions.append({"pass": pass_name, "subject": subject, "decision": decision, "why": why,
-                                   "where": "%s:%d" % where if where else None})
+                                   "where": "%s:%d" % where if where else None, "about": about})
+
+    def used_decisions(self, used):
+        """The decisions, without those `about` something `used(about)` says the kernel never used
+        (e.g. the tile nl.load returned before `t[...] = nl.load(...)` wrote straight into t)."""
+        return [{k: v for k, v in d.items() if k != "about"} for d in self.decisions
+                if d["about"] is None or used(d["about"])]
 
     def summary(self):
         """The passes that ran and why the others did not, as decisions."""

@@ -20,8 +20,13 @@ def test_vector_add_semaphores(rng):
     adds, dmas = lines_of(text, "tensor_tensor"), lines_of(text, "dma_copy")
     # each add waits for its two loads (RAW across engines): the k-th write of its buffers
     assert [len(re.findall(r"wait=sem_load_\w+_b%d_w>=%d" % (i % 2, i // 2 + 1), l)) for i, l in enumerate(adds)] == [2] * 4
-    # the store is triggered by VectorE right after the add: ordered by the engine, no semaphore
-    stores = [l for l in dmas if l.startswith("vector:")]
+    # the store is triggered from GpSimd (passes/dma_queues.py): it waits for the add's write (RAW)
+    stores = [l for l in dmas if l.startswith("gpsimd:")]
+    assert [re.findall(r"wait=sem_add_\w+_(b[01])_w>=(\d)", l) for l in stores] == \
+        [[("b0", "1")], [("b1", "1")], [("b0", "2")], [("b1", "2")]]
+    # with the pass off, VectorE triggers it right after the add: ordered by the engine, no semaphore
+    off = nki.benchmark(nki.jit(vector_add(2).fn, num_buffers=2, passes={"dma_queues": False}), a, b).kernel_text
+    stores = [l for l in lines_of(off, "dma_copy") if l.startswith("vector:")]
     assert len(stores) == 4 and not any("wait=" in l for l in stores)
     # iteration 2 reuses iteration 0's buffers: its loads wait until the add has read them (WAR)
     loads = [l for l in dmas if l.startswith("sync:")]
@@ -108,7 +113,7 @@ def test_semaphore_budget_too_small(rng):
 
 
 def test_blocks_are_tracked_separately_then_in_groups(rng):
-    @nki.jit
+    @nki.jit(passes={"dma_queues": False})  # stores from ScalarE after their exp: only the loads need semaphores
     def k(a):
         out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
         t = nl.ndarray((8, nl.par_dim(128), 64), dtype=a.dtype, buffer=nl.sbuf)

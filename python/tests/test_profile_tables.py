@@ -82,7 +82,8 @@ def test_time_per_source_line_query_names_the_kernels_lines(run):
     compute = "%s:%d" % (here, _line_of(_scale_rows, "nl.store"))
     assert set(lines) == {load, compute}
     assert lines[load][2] == "sync"                      # the loads are triggered from Sync
-    assert lines[compute][2] == "scalar,vector"  # multiply on VectorE; exp and the store it triggers on ScalarE
+    assert lines[compute][2] == "gpsimd,scalar,vector"  # multiply on VectorE, exp on ScalarE, the store from
+    # GpSimd (its output queue, passes/dma_queues.py)
     assert lines[load][1] + lines[compute][1] == len(r.instructions)
     # device_ns: the instructions' exact durations, which the records carry too
     total = sum(end - start for _, _, start, end, _ in r.instructions)

@@ -14,7 +14,8 @@ def main(argv):
               "       python3 -m nsim.nki -m MODULE [ARGS...]   (e.g. -m pytest tests/)\n"
               "Runs an NKI kernel script (or module) unchanged on the simulator (`import nki` and `neuronxcc.nki` resolve "
               "to nsim.nki).\nEnvironment: NEURON_PLATFORM_TARGET_OVERRIDE=trn1|trn2|trn3 picks the config; "
-              "NSIM_PROFILE_DIR=DIR writes each simulated call's profile under DIR.", file=sys.stderr)
+              "NSIM_PROFILE_DIR=DIR writes each simulated call's profile under DIR; NSIM_PASSES=licm=off,... turns the "
+              "compiler model's passes off; NSIM_EXPLAIN=1 prints their decisions.", file=sys.stderr)
         return 2
     install()
     if argv[1] == "-m":

@@ -5,14 +5,13 @@ declared tensor at its own offset), so the buffers must fit side by side:
 SBUF tensors as the loader places them (the extension's onchip_layout, the
 simulator's one layout rule), PSUM tiles in whole banks (stricter than the
 loader, which packs PSUM tensors within banks; docs/architecture.md).
-Loop-local tiles default to double buffering; when that does not fit, the
-largest default-allocated sites drop to one buffer (as the NKI compiler's
-allocator trades pipelining for capacity) before it is an error.
+Loop-local tiles get the buffers of the buffer_rule pass (passes/buffer_rule.py);
+when those do not fit, the largest rule-allocated sites drop to one buffer
+(as the NKI compiler's allocator trades pipelining for capacity) before it is
+an error.
 """
 from .. import _core
 from .errors import KernelError
-
-DEFAULT_BUFFERS = 2   # loop-local tiles of a kernel without num_buffers=: double buffering
 
 
 def footprint(decl, info):
@@ -31,7 +30,7 @@ def used(program, space):
 
 
 def shrink_plan(program):
-    """{site: 1} for the largest default double-buffered sites whose second buffers must go
+    """{site: 1} for the largest rule-allocated multi-buffered sites whose second buffers must go
     for SBUF and PSUM to fit; empty when it fits or nothing can shrink."""
     plan = {}
     for space in ("sbuf", "psum"):

@@ -19,7 +19,8 @@ from . import platform
 from .errors import KernelError
 from .nki_typing import TensorSpec
 
-_RUN_OPTIONS = {"config": None, "overrides": (), "out_dir": None, "emit": None, "timing_only": False}
+_RUN_OPTIONS = {"config": None, "overrides": (), "out_dir": None, "emit": None, "timing_only": False,
+                "explain": False}
 _BETA1_DECORATOR_OPTIONS = ("warmup", "iters", "save_neff_name", "save_trace_name", "additional_compile_opt",
                             "working_directory", "profile_nth", "overwrite", "device_count", "kernel_return",
                             "num_execs", "artifacts_dir", "disable_allocation_opt")
@@ -76,7 +77,7 @@ def _run(kernel, args, kwargs, names):
     name = getattr(getattr(kernel, "fn", kernel), "__name__", "kernel")
     out_dir = opts.get("out_dir") or platform.profile_dir(name)
     return _jit._run(kernel, args, kwargs, opts["config"], opts.get("overrides", ()), out_dir, opts.get("emit"),
-                     opts.get("timing_only", False)), opts
+                     opts.get("timing_only", False), opts.get("explain", False)), opts
 
 
 def simulate_kernel(kernel, *args, **kwargs):
@@ -120,6 +121,8 @@ def benchmark(kernel=None, *args, **kwargs):
     emit="k.nk" writes the kernel text that `nsim run k.nk` replays;
     timing_only=True times the kernel without computing values (`nsim run --timing-only`):
     the same device time, records and files, much faster; outputs is then None.
+    explain=True keeps the compiler model's decisions in result.decisions (per tile: buffers;
+    per DMA: engine and queue; hoisted instructions; which passes ran), nsim/nki/passes.
     kernel[grid]: an SPMD launch on one chip; returns a GridBenchmarkResult, and out_dir gets
     the kernel text and grid.json (the report of `nsim run k.nk --grid N --json`).
     Beta 1's decorator forms
@@ -144,6 +147,8 @@ class _Beta1Run:
 
     def __init__(self, kernel, options):
         self.kernel, self.options = _jit._as_kernel(kernel), options
+        if options.get("disable_allocation_opt"):  # Beta 1: the allocation passes off (passes/buffer_rule.py)
+            self.kernel.nki_options = dict(getattr(self.kernel, "nki_options", {}), disable_allocation_opt=True)
         functools.update_wrapper(self, self.kernel, updated=())
         self.benchmark_result = None
 

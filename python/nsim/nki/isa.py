@@ -473,11 +473,13 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kw
     if dst.num_elements != src.num_elements:
         fail("dma_copy: dst has %d elements, src %d" % (dst.num_elements, src.num_elements))
     prog = current()
+    engine_given = engine is not None
     engine = _engine(engine, "dma_copy", prog.dma_engine(src), "dma_copy")
     if queue is not None and (isinstance(queue, bool) or not isinstance(queue, int)):  # the range: the simulator's
         fail("dma_copy: queue=%r must be an integer (a DMA queue of the config)" % (queue,))
     attrs = [("queue", int(queue))] if queue is not None else []
-    prog.emit(engine, "dma_copy", dst, [src], attrs)
+    ins = prog.emit(engine, "dma_copy", dst, [src], attrs)
+    ins.placed_by_kernel = queue is not None or engine_given  # the dma_queues pass keeps it
 
 
 # ------------------------------------------------------------------ fused and selection instructions

@@ -13,6 +13,7 @@ from .dependencies import add_semaphores
 from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
 from .errors import KernelError, Unsupported
+from .passes import Pipeline, dma_queues, licm, print_decisions
 from .program import Program
 from .spmd import grid_size, normalize_grid, run_programs
 from .views import HbmTensor
@@ -27,15 +28,18 @@ class Traced:
         self.outputs = outputs    # [HbmTensor] read back after the run
         self.result = result      # what the kernel returned (HbmTensors inside)
         self.program_texts = None  # SPMD programs that trace differently: one text each
+        self.decisions = []        # the compiler model's decisions (explain=True), passes/__init__.py
 
 
 class Kernel:
     """An @nki.jit kernel. Calling it with NumPy arrays simulates it (nki.simulate_kernel)."""
 
-    def __init__(self, fn, num_buffers=None, dma_queues=4, grid=None):
+    def __init__(self, fn, num_buffers=None, dma_queues=4, grid=None, passes=None, explain=False):
         functools.update_wrapper(self, fn)
         self.fn, self.num_buffers, self.dma_queues = fn, num_buffers, dma_queues
         self.grid = grid  # None: one program on one core; else the SPMD launch grid (kernel[grid])
+        self.passes, self.explain = dict(passes or {}), explain  # the compiler model (passes/)
+        Pipeline(fn.__name__, self.passes)  # an unknown pass name is the kernel's error now
 
     def __call__(self, *args, **kwargs):
         from . import entry, program
@@ -47,7 +51,10 @@ class Kernel:
         """kernel[4](args) / kernel[2, 2](args): an SPMD launch, one program per NeuronCore of a chip."""
         if self.grid is not None:
             raise KernelError("kernel '%s' already has the launch grid %s" % (self.fn.__name__, self.grid))
-        return Kernel(self.fn, self.num_buffers, self.dma_queues, normalize_grid(grid))
+        k = Kernel(self.fn, self.num_buffers, self.dma_queues, normalize_grid(grid), self.passes, self.explain)
+        k.nki_options = getattr(self, "nki_options", {})
+        k.nki_directives = getattr(self, "nki_directives", {})
+        return k
 
     def trace_grid(self, args, kwargs, config="trn2", overrides=()):
         """Traces every program of the grid, each on its own: Python code may branch on nl.program_id
@@ -73,24 +80,37 @@ class Kernel:
         first.program_texts = texts if any(t != first.text for t in texts) else None
         return first
 
-    def trace(self, args, kwargs, config="trn2", overrides=(), program=0):
+    def pipeline(self, explain=False):
+        """The compiler model's passes for this kernel: passes=, its directives, its NKI options."""
+        return Pipeline(self.fn.__name__, self.passes, getattr(self, "nki_directives", {}),
+                        getattr(self, "nki_options", {}), explain or self.explain)
+
+    def trace(self, args, kwargs, config="trn2", overrides=(), program=0, explain=False):
         info = _core.core().config_info(config, list(overrides))
         if not 1 <= self.dma_queues <= info["dma_queues"]:
             raise KernelError("nki.jit(dma_queues=%d): %s has DMA queues 0..%d"
                               % (self.dma_queues, info["name"], info["dma_queues"] - 1))
-        traced = self._trace(args, kwargs, info, {}, program)
+        traced = self._trace(args, kwargs, info, {}, program, explain)
         plan = shrink_plan(traced.program)
-        if plan:  # the automatic double buffering does not fit: retrace with fewer buffers
-            traced = self._trace(args, kwargs, info, plan, program)
+        if plan:  # the buffer rule's buffers do not fit: retrace with fewer buffers
+            traced = self._trace(args, kwargs, info, plan, program, explain)
+        pipeline = traced.program.pipeline
+        licm.run(pipeline, traced.program.instrs)
         traced.program.drop_removed()
+        dma_queues.run(pipeline, traced.program.instrs)
+        used = {d.name for d in traced.program.used_decls()}
+        site_used = lambda site: any(d.name in used for d in site["decls"])  # noqa: E731
+        traced.decisions = pipeline.summary() + pipeline.used_decisions(site_used) if pipeline.explain else []
+        if traced.decisions and not (explain or self.explain):  # asked for by NSIM_EXPLAIN
+            print_decisions(self.fn.__name__, traced.decisions)
         check_capacity(traced.program)
         semaphores = add_semaphores(traced.program.instrs, info["semaphores"])
         traced.text, traced.where = kernel_text(traced.program, semaphores)
         return traced
 
-    def _trace(self, args, kwargs, info, site_buffers, program_index=0):
+    def _trace(self, args, kwargs, info, site_buffers, program_index=0, explain=False):
         program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues, site_buffers,
-                          self.grid or (1,), program_index)
+                          self.grid or (1,), program_index, self.pipeline(explain))
         program.launched_grid = self.grid is not None
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
         inputs, call_args = {}, {}
@@ -126,16 +146,19 @@ class Kernel:
         return Traced(program, None, None, inputs, outputs, result)
 
 
-def jit(fn=None, *, num_buffers=None, dma_queues=4, **nki_options):
+def jit(fn=None, *, num_buffers=None, dma_queues=4, passes=None, explain=False, **nki_options):
     """Marks an NKI kernel. num_buffers: physical buffers of each loop-local tile
     (modulo allocation; per tile: num_buffers= on nl.ndarray/load; default:
-    double buffering, single where that does not fit); dma_queues: the DMA
-    queues the frontend rotates transfers over. NKI's own options (mode=,
+    the buffer_rule pass, single where that does not fit); dma_queues: the DMA
+    queues the frontend rotates transfers over when the dma_queues pass is off;
+    passes={"licm": False, ...}: the compiler model's passes to turn off
+    (passes/__init__.py); explain=True: keep their decisions (result.decisions).
+    NKI's own options (mode=, disable_allocation_opt= (turns buffer_rule off),
     platform_target=, debug_kernel=, additional_compile_opt=, ...) are kept in
-    `kernel.nki_options` and have no effect: the kernel always runs on the
+    `kernel.nki_options`; the others have no effect: the kernel always runs on the
     simulator, on the config given to simulate_kernel/benchmark."""
     def make(f):
-        kernel = Kernel(f, num_buffers, dma_queues)
+        kernel = Kernel(f, num_buffers, dma_queues, passes=passes, explain=explain)
         kernel.nki_options = nki_options
         return kernel
     return make if fn is None else make(fn)
@@ -155,6 +178,7 @@ class BenchmarkResult:
         self.instructions = raw["instructions"]    # (engine, index, start_ns, end_ns, wait_ns)
         self.dma = raw["dma"]                      # (engine, index, queue, dma_engine, start_ns, end_ns, bytes)
         self.config = config
+        self.decisions = traced.decisions          # the compiler model's decisions (explain=True)
 
     def __repr__(self):
         return "BenchmarkResult(device_time_us=%.3f, instructions=%d)" % (self.device_time_us,
@@ -165,10 +189,10 @@ def _as_kernel(kernel):
     return kernel if isinstance(kernel, Kernel) else Kernel(kernel)
 
 
-def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only=False):
+def _run(kernel, args, kwargs, config, overrides, profile_dir, emit, timing_only=False, explain=False):
     kernel = _as_kernel(kernel)
     traced = kernel.trace_grid(args, kwargs, config, overrides) if kernel.grid else kernel.trace(
-        args, kwargs, config, overrides)
+        args, kwargs, config, overrides, explain=explain)
     if emit:
         with open(emit, "w") as f:
             f.write(traced.text)

@@ -543,7 +543,7 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None
         if dtype not in _PSUM_16BIT:
             fail("%r PSUM tiles are not modelled (PSUM holds fp32, bf16 or fp16)" % (dtype,), Unsupported)
         dtype = float32  # the model's PSUM is fp32: see _PSUM_16BIT
-    tile = current().new_tile(shape, dtype, buffer, name or "tile", num_buffers)
+    tile = current().new_tile(shape, dtype, buffer, name or "tile", num_buffers, declared=True)
     tile.decl.declared_dtype = declared
     tile.decl.address = address if address is not None else (placed.base_addr if placed else None)
     return tile

@@ -10,7 +10,7 @@ import math
 import re
 
 from . import masks, opcodes
-from .allocation import DEFAULT_BUFFERS
+from .passes import Pipeline, buffer_rule
 from .errors import KernelError, fail, stack, user_frames, where
 from .views import Decl, HbmTensor, Tile, positive_shape
 
@@ -35,6 +35,7 @@ class Instr:
         self.reads, self.writes = reads, writes
         self.waits, self.signals = [], []
         self.removed = False
+        self.placed_by_kernel = False  # nisa.dma_copy(engine=/queue=): the dma_queues pass keeps it
 
     @property
     def is_dma(self):
@@ -42,8 +43,10 @@ class Instr:
 
 
 class Program:
-    def __init__(self, name, info, num_buffers=None, dma_queues=4, site_buffers=None, grid=(1,), program=0):
+    def __init__(self, name, info, num_buffers=None, dma_queues=4, site_buffers=None, grid=(1,), program=0,
+                 pipeline=None):
         self.name = _identifier(name)
+        self.pipeline = pipeline or Pipeline(name)  # the compiler model's passes (passes/)
         self.grid, self.program = grid, program  # SPMD launch grid and the program being traced (spmd.py)
         self.info = info                      # config limits (_nsim_core.config_info)
         self.num_buffers = num_buffers        # per loop-local tile, unless overridden; None: automatic
@@ -88,13 +91,14 @@ class Program:
         self.constants[t.decl.name] = (array.astype(dtype.np_dtype), dtype)
         return t
 
-    def new_tile(self, shape, dtype, space, label, num_buffers=None, name=None):
+    def new_tile(self, shape, dtype, space, label, num_buffers=None, name=None, declared=False):
         """A tile of `shape` (partition dim first, or marked with nl.par_dim) in sbuf/psum.
 
         Tiles made by the same call site of the kernel rotate over N physical
-        buffers (modulo allocation): N = num_buffers, else the kernel's default
-        inside an nl loop. Outside nl loops (straight-line code, Python loops)
-        every tile gets its own buffer.
+        buffers (modulo allocation), N chosen by the buffer_rule pass
+        (passes/buffer_rule.py; `declared`: made by nl.ndarray/zeros/full, not
+        returned by an operation). Outside nl loops (straight-line code, Python
+        loops) every tile gets its own buffer.
         """
         shape = positive_shape(shape, "tile")
         if num_buffers is not None and (isinstance(num_buffers, bool) or not isinstance(num_buffers, int)
@@ -109,13 +113,17 @@ class Program:
         entry = self._sites.get(site)
         if entry is None:
             auto = not num_buffers and not self.num_buffers and self.loop_depth > 0
-            if num_buffers or self.loop_depth == 0:
-                n = num_buffers or 0  # 0: every tile gets its own buffer
-            else:
-                n = self.num_buffers or self.site_buffers.get(site, DEFAULT_BUFFERS)
+            n, why = buffer_rule.buffers(self.pipeline, num_buffers, self.num_buffers, declared,
+                                         self.loop_depth > 0, site in self.site_buffers, space)
+            auto = auto and n > 1
             line = frames[0].f_lineno if frames else 0
-            entry = self._sites[site] = {"n": int(n), "decls": [], "count": 0, "key": site, "space": space,
-                                         "auto": auto, "label": "%s_L%d" % (name or label, line)}
+            entry = {}
+            self.pipeline.decide("buffer_rule", "%s tile %s %s" % (space, list(shape), name or label),
+                                 "%d buffer(s)" % n if n else "own buffer per tile", why,
+                                 (frames[0].f_code.co_filename, line) if frames else None, entry)
+            entry.update({"n": int(n), "decls": [], "count": 0, "key": site, "space": space,
+                                         "auto": auto, "label": "%s_L%d" % (name or label, line)})
+            self._sites[site] = entry
         slot = entry["count"] % entry["n"] if entry["n"] else entry["count"]
         entry["count"] += 1
         if slot == len(entry["decls"]):

@@ -55,6 +55,23 @@ NSIM_LIBRARY(aten, m) {
   m.def("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor");
   m.def("_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)");
 
+  // What optimizers and autograd's backward formulas call: composite ops,
+  // written once in terms of the ops above (backend/composite/training_ops.h),
+  // which compile() also traces through (backend/compile/decompositions.cc).
+  m.def("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor");
+  m.def("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor");
+  m.def("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor");
+  m.def("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor");
+  m.def("tanh_backward(Tensor grad_output, Tensor output) -> Tensor");
+  m.def("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor");
+  m.def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
+  m.def("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor");
+  m.def("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor");
+  m.def("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor");
+  // PyTorch's has a last argument `bool[3] output_mask`; every gradient is
+  // computed (those of an absent weight or bias are undefined).
+  m.def("native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias) -> (Tensor, Tensor, Tensor)");
+
   // Creation, copies and conversion. copy_ and _to_copy take tensors on
   // different devices on purpose, hence no device check.
   m.def("empty.memory_format(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor");

@@ -5,6 +5,7 @@
 
 #include "backend/compile/tracer.h"
 #include "backend/meta/shape_functions.h"
+#include "backend/composite/training_ops.h"
 #include "backend/ops.h"
 
 namespace nsim {
@@ -14,18 +15,7 @@ namespace {
 using at::IntList;
 using at::ScalarType;
 using at::Tensor;
-
-bool IsLowPrecision(ScalarType t) { return t == at::kBFloat16 || t == at::kHalf; }
-// Casts only when the dtype changes: a no-op cast would still be a node.
-Tensor CastTo(const Tensor& x, ScalarType t) { return x.dtype() == t ? x : x.to(t); }
-Tensor Upcast(const Tensor& x) { return IsLowPrecision(x.dtype()) ? x.to(at::kFloat) : x; }
-
-// The trailing `n` dims of a `dim`-dim tensor.
-IntList LastDims(int64_t dim, size_t n) {
-  IntList dims;
-  for (int64_t d = dim - static_cast<int64_t>(n); d < dim; ++d) dims.push_back(d);
-  return dims;
-}
+using namespace at::decomp;  // Upcast, CastTo, LastDims and the training ops (composite/training_ops.h)
 
 Tensor Softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   const Tensor x = dtype ? CastTo(self, *dtype) : self;
@@ -96,6 +86,19 @@ const std::map<std::string, Decomposition>& Table() {
       {"aten::native_layer_norm", {nullptr, at::KernelFunction::FromUnboxed(&NativeLayerNorm)}},
       {"aten::_fused_rms_norm", {nullptr, at::KernelFunction::FromUnboxed(&FusedRmsNorm)}},
       {"aten::var.correction", {nullptr, at::KernelFunction::FromUnboxed(&Var)}},
+      {"aten::lerp.Scalar", {nullptr, at::KernelFunction::FromUnboxed(&LerpScalar)}},
+      {"aten::lerp.Tensor", {nullptr, at::KernelFunction::FromUnboxed(&LerpTensor)}},
+      {"aten::addcmul", {nullptr, at::KernelFunction::FromUnboxed(&Addcmul)}},
+      {"aten::addcdiv", {nullptr, at::KernelFunction::FromUnboxed(&Addcdiv)}},
+      {"aten::tanh_backward", {nullptr, at::KernelFunction::FromUnboxed(&TanhBackward)}},
+      {"aten::sigmoid_backward", {nullptr, at::KernelFunction::FromUnboxed(&SigmoidBackward)}},
+      {"aten::gelu_backward", {nullptr, at::KernelFunction::FromUnboxed(&GeluBackward)}},
+      {"aten::_softmax_backward_data", {nullptr, at::KernelFunction::FromUnboxed(&SoftmaxBackward)}},
+      {"aten::_log_softmax", {nullptr, at::KernelFunction::FromUnboxed(&LogSoftmax)}},
+      {"aten::_log_softmax_backward_data",
+       {nullptr, at::KernelFunction::FromUnboxed(&LogSoftmaxBackward)}},
+      {"aten::native_layer_norm_backward",
+       {nullptr, at::KernelFunction::FromUnboxed(&NativeLayerNormBackward)}},
   };
   return *table;
 }
@@ -123,7 +126,12 @@ std::optional<Graph> RecordDecomposition(const at::OperatorHandle& op, const std
     op.callBoxed(&stack);
   }
   std::vector<at::Tensor> results;
-  for (const at::IValue& r : stack) results.push_back(r.toTensor());
+  for (const at::IValue& r : stack) {
+    // An undefined result (the gradient of an absent weight) has no graph
+    // output: the op is then not replayed as a graph, and runs as itself.
+    if (r.isNone()) return std::nullopt;
+    results.push_back(r.toTensor());
+  }
   return tracer.TakeGraph(results);
 }
 

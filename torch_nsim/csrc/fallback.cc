@@ -93,12 +93,16 @@ void CpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack, const 
 }
 
 // The nsim op that implements torch op `name`, if any (nsim uses ATen's names).
-std::optional<nat::OperatorHandle> FindNsimOp(const std::string& name) {
-  static const std::map<std::string, std::string> renamed = {
+const std::map<std::string, std::string>& Renamed() {
+  static const auto* renamed = new std::map<std::string, std::string>{
       {"aten::_softmax", "aten::softmax.int"},
   };
-  auto it = renamed.find(name);
-  return nat::Dispatcher::Singleton().findSchema(it == renamed.end() ? name : it->second);
+  return *renamed;
+}
+
+std::optional<nat::OperatorHandle> FindNsimOp(const std::string& name) {
+  auto it = Renamed().find(name);
+  return nat::Dispatcher::Singleton().findSchema(it == Renamed().end() ? name : it->second);
 }
 
 bool HasNeuronKernel(const nat::OperatorHandle& op) {
@@ -226,6 +230,8 @@ void RunNsimOp(const c10::OperatorHandle& op, const std::string& nsim_name, torc
     if (used.count(i) == 0) {
       const auto& a = ts.arguments()[i];
       if (returns_functional && a.alias_info() != nullptr && a.alias_info()->isWrite()) continue;
+      // The simulator's kernel computes every output; autograd uses those it asked for.
+      if (a.name() == "output_mask") continue;
       if (name == "aten::_softmax" && a.name() == "half_to_float") {
         TORCH_CHECK_NOT_IMPLEMENTED(!args[i].toBool(), name, " with half_to_float=True is not supported on neuron");
         continue;
@@ -259,11 +265,17 @@ void RunNsimOp(const c10::OperatorHandle& op, const std::string& nsim_name, torc
       TORCH_CHECK(found, name, ": no argument aliases result ", i);
       continue;
     }
-    stack->push_back(FromNsimResult(nstack[i]));
+    // An undefined tensor result (the gradient of an absent weight) is None
+    // in nsim and an undefined Tensor in torch.
+    const bool undefined_tensor = nstack[i].isNone() && rets[i].type()->kind() == c10::TypeKind::TensorType;
+    stack->push_back(undefined_tensor ? c10::IValue(at::Tensor()) : FromNsimResult(nstack[i]));
   }
 }
 
 void RunSameNsimOp(const c10::OperatorHandle& op, torch::jit::Stack* stack) { RunNsimOp(op, FullName(op), stack); }
+void RunRenamedNsimOp(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  RunNsimOp(op, Renamed().at(FullName(op)), stack);
+}
 
 // Torch ops that must keep their own PrivateUse1 path: copies go through
 // _copy_from (ops.cc), which handles every device pair and dtype.
@@ -288,6 +300,11 @@ void RegisterDirectKernels() {
     // Absent from torch, or with its own PrivateUse1 kernel (ops.cc).
     if (!torch_op || torch_op->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1)) continue;
     lib->impl(op_name.c_str(), torch::CppFunction::makeFromBoxedFunction<&RunSameNsimOp>());
+  }
+  // Torch spellings of nsim ops: without a direct kernel, a structured op
+  // such as _softmax would reach the device as its out= variant.
+  for (const auto& [torch_name, nsim_name] : Renamed()) {
+    lib->impl(torch_name.substr(6).c_str(), torch::CppFunction::makeFromBoxedFunction<&RunRenamedNsimOp>());
   }
 }
 

@@ -2,7 +2,7 @@
 // hold tensors on a device (factories, views, resize, cross-device copies,
 // .item()), and the ops whose CompositeImplicit decomposition would hide the
 // fused kernel (rms_norm) or that the simulator has no single op for
-// (addmm, cat, index_select/embedding). Everything else goes through
+// (addmm, cat, index_select/embedding and its backward). Everything else goes through
 // fallback.cc to the simulator's own Neuron kernels.
 #include <ATen/EmptyTensor.h>
 #include <ATen/ExpandUtils.h>
@@ -199,6 +199,38 @@ Tensor IndexSelect(const Tensor& self, int64_t dim, const Tensor& index) {
   return out;
 }
 
+// A lookup of rows of `weight`: the indices are read to the host (any
+// integer dtype; the device computes no Long), then index_select.
+Tensor Embedding(const Tensor& weight, const Tensor& indices, c10::SymInt, bool, bool) {
+  TORCH_CHECK(weight.dim() == 2, "aten::embedding on neuron: 'weight' must be 2-D, got ", weight.sizes());
+  const Tensor idx = indices.to(c10::kCPU);
+  std::vector<int64_t> sizes = idx.sizes().vec();
+  sizes.push_back(weight.size(1));
+  return IndexSelect(weight, 0, idx.reshape({-1})).view(sizes);
+}
+
+// The gradient of an embedding table: grad_weight = one_hot(indices)^T @ grad,
+// one matmul on TensorE. The indices are read to the host (as index_select
+// reads them) to build the one-hot matrix, which is copied to the device.
+Tensor EmbeddingDenseBackward(const Tensor& grad_output, const Tensor& indices, c10::SymInt num_weights,
+                              c10::SymInt padding_idx, bool scale_grad_by_freq) {
+  TORCH_CHECK_NOT_IMPLEMENTED(!scale_grad_by_freq,
+                              "aten::embedding_dense_backward on neuron: scale_grad_by_freq=True is not supported");
+  const int64_t n = num_weights.guard_int(__FILE__, __LINE__), pad = padding_idx.guard_int(__FILE__, __LINE__);
+  const Tensor idx = indices.to(c10::kCPU).to(c10::kLong).reshape({-1});
+  const int64_t d = grad_output.size(-1);
+  Tensor one_hot = at::zeros({idx.numel(), n}, c10::TensorOptions().dtype(c10::kFloat));
+  const int64_t* p = idx.const_data_ptr<int64_t>();
+  float* q = one_hot.data_ptr<float>();
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    TORCH_CHECK(p[i] >= 0 && p[i] < n, "aten::embedding_dense_backward on neuron: index ", p[i],
+                " is out of range for ", n, " embeddings");
+    if (p[i] != pad) q[i * n + p[i]] = 1;
+  }
+  const Tensor rows = one_hot.to(grad_output.scalar_type()).to(grad_output.device());
+  return at::mm(rows.t(), grad_output.reshape({-1, d}));
+}
+
 // zero_ is fill_(0): the simulator's fill kernel.
 Tensor& Zero(Tensor& self) {
   self.fill_(0);
@@ -220,6 +252,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addmm", &Addmm);
   m.impl("cat", &Cat);
   m.impl("index_select", &IndexSelect);
+  m.impl("embedding", &Embedding);
+  m.impl("embedding_dense_backward", &EmbeddingDenseBackward);
 }
 
 }  // namespace

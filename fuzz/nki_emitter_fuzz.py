@@ -112,7 +112,7 @@ def tile_slice(b, t):
 
 def step(b, a, tiles, outs):
     """One traced step of the kernel: appends new tiles or stores one."""
-    kind = b.byte() % 29
+    kind = b.byte() % 30
     t = tiles[b.byte() % len(tiles)]
     u = tiles[b.byte() % len(tiles)]
     if kind == 0:
@@ -238,9 +238,13 @@ def dst_step(b, kind, t, u):
     elif kind == 11:
         d = nl.ndarray((t.shape[0], b.choose([8], [4, 9])), dtype=t.dtype, buffer=nl.sbuf)
         nisa.max8(dst=d, src=t)
-    else:
+    elif kind == 12:
         d = nl.ndarray((t.shape[0], b.choose([8], [4, 9])), dtype=nl.int32, buffer=nl.sbuf)
         nisa.nc_find_index8(dst=d, data=t, vals=u)
+    else:
+        nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
+                           channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,
+                           on_false_value=b.choose([0.0, -1e4], [u, "x"]), cmp_op=b.pick(BINARY))
     return d
 
 

@@ -403,3 +403,54 @@ def test_comparison_into_a_bool_tile(rng):
         return out
 
     np.testing.assert_array_equal(nki.simulate_kernel(k, a), a > 0)
+
+
+# ------------------------------------------------------------------ affine_select
+def _causal(a, fill, offset=0):
+    p, i = np.indices(a.shape)
+    return np.where(offset + p - i >= 0, a, np.float32(fill)).astype(np.float32)
+
+
+def _affine_kernel(cmp_op, fill, offset):
+    @nki.jit
+    def k(a):
+        x = nl.load(a)
+        out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+        nisa.affine_select(dst=t, pattern=[[-1, a.shape[1]]], offset=offset, channel_multiplier=1, on_true_tile=x,
+                           on_false_value=fill, cmp_op=cmp_op)
+        nl.store(out, value=t)
+        return out
+    return k
+
+
+@pytest.mark.parametrize("offset", [0, 5])
+def test_affine_select_causal_mask(offset, rng):
+    a = rng.standard_normal((64, 96)).astype(np.float32)
+    got = nki.simulate_kernel(_affine_kernel(nl.greater_equal, -30000.0, offset), a)
+    np.testing.assert_array_equal(got, _causal(a, -30000.0, offset))
+
+
+def test_affine_select_other_comparison(rng):
+    a = rng.standard_normal((16, 16)).astype(np.float32)
+    got = nki.simulate_kernel(_affine_kernel(nl.equal, 0.0, 0), a)  # the diagonal only
+    np.testing.assert_array_equal(got, np.where(np.eye(16, dtype=bool), a, 0).astype(np.float32))
+
+
+def test_affine_select_beta1_form_is_unsupported():
+    @nki.jit
+    def k(a):
+        x = nl.load(a)
+        out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nisa.affine_select(x, x, 0.0))
+        return out
+    with pytest.raises(nki.Unsupported, match="predicate form is not modelled"):
+        nki.simulate_kernel(k, np.zeros((4, 4), np.float32))
+
+
+def test_cost_affine_select_is_gpsimd_start_plus_n():
+    """S11: 150 + N GpSimd cycles; trn1 GpSimd at 1.4 GHz with an 8-cycle pipeline latency:
+    N = 512 -> (150 + 512 + 8) cycles = 478.57 ns."""
+    r = nki.benchmark(_affine_kernel(nl.greater_equal, 0.0, 0), np.ones((128, 512), np.float32), config="trn1")
+    start, end = next((s, e) for engine, _i, s, e, _w in r.instructions if engine == "gpsimd")
+    assert end - start == pytest.approx((150 + 512 + 8) / 1.4, abs=0.01)

@@ -1,5 +1,6 @@
-// GpSimd instructions: iota and the cross-partition reduce. Costs follow S11:
-// GPSIMD_START plus per-element cycles from the config.
+// GpSimd instructions: iota, affine_select and the cross-partition reduce.
+// Costs follow S11: GPSIMD_START plus per-element cycles from the config
+// (S11 "iota / affine_select: 150 + N").
 #include <algorithm>
 
 #include "sim/isa/common.h"
@@ -35,6 +36,35 @@ void ExecIota(ExecContext& ctx, const InstructionView& in) {
 
 SIM_REGISTER_OPCODE(iota, {Opcode::kIota, ValidateIota, CostIota,
                            ExecIota, [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
+
+// ---- affine_select ----
+void ValidateAffineSelect(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "on_true");
+  RequireSameShape(k, in, in.dst, "dst", in.src0, "on_true");
+  if (!IsArithmetic(in.alu0)) Fail(k, in, "needs op= (the comparison of the affine value with 0)");
+  if (in.scalar0.is_ap) Fail(k, in, "value (on_false) must be an immediate");
+}
+
+// The affine value of each element is iota's (value_kernels.h), compared
+// with 0 by the ALU op: non-zero selects src0, zero the fill value.
+void ExecAffineSelect(ExecContext& ctx, const InstructionView& in) {
+  const int64_t per = in.src0.FreeElements();
+  const float fill = static_cast<float>(in.scalar0.imm);
+  ScratchFloats& affine = ctx.buf[2];
+  ElementwiseRows<1>(ctx, in.dst, {&in.src0}, [&](float* const* rows, int64_t first, int64_t n) {
+    affine.resize(static_cast<size_t>(n * per));
+    IotaRows(in.base + static_cast<double>(first) * in.partition_step, in.partition_step, in.free_step, n,
+             static_cast<int32_t>(per), affine.data(), per);
+    AluScalar(in.alu0, affine.data(), 0.0f, n * per);
+    for (int64_t i = 0; i < n * per; ++i) {
+      if (affine[i] == 0.0f) rows[0][i] = fill;
+    }
+  });
+}
+
+SIM_REGISTER_OPCODE(affine_select, {Opcode::kAffineSelect, ValidateAffineSelect, CostIota, ExecAffineSelect,
+                                    [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
 void ValidatePartitionReduce(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");

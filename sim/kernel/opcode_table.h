@@ -49,4 +49,6 @@
   /* dst[P, 8] = the 8 largest of each partition's src0 row, largest first */                                 \
   X(kMax8, "max8", "MAX8", kVectorMask, 2)                                                                     \
   /* dst[P, 8] = the index in data's row of each of vals' 8 values (first match); dst, data, vals */          \
-  X(kFindIndex8, "nc_find_index8", "FIND_INDEX8", kVectorMask, 3)
+  X(kFindIndex8, "nc_find_index8", "FIND_INDEX8", kVectorMask, 3)                                             \
+  /* dst[p, i] = src0[p, i] if (base + p * partition_step + i * free_step) <alu0> 0, else scalar0 */         \
+  X(kAffineSelect, "affine_select", "AFFINE_SELECT", kGpSimdMask, 2)

@@ -48,6 +48,12 @@ const std::vector<OpcodeSyntax>& Table() {
       {"DST, SRC, PREDICATE", {}},                                           // tensor_copy_predicated
       {"DST, SRC", {}},                                                      // max8
       {"DST, DATA, VALS", {}},                                               // nc_find_index8
+      {"DST, SRC",                                                           // affine_select
+       {{"op", NSIM_FIELD(alu0), true},
+        {"value", NSIM_FIELD(scalar0), true},
+        {"base", NSIM_FIELD(base)},
+        {"partition_step", NSIM_FIELD(partition_step)},
+        {"free_step", NSIM_FIELD(free_step)}}},
   };
   return table;
 }

@@ -384,25 +384,30 @@ def memset(shape, value, dtype, engine=None, mask=None):
     return out
 
 
+def _iota_step(pattern, dst, what):
+    """The one free step of an iota pattern [[step, n], ...] whose dims nest row-major, checked against dst."""
+    try:
+        dims = [(int(s), int(n)) for s, n in pattern]
+    except (TypeError, ValueError):
+        dims = None
+    if not dims or any(n <= 0 for _, n in dims):
+        fail("nisa.%s(pattern=%r): a list of [step, size] pairs" % (what, pattern))
+    for (outer, _), (inner, n) in zip(dims, dims[1:]):
+        if outer != inner * n:
+            fail("nisa.%s(pattern=%r): only patterns with one free step are modelled" % (what, pattern), Unsupported)
+    if dst.free_elements != _free_elements([[0, n] for _, n in dims], None):
+        fail("nisa.%s: pattern %r has %d elements per partition, dst %s" % (what, pattern, _free_elements(
+            [[0, n] for _, n in dims], None), dst.shape))
+    return dims[-1][0]
+
+
 @_dst_form
 def _iota(dst, pattern, offset=0, channel_multiplier=0, name=None, mask=None):
     """dst[p, i...] = offset + p * channel_multiplier + sum(i_k * step_k) for pattern [[step, n], ...]
     (one free step: the pattern's dims must nest row-major)."""
     nl._no_mask(mask, "nisa.iota")
     dst = _dst(dst, "iota")
-    try:
-        dims = [(int(s), int(n)) for s, n in pattern]
-    except (TypeError, ValueError):
-        dims = None
-    if not dims or any(n <= 0 for _, n in dims):
-        fail("nisa.iota(pattern=%r): a list of [step, size] pairs" % (pattern,))
-    step = dims[-1][0]
-    for (outer, _), (inner, n) in zip(dims, dims[1:]):
-        if outer != inner * n:
-            fail("nisa.iota(pattern=%r): only patterns with one free step are modelled" % (pattern,), Unsupported)
-    if dst.free_elements != _free_elements([[0, n] for _, n in dims], None):
-        fail("nisa.iota: pattern %r has %d elements per partition, dst %s" % (pattern, _free_elements(
-            [[0, n] for _, n in dims], None), dst.shape))
+    step = _iota_step(pattern, dst, "iota")
     current().emit("gpsimd", "iota", dst, [], [("base", offset), ("partition_step", channel_multiplier),
                                                ("free_step", step)])
 
@@ -583,8 +588,34 @@ def nc_find_index8(data, vals, dtype=None, mask=None):
     return out
 
 
+@_dst_form
+def _affine_select(dst, pattern, offset, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, name=None,
+                   mask=None):
+    """dst[p, i] = on_true_tile[p, i] where (offset + p * channel_multiplier + the pattern's index sum) cmp_op 0
+    (default nl.greater_equal), else on_false_value; on GpSimd."""
+    what = "affine_select"
+    nl._no_mask(mask, "nisa." + what)
+    dst, data = _dst(dst, what), nl._tile(on_true_tile, what + " on_true_tile")
+    _same_size(dst, data, what)
+    step = _iota_step(pattern, dst, what)
+    cmp = _lookup(_ALU, cmp_op if cmp_op is not None else nl.greater_equal, what + " cmp_op")
+    if not nl._number(on_false_value):
+        fail("nisa.%s: on_false_value must be a number, got %r" % (what, on_false_value))
+    current().emit("gpsimd", what, dst, [data], [("op", cmp), ("value", float(on_false_value)), ("base", offset),
+                                                  ("partition_step", channel_multiplier), ("free_step", step)])
+
+
+def affine_select(*args, **kwargs):
+    """NKI 0.3+ only: nisa.affine_select(dst=, pattern=, offset=, channel_multiplier=, on_true_tile=,
+    on_false_value=, cmp_op=). Beta 1's predicate-expression form is not modelled."""
+    if "dst" not in kwargs and "pattern" not in kwargs and (len(args) < 2 or _is_view(args, 1)):
+        fail("nisa.affine_select: Beta 1's predicate form is not modelled; pass dst=, pattern=, offset=, "
+             "channel_multiplier=", Unsupported)
+    return _call(_affine_select, "affine_select", args, kwargs)
+
+
 # ------------------------------------------------------------------ names the model lacks (issue 24)
-for _name in ("affine_select", "bn_stats", "bn_aggr", "local_gather", "range_select", "select_reduce",
+for _name in ("bn_stats", "bn_aggr", "local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
               "nc_match_replace8", "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
               "tensor_scalar_cumulative",

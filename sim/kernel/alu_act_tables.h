@@ -16,6 +16,10 @@
 
 namespace nsim {
 namespace alu_values {
+// Internal linkage: the AVX2 value kernels include this too, and a copy of a
+// helper compiled with their flags must never be the one the linker keeps
+// for the rest of the program (tools/isa_symbols).
+namespace {
 
 inline int32_t AsInt32(float x) {
   if (!std::isfinite(x)) return 0;
@@ -51,6 +55,7 @@ inline float SiluDx(float x) {
 }
 inline float Sign(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f); }
 
+}  // namespace
 }  // namespace alu_values
 }  // namespace nsim
 

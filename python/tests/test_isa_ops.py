@@ -454,3 +454,31 @@ def test_cost_affine_select_is_gpsimd_start_plus_n():
     r = nki.benchmark(_affine_kernel(nl.greater_equal, 0.0, 0), np.ones((128, 512), np.float32), config="trn1")
     start, end = next((s, e) for engine, _i, s, e, _w in r.instructions if engine == "gpsimd")
     assert end - start == pytest.approx((150 + 512 + 8) / 1.4, abs=0.01)
+
+
+@pytest.mark.parametrize("op, ref", [(nl.max, np.max), (np.max, np.max), (nl.add, np.sum)])
+def test_tensor_reduce_negate_both_forms(op, ref, rng):
+    """negate=True writes the reduction's negative (attention kernels keep -max for exp(x - max)), in the
+    same instruction: its cost is tensor_reduce's (fp32: N = 512 cycles on trn1)."""
+    a = rng.standard_normal((128, 512)).astype(np.float32)
+    want = -ref(a, axis=1, keepdims=True)
+
+    def reduced(fn):
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+            nl.store(out, value=fn(nl.load(a)))
+            return out
+        return nki.simulate_kernel(k, a)
+    got = reduced(lambda t: nisa.tensor_reduce(op, t, axis=(1,), negate=True, keepdims=True))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+    def dst_form(t):
+        r = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_reduce(dst=r, op=op, data=t, axis=1, negate=True)
+        return r
+    np.testing.assert_allclose(reduced(dst_form), want, rtol=1e-5, atol=1e-4)
+    plain = _first_vector_duration_ns(lambda t: nisa.tensor_reduce(op, t[0], axis=(1,)), [a], [nl.float32])
+    negated = _first_vector_duration_ns(lambda t: nisa.tensor_reduce(op, t[0], axis=(1,), negate=True), [a],
+                                        [nl.float32])
+    assert negated == plain == pytest.approx(_cycles_ns(512), abs=0.01)

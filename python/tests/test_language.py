@@ -318,3 +318,19 @@ def test_load_transpose2d(rng):
         nl.load_transpose2d(a)
     with pytest.raises(nki.KernelError, match="dim 1 of .* becomes the partition dim"):
         nki.simulate_kernel(wide, np.zeros((4, 200), np.float32))
+
+
+@pytest.mark.parametrize("fn, ref", [(lambda t: nl.divide(1.0, t), lambda a: 1.0 / a),
+                                     (lambda t: nl.subtract(2.0, t), lambda a: 2.0 - a),
+                                     (lambda t: nl.divide(3.0, t), lambda a: 3.0 / a)])
+def test_number_on_the_left_is_one_instruction(fn, ref, rng):
+    """`nl.divide(1.0, sum)` (Beta 1 attention's softmax) and `nl.subtract(2.0, t)`: one tensor_scalar."""
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=fn(nl.load(a)))
+        return out
+    a = (rng.random((128, 64)) + 0.5).astype(np.float32)
+    np.testing.assert_allclose(nki.simulate_kernel(k, a), ref(a), rtol=1e-6)
+    r = nki.benchmark(k, a)
+    assert sum(engine == "vector" for engine, *_ in r.instructions) == 1

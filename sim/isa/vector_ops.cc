@@ -177,6 +177,9 @@ void ExecTensorReduce(ExecContext& ctx, const InstructionView& in) {
       ReduceRows(in.reduce, x.data(), n * folds, inner, out.data() + p * folds);
     }
   }
+  if (in.negate) {  // the same pass: the engine writes -result (nki.isa.tensor_reduce negate=True)
+    for (float& v : out) v = -v;
+  }
   ctx.Write(in.dst, out);
 }
 

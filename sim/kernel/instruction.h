@@ -145,6 +145,7 @@ struct Instruction {
   ActFunc func = ActFunc::kIdentity;
   bool accumulate = false;  // matmul: add into PSUM instead of overwriting
   bool broadcast = false;   // partition_reduce: write the result to every dst partition
+  bool negate = false;      // tensor_reduce: write the reduction's negative
   double base = 0, partition_step = 0, free_step = 0;  // iota
   int queue = 0;            // dma_copy: DMA queue id
   std::vector<SemWait> waits;
@@ -200,6 +201,7 @@ struct InstructionView {
   ActFunc func;
   bool accumulate;
   bool broadcast;
+  bool negate;
   double base, partition_step, free_step;
   int queue;
   Span<SemWait> waits;

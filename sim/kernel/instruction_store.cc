@@ -90,6 +90,7 @@ InstructionStore::Header InstructionStore::Pack(const Instruction& in) {
   }
   if (in.accumulate) h.fields |= kAccumulate;
   if (in.broadcast) h.fields |= kBroadcast;
+  if (in.negate) h.fields |= kNegate;
   PushSems(in, &h.num_waits, &h.num_signals);
   return h;
 }
@@ -114,6 +115,7 @@ InstructionView::InstructionView(const Instruction& in)
   func = in.func;
   accumulate = in.accumulate;
   broadcast = in.broadcast;
+  negate = in.negate;
   base = in.base;
   partition_step = in.partition_step;
   free_step = in.free_step;
@@ -139,6 +141,7 @@ Instruction InstructionView::ToInstruction() const {
   in.func = func;
   in.accumulate = accumulate;
   in.broadcast = broadcast;
+  in.negate = negate;
   in.base = base;
   in.partition_step = partition_step;
   in.free_step = free_step;

@@ -98,6 +98,7 @@ class InstructionStore {
     kIota = 1 << 7,
     kAccumulate = 1 << 8,  // flags without words
     kBroadcast = 1 << 9,
+    kNegate = 1 << 10,
   };
   static constexpr uint8_t kManySems = 255;  // a count this large or more is a word of its own
 
@@ -148,6 +149,7 @@ __attribute__((always_inline)) inline InstructionView InstructionStore::Get(int 
   v.func = h.func;
   v.accumulate = (f & kAccumulate) != 0;
   v.broadcast = (f & kBroadcast) != 0;
+  v.negate = (f & kNegate) != 0;
   v.queue = f & kQueue ? static_cast<int>(*w++) : 0;
   if (f & kIota) {
     const std::array<double, 3>& iota = iotas_[*w++];

@@ -27,7 +27,7 @@ const std::vector<OpcodeSyntax>& Table() {
         {"scalar0", NSIM_FIELD(scalar0), true},
         {"op1", NSIM_FIELD(alu1), false, "scalar1"},
         {"scalar1", NSIM_FIELD(scalar1), false, "op1"}}},
-      {"DST, SRC", {{"op", NSIM_FIELD(reduce), true}}},                              // tensor_reduce
+      {"DST, SRC", {{"op", NSIM_FIELD(reduce), true}, {"negate", NSIM_FIELD(negate)}}},  // tensor_reduce
       {"DST, SRC", {}},                                                      // tensor_copy
       {"DST", {{"value", NSIM_FIELD(scalar0), true}}},                               // memset
       {"DST, SRC",                                                           // activation

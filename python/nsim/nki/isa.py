@@ -303,13 +303,12 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
 def _tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None, mask=None):
     """dst = the reduction of data over free axes, on VectorE."""
     nl._no_mask(mask, "nisa.tensor_reduce")
-    if negate:
-        fail("tensor_reduce(negate=True) is not supported", Unsupported)
     dst, data = _dst(dst, "tensor_reduce"), nl._tile(data, "tensor_reduce")
     src, kept, _ = nl._reduce_view(data, axis, "tensor_reduce")
     if dst.partitions != data.partitions or dst.free_elements != _free_elements(kept, data.pdim):
         fail("nisa.tensor_reduce: dst %s does not hold the reduction of %s over axis %r" % (dst.shape, data.shape, axis))
-    current().emit("vector", "tensor_reduce", dst, [src], [("op", _lookup(_REDUCE, op, "tensor_reduce"))])
+    current().emit("vector", "tensor_reduce", dst, [src],
+                   [("op", _lookup(_REDUCE, op, "tensor_reduce"))] + ([("negate", "true")] if negate else []))
 
 
 def _free_elements(dims, pdim):
@@ -322,9 +321,8 @@ def _free_elements(dims, pdim):
 @_generations(lambda a: not _is_view(a, 0))
 def tensor_reduce(op, data, axis, dtype=None, keepdims=False, negate=False, mask=None):
     nl._no_mask(mask, "nisa.tensor_reduce")
-    if negate:
-        fail("tensor_reduce(negate=True) is not supported", Unsupported)
-    return nl._reduce(_lookup(_REDUCE, op, "tensor_reduce"), data, axis, dtype, keepdims, "tensor_reduce")
+    return nl._reduce(_lookup(_REDUCE, op, "tensor_reduce"), data, axis, dtype, keepdims, "tensor_reduce",
+                      negate=negate)
 
 
 @_dst_form

@@ -248,16 +248,21 @@ def _is_column(t, like):
     return t.partitions == like.partitions and t.free_elements == 1 and like.free_elements > 1
 
 
+# s <op> t as (t <op0> c) <op1> s: s - t = t * -1 + s; s / t = t ** -1 * s (softmax's 1 / sum)
+_NUMBER_ON_THE_LEFT = {"subtract": ("multiply", -1.0, "add"), "divide": ("pow", -1.0, "multiply")}
+
+
 def _binary_into(dst, x, y, name):
     """dst = x <name> y on VectorE: tensor_tensor, or tensor_scalar for a number or a [P, 1] column."""
     prog, op = current(), _ALU[name]
     if _number(x) and name in _COMMUTATIVE:
         x, y = y, x
-    if _number(x):
-        if name != "subtract":
+    if _number(x):  # one tensor_scalar, as the engine's reversed operand would be
+        first = _NUMBER_ON_THE_LEFT.get(name)
+        if first is None:
             fail("nl.%s with a number on the left is not supported; reorder it" % name, Unsupported)
-        return prog.emit("vector", "tensor_scalar", dst, [_tile(y, name)],  # s - t = t * -1 + s
-                         [("op0", "multiply"), ("scalar0", -1.0), ("op1", "add"), ("scalar1", float(x))])
+        return prog.emit("vector", "tensor_scalar", dst, [_tile(y, name)],
+                         [("op0", first[0]), ("scalar0", first[1]), ("op1", first[2]), ("scalar1", float(x))])
     x = _tile(x, name)
     if _number(y):
         return prog.emit("vector", "tensor_scalar", dst, [x], [("op0", op), ("scalar0", float(y))])
@@ -405,7 +410,9 @@ def _numpy_ufuncs():
     import numpy as np
     return {np.add: add, np.subtract: subtract, np.multiply: multiply, np.divide: divide, np.true_divide: divide,
             np.maximum: maximum, np.minimum: minimum, np.power: power, np.exp: exp, np.log: log, np.sqrt: sqrt,
-            np.tanh: tanh, np.negative: negative, np.square: square, np.reciprocal: reciprocal}
+            np.tanh: tanh, np.negative: negative, np.square: square, np.reciprocal: reciprocal,
+            # reductions named by NumPy function (reduce_op=np.max: Beta 1's allocated attention)
+            np.max: max, np.min: min, np.sum: sum, np.mean: mean}
 
 
 def _as_nl_op(op):
@@ -440,7 +447,7 @@ def _mask_axis(x, dim):
     return x.axes[dim] if x.axes else dim
 
 
-def _reduce(op, x, axis, dtype, keepdims, name):
+def _reduce(op, x, axis, dtype, keepdims, name, negate=False):
     x = _tile(x, name)
     src, kept, axes = _reduce_view(x, axis, name)
     shape = tuple(s for i, (_, s) in enumerate(x.dims) if i not in axes or keepdims)
@@ -448,7 +455,7 @@ def _reduce(op, x, axis, dtype, keepdims, name):
     out = _new(_pfirst(shape, x.pdim), _dt.of(dtype) or x.dtype, name)
     if x.pdim in (0, None):  # the kept dims in order: a mask on a reduced axis leaves them whole
         out.axes = [_mask_axis(x, i) for i in builtins.range(x.ndim) if keepdims or i not in axes]
-    current().emit("vector", "tensor_reduce", out, [src], [("op", op)])
+    current().emit("vector", "tensor_reduce", out, [src], [("op", op)] + ([("negate", "true")] if negate else []))
     return out
 
 

@@ -389,9 +389,11 @@ class Tile(View):
         """Repeats size-1 free dims (stride 0). A one-partition tile broadcast across partitions
         becomes a new tile, filled on TensorE (language._partition_broadcast)."""
         tile = self
-        if len(shape) == self.ndim and shape[self.pdim] != self.partitions:
+        if self.ndim == 1 and self.pdim == 0 and len(shape) == 2:  # t[ip, 0]: a [P] column is [P, 1]
+            tile = Tile(self.decl, self.offset, self.dims + [[1, 1]], 0, self.owner)
+        if len(shape) == tile.ndim and shape[tile.pdim] != tile.partitions:
             from . import language
-            tile = language._partition_broadcast(self, shape[self.pdim])
+            tile = language._partition_broadcast(tile, shape[tile.pdim])
         return Tile(tile.decl, tile.offset, _broadcast_dims(tile, shape), tile.pdim, tile.owner)
 
     def __iadd__(self, value):

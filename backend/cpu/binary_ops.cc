@@ -83,14 +83,7 @@ Tensor pow(const Tensor& self, const Scalar& exponent) {
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, CPU, m) {
-#define NSIM_BINARY_ALPHA(name) m.impl(#name ".Tensor", &name);
-#define NSIM_BINARY_SCALAR(name) m.impl(#name ".Tensor", &name);
-#define NSIM_BINARY_PLAIN(name) m.impl(#name, &name);
-#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
-#include "backend/binary_ops.def"
-#undef NSIM_BINARY_ALPHA
-#undef NSIM_BINARY_SCALAR
-#undef NSIM_BINARY_PLAIN
+#include "backend/binary_ops_impl.inc"
   m.impl("pow.Tensor_Scalar", &pow);
 }
 

@@ -322,7 +322,8 @@ def test_load_transpose2d(rng):
 
 @pytest.mark.parametrize("fn, ref", [(lambda t: nl.divide(1.0, t), lambda a: 1.0 / a),
                                      (lambda t: nl.subtract(2.0, t), lambda a: 2.0 - a),
-                                     (lambda t: nl.divide(3.0, t), lambda a: 3.0 / a)])
+                                     (lambda t: nl.divide(3.0, t), lambda a: 3.0 / a),
+                                     (lambda t: 1.0 / t, lambda a: 1.0 / a)])
 def test_number_on_the_left_is_one_instruction(fn, ref, rng):
     """`nl.divide(1.0, sum)` (Beta 1 attention's softmax) and `nl.subtract(2.0, t)`: one tensor_scalar."""
     @nki.jit
@@ -334,3 +335,16 @@ def test_number_on_the_left_is_one_instruction(fn, ref, rng):
     np.testing.assert_allclose(nki.simulate_kernel(k, a), ref(a), rtol=1e-6)
     r = nki.benchmark(k, a)
     assert sum(engine == "vector" for engine, *_ in r.instructions) == 1
+
+
+def test_index_expressions_on_swapped_axes_transpose_the_hbm_access(rng):
+    """`out[if_out, ip_out]` with ip_out on axis 0 (Beta 1 SD attention's store): the access's dims
+    follow the index expressions' axes, so a [64, 128] tile lands transposed in a [128, 64] tensor."""
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
+        ip, jf = nl.arange(a.shape[0])[:, None], nl.arange(a.shape[1])[None, :]
+        nl.store(out[jf, ip], value=nl.load(a[ip, jf]))
+        return out
+    a = rng.standard_normal((64, 128)).astype(np.float32)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a.T)

@@ -262,6 +262,12 @@ class View(ViewMethods):
             from .errors import Unsupported
             fail("index expressions of %s: with an index sum, their axes must follow the tensor's dim order "
                  "(got axes %s)" % (self._what(), placed), Unsupported)
+        if pdim is None and not sum_checks and placed != sorted(placed) and None not in axes \
+                and sorted(placed) == list(range(len(placed))):
+            # t[i_f, i_p] with i_p on axis 0: the access's dims follow the index expressions' axes
+            # (a transposed HBM access: out[i * 128 + if_out, ip_out] in Beta 1's SD attention)
+            order = sorted(range(len(axes)), key=lambda i: axes[i])
+            dims, valid, axes = [dims[i] for i in order], [valid[i] for i in order], [axes[i] for i in order]
         self._last_valid = valid if any(v < n for v, (_, n) in zip(valid, dims)) else None
         self._last_axes = axes if any(a is not None for a in axes) else None
         self._last_sum_checks = sum_checks or None
@@ -414,6 +420,8 @@ class Tile(View):
     def __mul__(self, o): return self._binary("multiply", o)
     def __rmul__(self, o): return self._binary("multiply", o, True)
     def __truediv__(self, o): return self._binary("divide", o)
+    def __rtruediv__(self, o): return self._binary("divide", o, True)
+    def __pow__(self, o): return self._binary("power", o)
     def __neg__(self): return self._binary("multiply", -1.0)
 
     def __array__(self, *args, **kwargs):

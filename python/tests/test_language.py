@@ -348,3 +348,18 @@ def test_index_expressions_on_swapped_axes_transpose_the_hbm_access(rng):
         return out
     a = rng.standard_normal((64, 128)).astype(np.float32)
     np.testing.assert_array_equal(nki.simulate_kernel(k, a), a.T)
+
+
+def test_sliding_windows_named_by_mgrid_axes(rng):
+    """select_and_scatter (Beta 1 vision): `t[w.p, 2 * i + w.y, 2 * w.x + w.z]` with w = nl.mgrid[...]
+    names dims out of the tile's order; the view's dims follow the axes (p, x, y, z)."""
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((16, 3, 2, 2), dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        w = nl.mgrid[0:16, 0:3, 0:2, 0:2]
+        nl.store(out, value=nl.copy(t[w.p, 1 + w.y, 2 * w.x + w.z]))
+        return out
+    a = rng.standard_normal((16, 4, 6)).astype(np.float32)
+    want = np.stack([np.stack([a[:, 1 + y, 2 * x:2 * x + 2] for y in range(2)], axis=1) for x in range(3)], axis=1)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), want)

@@ -85,13 +85,17 @@ def arange(start, stop=None, step=1):
 
 
 class _Grid(tuple):
-    @property
-    def p(self):
-        return self[0]
+    """nl.mgrid's result: a tuple of index expressions, also named by dim (p, x, y, z as Beta 1 has them)."""
 
-    @property
-    def x(self):
-        return self[1]
+    def _dim(self, i, name):
+        if i >= len(self):
+            fail("nl.mgrid with %d dims has no .%s" % (len(self), name))
+        return self[i]
+
+    p = property(lambda self: self._dim(0, "p"))
+    x = property(lambda self: self._dim(1, "x"))
+    y = property(lambda self: self._dim(2, "y"))
+    z = property(lambda self: self._dim(3, "z"))
 
 
 class _MGrid:

@@ -258,16 +258,19 @@ class View(ViewMethods):
         if self.pdim is not None and pdim is None:
             fail("indexing %s dropped its partition dim" % self._what())
         placed = [a for a in axes if a is not None]
-        if any(isinstance(k, IndexSum) for k in key) and placed != sorted(placed):
-            from .errors import Unsupported
-            fail("index expressions of %s: with an index sum, their axes must follow the tensor's dim order "
-                 "(got axes %s)" % (self._what(), placed), Unsupported)
-        if pdim is None and not sum_checks and placed != sorted(placed) and None not in axes \
-                and sorted(placed) == list(range(len(placed))):
-            # t[i_f, i_p] with i_p on axis 0: the access's dims follow the index expressions' axes
-            # (a transposed HBM access: out[i * 128 + if_out, ip_out] in Beta 1's SD attention)
+        if placed != sorted(placed):
+            if None in axes or sorted(placed) != list(range(len(placed))):
+                from .errors import Unsupported
+                fail("index expressions of %s on axes %s: out of the tensor's dim order, every dim must come "
+                     "from an index expression of its own axis (nl.mgrid)" % (self._what(), placed), Unsupported)
+            # The access's dims follow the index expressions' axes: out[if_out, ip_out] (Beta 1 SD
+            # attention's transposed store), t[w.p, 2 * i + w.y, 2 * w.x + w.z] (select_and_scatter).
             order = sorted(range(len(axes)), key=lambda i: axes[i])
+            where_now = {old: new for new, old in enumerate(order)}
             dims, valid, axes = [dims[i] for i in order], [valid[i] for i in order], [axes[i] for i in order]
+            pdim = where_now[pdim] if pdim is not None else None
+            for c in sum_checks:
+                c.dims = [where_now[d] for d in c.dims]
         self._last_valid = valid if any(v < n for v, (_, n) in zip(valid, dims)) else None
         self._last_axes = axes if any(a is not None for a in axes) else None
         self._last_sum_checks = sum_checks or None

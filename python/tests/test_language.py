@@ -363,3 +363,15 @@ def test_sliding_windows_named_by_mgrid_axes(rng):
     a = rng.standard_normal((16, 4, 6)).astype(np.float32)
     want = np.stack([np.stack([a[:, 1 + y, 2 * x:2 * x + 2] for y in range(2)], axis=1) for x in range(3)], axis=1)
     np.testing.assert_array_equal(nki.simulate_kernel(k, a), want)
+
+
+def test_size_one_free_dims_broadcast_in_elementwise_ops(rng):
+    """nl.equal((128, 4, 1, 1), (128, 4, 3, 3)): the size-1 dims repeat (stride 0), as NumPy broadcasts."""
+    @nki.jit
+    def k(a, b):
+        out = nl.ndarray(b.shape, dtype=b.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.subtract(nl.load(b), nl.load(a)))
+        return out
+    a = rng.standard_normal((128, 4, 1, 1)).astype(np.float32)
+    b = rng.standard_normal((128, 4, 3, 3)).astype(np.float32)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a, b), b - a)

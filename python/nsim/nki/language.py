@@ -275,9 +275,21 @@ def _binary_into(dst, x, y, name):
         return prog.emit("vector", "tensor_scalar", dst, [x], [("op0", op), ("scalar0", y)])
     if _is_column(x, y) and name in _COMMUTATIVE:
         return prog.emit("vector", "tensor_scalar", dst, [y], [("op0", op), ("scalar0", x)])
+    x, y = _broadcast_pair(x, y)
     if x.partitions != y.partitions or x.free_elements != y.free_elements:
         fail("nl.%s: shapes %s and %s do not match (nor is one a [P, 1] column)" % (name, x.shape, y.shape))
     return prog.emit("vector", "tensor_tensor", dst, [x, y], [("op", op)])
+
+
+def _broadcast_pair(x, y):
+    """NumPy broadcasting of size-1 free dims (stride 0) when the two tiles have the same rank and
+    partitions: (128, 56, 1, 1) with (128, 56, 3, 3) in Beta 1's select_and_scatter."""
+    if x.shape == y.shape or x.ndim != y.ndim or x.partitions != y.partitions:
+        return x, y
+    shape = tuple(builtins.max(a, b) for a, b in zip(x.shape, y.shape))
+    if not builtins.all(a in (1, n) and b in (1, n) for a, b, n in zip(x.shape, y.shape, shape)):
+        return x, y
+    return (x if x.shape == shape else x.broadcast_to(shape)), (y if y.shape == shape else y.broadcast_to(shape))
 
 
 def _binary(name, x, y, dtype):

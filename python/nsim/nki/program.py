@@ -117,13 +117,11 @@ class Program:
                                          self.loop_depth > 0, site in self.site_buffers, space)
             auto = auto and n > 1
             line = frames[0].f_lineno if frames else 0
-            entry = {}
+            entry = self._sites[site] = {"n": int(n), "decls": [], "count": 0, "key": site, "space": space,
+                                         "auto": auto, "label": "%s_L%d" % (name or label, line)}
             self.pipeline.decide("buffer_rule", "%s tile %s %s" % (space, list(shape), name or label),
                                  "%d buffer(s)" % n if n else "own buffer per tile", why,
                                  (frames[0].f_code.co_filename, line) if frames else None, entry)
-            entry.update({"n": int(n), "decls": [], "count": 0, "key": site, "space": space,
-                                         "auto": auto, "label": "%s_L%d" % (name or label, line)})
-            self._sites[site] = entry
         slot = entry["count"] % entry["n"] if entry["n"] else entry["count"]
         entry["count"] += 1
         if slot == len(entry["decls"]):

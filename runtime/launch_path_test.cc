@@ -133,6 +133,26 @@ TEST_F(LaunchPathTest, TheRaceCheckRunsOnEveryKindOfLaunch) {
               ::testing::Contains(HasSubstr("race in kernel 'racy'")));
 }
 
+// Two HBM tensors used at once by different engines (a load from `a`, a
+// store to `b`) are distinct memory: the timing-only path places them apart,
+// as Device::Execute does, so it reports no race (it placed every tensor at
+// address 0 before, and every such pair overlapped).
+TEST_F(LaunchPathTest, TimingOnlyPlacesTensorsApart) {
+  const Kernel k = ParseKernel(R"(kernel apart
+tensor a  hbm  f32 [128, 512] init=ones
+tensor b  hbm  f32 [128, 512]
+tensor ta sbuf f32 [128, 512]
+tensor tb sbuf f32 [128, 512]
+sync:   dma_copy ta, a
+gpsimd: dma_copy b, tb
+)",
+                               "apart.nk");
+  Device device(LoadHardwareConfig("trn2"));
+  const ExecutionResult timed = ExecuteTimingOnly(device.config(), *device.Load(k));
+  EXPECT_THAT(timed.warnings, ::testing::IsEmpty());
+  EXPECT_EQ(timed.device_time, device.Execute(k).device_time);
+}
+
 // Each Device execution holds one core model for its run only: more devices
 // than the process's 16 core models can live and run at once.
 TEST_F(LaunchPathTest, AnyNumberOfDevicesRun) {

@@ -1,10 +1,13 @@
 #include "sim/model/timing_run.h"
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "sim/base/error.h"
 #include "sim/memory/hbm.h"
 #include "sim/memory/onchip_memory.h"
+#include "sim/model/hbm_binding.h"
 #include "sim/model/run_alone.h"
 
 namespace nsim {
@@ -31,13 +34,22 @@ OnChipMemory& UntouchedOnChip(const MemoryParams& p) {
   return *cached.memory;
 }
 
+// Where Device::Execute would place the kernel's HBM tensors with no
+// bindings: each in its own range, so the race check sees distinct tensors
+// as distinct (all at 0, every pair of them would overlap).
+std::vector<uint64_t> ScratchLayout(const HardwareConfig& config, const Kernel& kernel, HbmMemory& untouched) {
+  std::map<std::string, uint64_t> scratch;
+  return BindHbm(kernel, {}, untouched, static_cast<uint64_t>(config.memory.hbm_bytes), &scratch,
+                 /*init_scratch=*/false);
+}
+
 }  // namespace
 
 BoundGrid UntouchedBinding(const HardwareConfig& config, const Kernel& kernel, std::vector<uint64_t> hbm_address,
                            bool record_dma_pieces) {
   thread_local HbmMemory untouched_hbm(0);  // never touched: nothing is computed
   BoundGrid bound;
-  bound.addresses.push_back(hbm_address.empty() ? std::vector<uint64_t>(kernel.tensors.size(), 0)
+  bound.addresses.push_back(hbm_address.empty() ? ScratchLayout(config, kernel, untouched_hbm)
                                                 : std::move(hbm_address));
   bound.contexts.push_back(std::make_unique<ExecContext>(
       ExecContext{kernel, UntouchedOnChip(config.memory), untouched_hbm, bound.addresses.front(), {}}));

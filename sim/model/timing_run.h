@@ -16,14 +16,14 @@
 namespace nsim {
 
 // `kernel` must have been loaded for `config` (Device::Load or LoadedKernel).
-// `hbm_address` (per tensor, as Device::Execute binds them; empty: all 0)
-// only labels the run: no timing depends on an address. `record_dma_pieces`:
+// `hbm_address` (per tensor, as Device::Execute binds them; empty: placed as
+// Device::Execute places unbound tensors) only labels the run: no timing depends on an address. `record_dma_pieces`:
 // as Device::set_record_dma_pieces. Races become warnings (allowed).
 ExecutionResult ExecuteTimingOnly(const HardwareConfig& config, const LoadedKernel& kernel,
                                   const std::vector<uint64_t>& hbm_address = {}, const ProgressFn& progress = {},
                                   bool record_dma_pieces = true);
 
-// `kernel` bound at `hbm_address` (empty: all 0) in memories a timing-only
+// `kernel` bound at `hbm_address` (empty: Device::Execute's scratch layout) in memories a timing-only
 // run never touches (kept per thread), for RunAlone.
 BoundGrid UntouchedBinding(const HardwareConfig& config, const Kernel& kernel, std::vector<uint64_t> hbm_address,
                            bool record_dma_pieces);

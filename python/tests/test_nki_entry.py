@@ -64,6 +64,29 @@ def test_tutorial_torch_scripts_run_on_the_xla_stand_in(installed):
     assert isinstance(double(a.float().numpy()), np.ndarray)  # NumPy in, NumPy out
 
 
+def test_torch_neuronx_trace_is_the_function_itself(installed):
+    """The tutorials' scripts compile their torch reference with torch_neuronx.trace: without
+    torch-neuronx the traced callable is the function, its kernels run on the simulator."""
+    import torch
+    import torch_neuronx
+    traced = torch_neuronx.trace(double, (torch.ones(128, 4),))
+    assert torch.equal(traced(torch.ones(128, 4)), torch.full((128, 4), 2.0))
+    assert isinstance(torch_neuronx.nki_jit(lambda a: a), nki.Kernel)
+    with pytest.raises(TypeError, match="expected a function or torch.nn.Module"):
+        torch_neuronx.trace(42, ())
+
+
+def test_docs_examples_import_the_file_beside_the_script(installed, tmp_path, monkeypatch):
+    """`from neuronxcc.nki.docs.examples.D.M import k` (layernorm_torch.py) imports M.py from sys.path;
+    without it, the ImportError says which file to put where."""
+    (tmp_path / "my_example_kernel.py").write_text("VALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from neuronxcc.nki.docs.examples.layernorm.my_example_kernel import VALUE
+    assert VALUE == 7
+    with pytest.raises(ImportError, match="put no_such_kernel.py beside the script"):
+        import neuronxcc.nki.docs.examples.layernorm.no_such_kernel  # noqa: F401
+
+
 def test_module_runs_an_unmodified_script(tmp_path):
     script = tmp_path / "k.py"
     script.write_text(textwrap.dedent("""

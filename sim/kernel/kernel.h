@@ -46,6 +46,10 @@ struct TensorDecl {
   std::vector<int64_t> shape;
   TensorInit init;
   int line = 0;  // where declared (0 if built in code)
+  // at=: the byte offset within every partition the kernel chose for an SBUF/PSUM tensor (a
+  // compiler's allocation; tensors whose lifetimes do not overlap may share bytes), -1: the
+  // loader's layout rule places it (sim/memory/onchip_layout.h).
+  int64_t at = -1;
   // Placement, filled when a device loads the kernel (model/loaded_kernel.h): byte offset within
   // every partition for SBUF/PSUM; unused for HBM (the device binds addresses).
   int64_t partition_offset = -1;

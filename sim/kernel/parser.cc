@@ -288,15 +288,25 @@ class Parser {
     const DType dtype = ParseEnum(c, c.Ident("a dtype"), kDTypeSyntax);
     std::vector<int64_t> shape = ParseShape(c);
     TensorInit init;
-    if (!c.AtEnd()) {
-      const std::string key = c.Ident("init=");
-      if (key != "init") c.Fail("unknown tensor attribute " + Quoted(key) + " (only init=)");
-      c.Expect("=", "after 'init'");
-      init = ParseInit(c);
+    int64_t at = -1;
+    while (!c.AtEnd()) {
+      const std::string key = c.Ident("init= or at=");
+      if (key != "init" && key != "at") c.Fail("unknown tensor attribute " + Quoted(key) + " (init= or at=)");
+      c.Expect("=", "after " + Quoted(key));
+      if (key == "init") {
+        init = ParseInit(c);
+        continue;
+      }
+      if (space == MemSpace::kHbm) c.Fail("at= places an SBUF or PSUM tensor; the device binds HBM tensors");
+      at = c.Integer("a byte offset within the partition");
+      if (at < 0) c.Fail("at=" + std::to_string(at) + ": a byte offset is not negative");
+      if (at % DTypeSize(dtype) != 0) {
+        c.Fail("at=" + std::to_string(at) + ": not a multiple of the " + DTypeName(dtype) + " element size");
+      }
     }
-    c.ExpectEnd();
     c.Located([&] { return AddTensor(k_, name, space, dtype, std::move(shape), init); });
     k_.tensors.back().line = c.line();
+    k_.tensors.back().at = at;
   }
 
   std::vector<int64_t> ParseShape(Cursor& c) {

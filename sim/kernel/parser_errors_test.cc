@@ -61,6 +61,9 @@ const ErrorCase kCases[] = {
     {"BadInitSeed", "tensor b hbm f32 [2] init=randn(seed=-3)", 6,
      "expected the seed (an unsigned 64-bit integer), found '-3'"},
     {"UnknownTensorAttribute", "tensor b hbm f32 [2] fill=1", 6, "unknown tensor attribute 'fill'"},
+    {"AtOnHbm", "tensor b hbm f32 [2] at=64", 6, "at= places an SBUF or PSUM tensor"},
+    {"AtNegative", "tensor b sbuf f32 [2, 2] at=-4", 6, "at=-4: a byte offset is not negative"},
+    {"AtMisaligned", "tensor b sbuf f32 [2, 2] at=6", 6, "at=6: not a multiple of the f32 element size"},
     // Unknown names.
     {"UnknownEngine", "vectr: memset s value=0", 6,
      "unknown engine 'vectr' (known: tensor, vector, scalar, gpsimd, sync)"},

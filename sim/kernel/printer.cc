@@ -339,6 +339,7 @@ std::string FormatTensors(const Kernel& k) {
            PadRight(DTypeName(t.dtype), dtype_w) + " ";
     const std::string init = FormatInit(t.init);
     out += init.empty() ? FormatShape(t.shape) : PadRight(FormatShape(t.shape), shape_w) + " init=" + init;
+    if (t.at >= 0) out += " at=" + std::to_string(t.at);
     out += "\n";
   }
   return out;

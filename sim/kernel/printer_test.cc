@@ -33,6 +33,8 @@ tensor s3  sbuf f32  [128, 4, 16]
 tensor col sbuf f32  [128, 1]
 tensor one sbuf f32  [1]
 tensor ps  psum f32  [64, 128]
+tensor sat sbuf f32  [128, 4] at=1024
+tensor pat psum f32  [64, 8]  at=2048
 semaphore a
 semaphore b
 semaphore c

@@ -7,6 +7,8 @@
 //   SBUF: each tensor at the next 64 B boundary.
 //   PSUM: packed at 4 B; a tensor that fits a bank never straddles two
 //         (a matmul writes one bank), a larger one starts at a bank.
+//   at=N (TensorDecl::at): at N, as the kernel's own allocation chose; a
+//         tensor after it without at= goes after its end.
 #include <cstdint>
 
 #include "sim/kernel/kernel.h"
@@ -20,8 +22,9 @@ class OnChipLayout {
   explicit OnChipLayout(int64_t psum_bank_bytes) : bank_(psum_bank_bytes) {}
 
   // The partition offset of the next tensor of `bytes` per partition in
-  // `space` (kSbuf or kPsum), which it then occupies.
-  int64_t Place(MemSpace space, int64_t bytes);
+  // `space` (kSbuf or kPsum), which it then occupies; `at` >= 0: the tensor's
+  // own at= offset, and the next tensor goes after it too.
+  int64_t Place(MemSpace space, int64_t bytes, int64_t at = -1);
 
   // Bytes per partition in use (the end of the last tensor, aligned).
   int64_t sbuf_used() const { return sbuf_used_; }

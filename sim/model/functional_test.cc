@@ -40,6 +40,30 @@ sync:   dma_copy y, ys wait=cp>=1
     for (int j = 0; j < 256; ++j) ASSERT_NEAR(y[i * 256 + j], ref(i, j), 1e-3f) << i << "," << j;
 }
 
+// at=: y reuses x's bytes once x's last reader is done (the semaphore);
+// z holds x's values, y the new ones, and the loader placed z after both.
+TEST(Functional, TensorsSharingBytesHoldEachValueInTurn) {
+  auto r = RunText("trn2", R"(kernel reuse
+tensor a  hbm  f32 [128, 16] init=rand(seed=4)
+tensor b  hbm  f32 [128, 16] init=rand(seed=5)
+tensor za hbm  f32 [128, 16]
+tensor yb hbm  f32 [128, 16]
+tensor x  sbuf f32 [128, 16] at=0
+tensor y  sbuf f32 [128, 16] at=0
+tensor z  sbuf f32 [128, 16]
+semaphore loaded
+semaphore copied
+semaphore stored
+sync:   dma_copy x, a signal=loaded
+vector: tensor_copy z, x wait=loaded>=1 signal=copied
+sync:   dma_copy y, b wait=copied>=1 signal=loaded
+sync:   dma_copy za, z wait=copied>=1 signal=stored
+sync:   dma_copy yb, y wait=loaded>=2 signal=stored
+)");
+  EXPECT_EQ(r.Read("za"), r.Read("a"));
+  EXPECT_EQ(r.Read("yb"), r.Read("b"));
+}
+
 TEST(Functional, MatmulAccumulatesInPsum) {
   auto r = RunText("trn2", R"(kernel acc
 tensor a hbm f32 [8, 4] init=rand(seed=3)

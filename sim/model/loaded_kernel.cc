@@ -389,7 +389,14 @@ void LoadedKernel::Layout(const HardwareConfig& c) {
       psum_used_ = bytes;
       break;
     }
-    t.partition_offset = layout.Place(t.space, bytes);
+    const int64_t bank = c.memory.psum_bank_bytes;
+    if (t.space == MemSpace::kPsum && t.at >= 0 && bytes <= bank && t.at / bank != (t.at + bytes - 1) / bank) {
+      std::ostringstream os;
+      os << KernelWhere(kernel_) << " line " << t.line << ": PSUM tensor '" << t.name << "' at=" << t.at
+         << " straddles two " << bank << " B banks (a matmul writes one bank)";
+      throw SimError(os.str());
+    }
+    t.partition_offset = layout.Place(t.space, bytes, t.at);
     sbuf_used_ = layout.sbuf_used();
     psum_used_ = layout.psum_used();
   }
@@ -482,6 +489,7 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
 // tensor two agents touch and one writes, known once every instruction has
 // been seen.
 void LoadedKernel::Finish(const WalkState& state) {
+  ShareAgentsOfSharedBytes();
   for (int e = 0; e < kNumEngines; ++e) {
     const std::vector<int64_t>& pieces = state.queue_pieces[e];
     for (size_t q = 0; q < pieces.size(); ++q) {
@@ -493,6 +501,35 @@ void LoadedKernel::Finish(const WalkState& state) {
       for (uint32_t j = li.operands; j < li.operands + li.num_operands && !li.may_race; ++j) {
         li.may_race = tensor_agents_[state.operand_tensors[j]].MayRace();
       }
+    }
+  }
+}
+
+// On-chip tensors the kernel placed on shared bytes (at=) are one memory to
+// the race detector: each gets the agents of every tensor it overlaps
+// (connected runs of overlapping [offset, offset + bytes) per space).
+void LoadedKernel::ShareAgentsOfSharedBytes() {
+  const std::vector<TensorDecl>& ts = kernel_.tensors;
+  if (std::none_of(ts.begin(), ts.end(), [](const TensorDecl& t) { return t.at >= 0; })) return;
+  for (MemSpace space : {MemSpace::kSbuf, MemSpace::kPsum}) {
+    std::vector<std::pair<int64_t, size_t>> placed;
+    for (size_t t = 0; t < ts.size(); ++t) {
+      if (ts[t].space == space) placed.push_back({ts[t].partition_offset, t});
+    }
+    std::sort(placed.begin(), placed.end());
+    for (size_t first = 0; first < placed.size();) {
+      size_t last = first;
+      int64_t reach = placed[first].first + BytesPerPartition(ts[placed[first].second]);
+      TensorAgents run = tensor_agents_[placed[first].second];
+      while (last + 1 < placed.size() && placed[last + 1].first < reach) {
+        const size_t t = placed[++last].second;
+        reach = std::max(reach, placed[last].first + BytesPerPartition(ts[t]));
+        run.engines |= tensor_agents_[t].engines;
+        run.transfers = std::min(run.transfers + tensor_agents_[t].transfers, 2);
+        run.written = run.written || tensor_agents_[t].written;
+      }
+      for (size_t i = first; i <= last; ++i) tensor_agents_[placed[i].second] = run;
+      first = last + 1;
     }
   }
 }

@@ -137,6 +137,7 @@ class LoadedKernel {
   void PrepareInstruction(const HardwareConfig& c, int e, size_t i, const InstructionView& in, WalkState* state);
   void BindOperands(const InstructionView& in, LoadedInstruction* li, WalkState* state);
   void Finish(const WalkState& state);
+  void ShareAgentsOfSharedBytes();
   const BoundAccess* Intern(const BoundAccess& b);
 
   Kernel kernel_;

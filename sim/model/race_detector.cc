@@ -11,6 +11,7 @@
 
 #include "sim/base/error.h"
 #include "sim/memory/access.h"
+#include "sim/memory/onchip_layout.h"
 
 namespace nsim {
 namespace {
@@ -186,11 +187,12 @@ Race Describe(const Kernel& k, const Access& a, const Access& b, const Shared& s
   return r;
 }
 
-// Which memory can be raced on at all. Accesses to different on-chip tensors
-// never share bytes (the loader lays tensors out apart), so each on-chip
-// tensor is its own group; HBM tensors whose bound byte ranges overlap form
-// one group. A group can hold a race only when some agent writes it and at
-// least two agents touch it; the others are skipped.
+// Which memory can be raced on at all. Tensors whose byte ranges overlap
+// form one group: HBM tensors by their bound addresses, SBUF and PSUM tensors
+// by their partition offsets (apart unless the kernel placed them on shared
+// bytes with at=); every other tensor is its own group. A group can hold a
+// race only when some agent writes it and at least two agents touch it; the
+// others are skipped.
 class RaceCandidates {
  public:
   RaceCandidates(const LoadedKernel& lk, const std::vector<uint64_t>& hbm_address) {
@@ -198,7 +200,7 @@ class RaceCandidates {
     const size_t n = k.tensors.size();
     group_.resize(n);
     for (size_t t = 0; t < n; ++t) group_[t] = static_cast<int>(t);
-    GroupHbm(k, hbm_address);
+    for (MemSpace space : {MemSpace::kHbm, MemSpace::kSbuf, MemSpace::kPsum}) GroupOverlapping(k, hbm_address, space);
     // Who touches each group: the loader counted it per tensor.
     std::vector<TensorAgents> agents(n);
     for (size_t t = 0; t < n; ++t) {
@@ -216,20 +218,25 @@ class RaceCandidates {
   size_t groups() const { return group_.size(); }
 
  private:
-  // Connected runs of HBM tensors by overlapping [address, address + bytes).
-  void GroupHbm(const Kernel& k, const std::vector<uint64_t>& hbm_address) {
-    std::vector<std::pair<uint64_t, int>> hbm;
+  // Connected runs of the tensors of `space` by overlapping [start, start + bytes).
+  void GroupOverlapping(const Kernel& k, const std::vector<uint64_t>& hbm_address, MemSpace space) {
+    std::vector<std::pair<uint64_t, int>> placed;
     for (size_t t = 0; t < k.tensors.size(); ++t) {
-      if (k.tensors[t].space == MemSpace::kHbm) hbm.push_back({hbm_address[t], static_cast<int>(t)});
+      const TensorDecl& d = k.tensors[t];
+      if (d.space != space) continue;
+      placed.push_back({space == MemSpace::kHbm ? hbm_address[t] : static_cast<uint64_t>(d.partition_offset),
+                        static_cast<int>(t)});
     }
-    std::sort(hbm.begin(), hbm.end());
+    std::sort(placed.begin(), placed.end());
     uint64_t reach = 0;
     int group = -1;
-    for (const auto& [addr, t] : hbm) {
-      const uint64_t bytes = static_cast<uint64_t>(k.tensors[t].NumElements() * DTypeSize(k.tensors[t].dtype));
-      if (group < 0 || addr >= reach) group = t;  // starts a new run
+    for (const auto& [start, t] : placed) {
+      const TensorDecl& d = k.tensors[t];
+      const uint64_t bytes =
+          static_cast<uint64_t>(space == MemSpace::kHbm ? d.NumElements() * DTypeSize(d.dtype) : BytesPerPartition(d));
+      if (group < 0 || start >= reach) group = t;  // starts a new run
       group_[t] = group;
-      reach = std::max(reach, addr + bytes);
+      reach = std::max(reach, start + bytes);
     }
   }
   std::vector<int> group_;  // per tensor

@@ -50,6 +50,23 @@ vector: tensor_copy tc, ta
       << msg;
 }
 
+// Two SBUF tensors placed on the same bytes (at=, a compiler's reuse of a
+// dead tile's memory) are one memory to the detector: writing the second
+// while the first is still being read is a race, under either name.
+TEST(RaceDetector, TensorsSharingBytesByAtAreOneMemory) {
+  const std::string msg = RaceError(R"(kernel k
+tensor a  hbm  f32 [128, 8192] init=ones
+tensor x  sbuf f32 [128, 8192] at=0
+tensor y  sbuf f32 [128, 8192] at=0
+tensor z  sbuf f32 [128, 8192] at=32768
+vector: tensor_copy z, x
+sync:   dma_copy y, a
+)");
+  EXPECT_THAT(msg, AllOf(HasSubstr("race in kernel 'k'"), HasSubstr("VectorE tensor_copy (line 6"),
+                         HasSubstr("sync dma_copy (line 7")))
+      << msg;
+}
+
 // Write-after-read: a DMA overwrites a tile VectorE has not finished reading.
 TEST(RaceDetector, DmaOverwritesWhatAnEngineIsStillReading) {
   // The f32 tensor_tensor [128, 8192] costs 2 x 8192 cycles (about 17 us on

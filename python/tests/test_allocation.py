@@ -131,3 +131,41 @@ def test_default_double_buffering_shrinks_to_fit():
     assert len([n for n in names if n.startswith("load_L%d_" % (line + 5))]) == 2  # small tiles keep two
     with pytest.raises(nki.KernelError, match="SBUF over capacity"):   # an explicit count is not shrunk
         nki.simulate_kernel(nki.jit(k.fn, num_buffers=2), a, b)
+
+
+@nki.jit
+def chain_of_big_temporaries(x):
+    """Eight [128, 8192] fp32 temporaries per row tile (32 KiB per partition each): their buffers
+    side by side need more than SBUF; each is dead once the next is made."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(x.shape[0] // 128):
+        t0 = nl.load(x[i * 128:(i + 1) * 128, :])
+        t1 = nl.multiply(t0, 2.0)
+        t2 = nl.add(t1, 1.0)
+        t3 = nl.multiply(t2, 2.0)
+        t4 = nl.add(t3, 1.0)
+        t5 = nl.multiply(t4, 2.0)
+        t6 = nl.add(t5, 1.0)
+        t7 = nl.multiply(t6, 2.0)
+        nl.store(out[i * 128:(i + 1) * 128, :], value=t7)
+    return out
+
+
+def test_tiles_never_live_together_share_bytes():
+    x = np.random.default_rng(1).standard_normal((256, 8192)).astype(np.float32)
+    r = nki.benchmark(chain_of_big_temporaries, x, explain=True)
+    expect = x
+    for step in range(7):
+        expect = expect + np.float32(1) if step % 2 else expect * np.float32(2)
+    np.testing.assert_array_equal(r.outputs, expect)  # run with the race check on: every reuse is ordered
+    at = re.findall(r"^tensor (\S+) sbuf f32 \[128, 8192\] at=(\d+)", r.kernel_text, re.M)
+    # eight allocation sites of two used buffers each (two iterations): 512 KiB side by side
+    assert len(at) == 16 and len({offset for _, offset in at}) < 16  # some share bytes
+    assert max(int(offset) for _, offset in at) + 32768 <= 229376
+    assert [d for d in r.decisions if d["pass"] == "liveness" and "share bytes" in d["why"]]
+    with pytest.raises(nki.KernelError, match=r"SBUF over capacity at this tile"):
+        nki.simulate_kernel(nki.jit(chain_of_big_temporaries.fn, passes={"liveness": False}), x)
+
+
+def test_kernels_that_fit_keep_every_buffer_apart(ab):
+    assert " at=" not in nki.benchmark(vector_add(2), *ab).kernel_text

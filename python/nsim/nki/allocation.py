@@ -1,14 +1,15 @@
 """SBUF and PSUM capacity: what the kernel's buffers need, and fitting them.
 
-Every physical buffer is live for the whole kernel (the loader places each
-declared tensor at its own offset), so the buffers must fit side by side:
-SBUF tensors as the loader places them (the extension's onchip_layout, the
-simulator's one layout rule), PSUM tiles in whole banks (stricter than the
+A physical buffer keeps its own bytes for the whole kernel (the loader places
+each declared tensor at its own offset) as long as the buffers fit side by
+side: SBUF tensors as the loader places them (the extension's onchip_layout,
+the simulator's one layout rule), PSUM tiles in whole banks (stricter than the
 loader, which packs PSUM tensors within banks; docs/architecture.md).
 Loop-local tiles get the buffers of the buffer_rule pass (passes/buffer_rule.py);
 when those do not fit, the largest rule-allocated sites drop to one buffer
-(as the NKI compiler's allocator trades pipelining for capacity) before it is
-an error.
+(as the NKI compiler's allocator trades pipelining for capacity), then the
+liveness pass (passes/liveness.py) lets buffers whose values are never live
+together share bytes (decl.at), before it is an error.
 """
 from .. import _core
 from .errors import KernelError
@@ -47,6 +48,13 @@ def shrink_plan(program):
     return plan
 
 
+def _end(decl, info):
+    """Where a buffer the liveness pass placed (decl.at) ends: SBUF bytes, PSUM banks."""
+    if decl.space == "sbuf":
+        return decl.at + footprint(decl, info)
+    return decl.at // info["psum_bank_bytes"] + footprint(decl, info)
+
+
 def check_capacity(program):
     """Raises KernelError naming the tile at which SBUF or PSUM overflows."""
     info = program.info
@@ -54,9 +62,20 @@ def check_capacity(program):
     for d in program.used_decls():
         if d.space not in total:
             continue
-        total[d.space] += footprint(d, info)
+        placed = getattr(d, "at", None) is not None
+        total[d.space] = max(total[d.space], _end(d, info)) if placed else total[d.space] + footprint(d, info)
         if total[d.space] <= capacity(d.space, info):
             continue
+        if placed:
+            unit = "B per partition" if d.space == "sbuf" else "banks"
+            has = "%d B per partition" % capacity("sbuf", info) if d.space == "sbuf" else \
+                "%d banks of %d B" % (info["psum_banks"], info["psum_bank_bytes"])
+            raise KernelError(
+                "%s over capacity at this tile (%s, %d buffer(s) of %d B per partition): the kernel's tiles need "
+                "%d %s, %s has %s, even with tiles whose values are never live together sharing bytes (the "
+                "liveness pass); use smaller tiles or fewer of them live at once"
+                % (d.space.upper(), d.name, d.buffers, d.bytes_per_partition, total[d.space], unit, info["name"],
+                   has), d.where)
         if d.space == "sbuf":
             raise KernelError(
                 "SBUF over capacity at this tile (%s, %d buffer(s) of %d B per partition): the kernel's tiles "

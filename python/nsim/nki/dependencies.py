@@ -35,10 +35,19 @@ def add_semaphores(instrs, limit):
         lambda v: [bucket(_slot_unit(v.decl))],
     )
     for units_of in levels:
-        semaphores = _assign(instrs, units_of)
+        semaphores = _assign(instrs, _shared_memory_first(units_of))
         if len(semaphores) <= limit:
             return semaphores
     raise KernelError("the kernel needs %d semaphores; the config has %d" % (len(semaphores), limit))
+
+
+def _shared_memory_first(units_of):
+    """Buffers the liveness pass placed on shared bytes (decl.memory) are one unit: a reuse of the
+    bytes waits for every access to their previous values, whichever tile made them."""
+    def units(v):
+        memory = getattr(v.decl, "memory", None)
+        return [memory] if memory else units_of(v)
+    return units
 
 
 def _slot_unit(decl):

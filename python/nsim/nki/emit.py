@@ -19,7 +19,9 @@ def kernel_text(program, semaphores):
     add("kernel %s" % program.name)
     for d in program.used_decls():
         loc = "  # %s:%d" % (os.path.basename(d.where[0]), d.where[1]) if d.where else "  # kernel argument"
-        add("tensor %s %s %s [%s]%s" % (d.name, d.space, d.dtype.nk, ", ".join(map(str, d.shape)), loc), d.where)
+        at = " at=%d" % d.at if getattr(d, "at", None) is not None else ""  # placed by the liveness pass
+        add("tensor %s %s %s [%s]%s%s" % (d.name, d.space, d.dtype.nk, ", ".join(map(str, d.shape)), at, loc),
+            d.where)
     for s in semaphores:
         add("semaphore %s" % s)
     for ins in program.instrs:

@@ -13,7 +13,7 @@ from .dependencies import add_semaphores
 from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
 from .errors import KernelError, Unsupported
-from .passes import Pipeline, dma_queues, licm, print_decisions
+from .passes import Pipeline, dma_queues, licm, liveness, print_decisions
 from .program import Program
 from .spmd import grid_size, normalize_grid, run_programs
 from .views import HbmTensor
@@ -91,13 +91,13 @@ class Kernel:
             raise KernelError("nki.jit(dma_queues=%d): %s has DMA queues 0..%d"
                               % (self.dma_queues, info["name"], info["dma_queues"] - 1))
         traced = self._trace(args, kwargs, info, {}, program, explain)
-        plan = shrink_plan(traced.program)
-        if plan:  # the buffer rule's buffers do not fit: retrace with fewer buffers
+        _middle_end(traced.program)
+        plan = shrink_plan(traced.program) if not liveness.fits(traced.program) else None
+        if plan:  # the buffer rule's buffers do not fit, even sharing bytes: retrace with fewer buffers
             traced = self._trace(args, kwargs, info, plan, program, explain)
+            _middle_end(traced.program)
         pipeline = traced.program.pipeline
-        licm.run(pipeline, traced.program.instrs)
-        traced.program.drop_removed()
-        dma_queues.run(pipeline, traced.program.instrs)
+        liveness.run(pipeline, traced.program)
         used = {d.name for d in traced.program.used_decls()}
         site_used = lambda site: any(d.name in used for d in site["decls"])  # noqa: E731
         traced.decisions = pipeline.summary() + pipeline.used_decisions(site_used) if pipeline.explain else []
@@ -253,6 +253,13 @@ def _write_grid_files(out_dir, traced, raw):
             f.write(text)
     with open(os.path.join(out_dir, "grid.json"), "w") as f:
         f.write(json.dumps(json.loads(raw["report"]), indent=2) + "\n")
+
+
+def _middle_end(program):
+    """The passes between tracing and allocation, in order (passes/__init__.py)."""
+    licm.run(program.pipeline, program.instrs)
+    program.drop_removed()
+    dma_queues.run(program.pipeline, program.instrs)
 
 
 def _hbm_decls(program):

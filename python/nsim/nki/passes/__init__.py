@@ -4,10 +4,11 @@ the Neuron compiler with a documented or measured cause (see each module's docst
     buffer_rule  how many physical buffers each loop-local tile rotates over (at trace time)
     licm         loop-invariant code motion: work a later iteration repeats unchanged is done once
     dma_queues   which engine triggers each DMA and on which of its queues
+    liveness     buffers whose values are never live together share bytes (when they do not fit apart)
 
 `nki.jit(passes={"licm": False, ...})` turns passes off one by one for what-ifs;
 `@nki.compiler.skip_middle_end_transformations` turns the middle end (licm) off, as on hardware;
-Beta 1's `nki.jit(disable_allocation_opt=True)` turns the allocation passes (buffer_rule) off.
+Beta 1's `nki.jit(disable_allocation_opt=True)` turns the allocation passes (buffer_rule, liveness) off.
 `explain=True` keeps every decision (Traced.decisions / BenchmarkResult.decisions).
 For scripts run unchanged (python3 -m nsim.nki FILE.py), the environment does the same:
 NSIM_PASSES=licm=off,dma_queues=off turns passes off, NSIM_EXPLAIN=1 prints each traced kernel's
@@ -17,9 +18,9 @@ import sys
 
 from ..errors import KernelError
 
-PASSES = ("buffer_rule", "licm", "dma_queues")      # in the order they run
+PASSES = ("buffer_rule", "licm", "dma_queues", "liveness")  # in the order they run
 MIDDLE_END = ("licm",)                              # off under skip_middle_end_transformations
-ALLOCATION = ("buffer_rule",)                       # off under disable_allocation_opt
+ALLOCATION = ("buffer_rule", "liveness")            # off under disable_allocation_opt
 
 
 class Pipeline:

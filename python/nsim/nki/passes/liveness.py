@@ -1,0 +1,158 @@
+"""Liveness: tiles whose values are never live at the same time share SBUF (PSUM) bytes, as the
+Neuron compiler's allocator reuses the memory of a tile once its last reader is done.
+
+A value is one tile written into a buffer (a buffer holds a new value each time its allocation site
+makes a tile there); it lives from the first instruction that touches it to the last one, in the
+order the kernel issues them. Two buffers interfere when some value of one is live while a value of
+the other is (an instruction reading one and writing the other counts as both live), and the N
+buffers one allocation site rotates over always interfere: they exist so that consecutive
+iterations overlap. Buffers that never interfere may take the
+same bytes: first fit, in the order the buffers are first used, at the layout rule's alignment
+(SBUF 64 B; PSUM whole banks, as allocation.py counts them). Tensors that end up sharing bytes form
+one memory for the semaphores (dependencies.py orders every access to it), so reuse waits for the
+last reader of the bytes' previous value, and the .nk text places each tensor with at=.
+
+When it applies: only when the buffers do not fit side by side after buffer_rule's shrink (a kernel
+that fits keeps every buffer apart: nothing has to wait for a reuse). The layernorm tutorial at
+4096 x 8192 fp32 (its six [128, 8192] temporaries per row tile are 192 KiB of a 192 KiB SBUF) and the
+other published kernels the Neuron compiler ran but that did not fit here are why (issue: SBUF over
+capacity because every tile kept its buffer for the whole kernel).
+With the pass off (passes={"liveness": False}) such a kernel is an SBUF/PSUM capacity error."""
+import heapq
+
+from ..allocation import capacity, footprint, used
+
+SBUF_ALIGNMENT = 64  # bytes: the loader's SBUF alignment (sim/memory/onchip_layout.h)
+
+
+def fits(program):
+    """Whether SBUF and PSUM hold the program's buffers, side by side or (with the pass on) sharing bytes."""
+    for space in ("sbuf", "psum"):
+        if used(program, space) <= capacity(space, program.info):
+            continue
+        if not program.pipeline.on("liveness"):
+            return False
+        decls, sizes, offsets = _pack(program, space)
+        if _extent(decls, offsets, sizes) > capacity(space, program.info):
+            return False
+    return True
+
+
+def _pack(program, space):
+    decls = [d for d in program.used_decls() if d.space == space]
+    sizes = {d.name: _size(d, program.info, space) for d in decls}
+    unit = 1 if space == "psum" else SBUF_ALIGNMENT
+    conflicts = _interference(program.instrs, space)
+    _rotations_apart(program, conflicts)
+    return decls, sizes, _first_fit(decls, sizes, conflicts, unit)
+
+
+def run(pipeline, program):
+    """Places the on-chip buffers of every space that does not fit side by side; returns the spaces packed."""
+    packed = []
+    for space in ("sbuf", "psum"):
+        if used(program, space) <= capacity(space, program.info):
+            continue
+        if not pipeline.on("liveness"):
+            pipeline.decide("liveness", "%s buffers" % space, "kept apart", pipeline.why_off["liveness"])
+            continue
+        decls, sizes, offsets = _pack(program, space)
+        bank = program.info["psum_bank_bytes"]
+        for d in decls:
+            d.at = offsets[d.name] * (bank if space == "psum" else 1)
+        _name_shared_memories(program, decls, offsets, sizes)
+        packed.append(space)
+        shared = sum(1 for d in decls if getattr(d, "memory", None))
+        pipeline.decide("liveness", "%s buffers" % space,
+                        "%d buffers in %d %s (of %d)" % (len(decls), _extent(decls, offsets, sizes),
+                                                          "banks" if space == "psum" else "B per partition",
+                                                          capacity(space, program.info)),
+                        "side by side they need %d; %d buffers share bytes with a buffer whose values "
+                        "are dead by then" % (used(program, space), shared))
+    return packed
+
+
+def _size(decl, info, space):
+    """Bytes per partition (SBUF, aligned) or banks (PSUM) of one buffer."""
+    n = footprint(decl, info)
+    return -(-n // SBUF_ALIGNMENT) * SBUF_ALIGNMENT if space == "sbuf" else n
+
+
+def _values(instrs, space):
+    """{(buffer name, value number): [first, last] instruction index} of the buffers of `space`."""
+    live = {}
+    for i, ins in enumerate(instrs):
+        for v in ins.operands + ins.reads + ins.writes + [a for _, a in ins.attrs if hasattr(a, "decl")]:
+            if v.decl.space != space:
+                continue
+            key = (v.decl.name, getattr(v, "version", 0))
+            span = live.get(key)
+            if span is None:
+                live[key] = [i, i]
+            else:
+                span[1] = i
+    return live
+
+
+def _interference(instrs, space):
+    """{buffer: set of buffers some value of which is live together with one of its own}."""
+    values = sorted((span[0], span[1], name) for (name, _), span in _values(instrs, space).items())
+    conflicts, active = {}, []  # active: heap of (last, name) of values started and not yet ended
+    for first, last, name in values:
+        while active and active[0][0] < first:
+            heapq.heappop(active)
+        mine = conflicts.setdefault(name, set())
+        for _, other in active:
+            if other != name:
+                mine.add(other)
+                conflicts.setdefault(other, set()).add(name)
+        heapq.heappush(active, (last, name))
+    return conflicts
+
+
+def _rotations_apart(program, conflicts):
+    """The N buffers one allocation site rotates over (buffer_rule, num_buffers=) stay N memories:
+    they exist so that consecutive iterations overlap, which sharing bytes would undo."""
+    for site in program.sites():
+        names = [d.name for d in site["decls"]]
+        for name in names:
+            conflicts.setdefault(name, set()).update(n for n in names if n != name)
+
+
+def _first_fit(decls, sizes, conflicts, unit):
+    """{buffer: offset}: each buffer, in the order of first use, at the lowest offset (a multiple of
+    `unit`) clear of every already placed buffer it interferes with."""
+    offsets = {}
+    for d in decls:
+        taken = sorted((offsets[o], offsets[o] + sizes[o]) for o in conflicts.get(d.name, ()) if o in offsets)
+        at = 0
+        for lo, hi in taken:
+            if at + sizes[d.name] <= lo:
+                break
+            at = max(at, -(-hi // unit) * unit)
+        offsets[d.name] = at
+    return offsets
+
+
+def _extent(decls, offsets, sizes):
+    return max((offsets[d.name] + sizes[d.name] for d in decls), default=0)
+
+
+def _name_shared_memories(program, decls, offsets, sizes):
+    """decl.memory: one name for each run of buffers whose bytes overlap (dependencies.py orders
+    every access to such a run as to one tensor); buffers alone in their bytes keep none."""
+    run, reach = [], -1
+    for d in sorted(decls, key=lambda d: offsets[d.name]):
+        if run and offsets[d.name] >= reach:
+            _name_run(program, run)
+            run = []
+        run.append(d)
+        reach = max(reach, offsets[d.name] + sizes[d.name]) if len(run) > 1 else offsets[d.name] + sizes[d.name]
+    _name_run(program, run)
+
+
+def _name_run(program, run):
+    if len(run) > 1:
+        name = program.unique_name("shared_%s" % run[0].space)
+        for d in run:
+            d.memory = name

@@ -98,6 +98,16 @@ def test_docs_time_per_source_line_query_groups_by_the_scripts_lines(run):
     assert packets and all(p["nsim_aten_op"] in ("aten::mul", "aten::add") for p in packets)
 
 
+def test_waits_add_up_by_cause(run):
+    """Each instruction's wait causes add up exactly (ps) to the gap between when it could issue and its start."""
+    _, out = run
+    rows = pq.read_table(out / "Instruction.parquet").to_pylist()
+    for r in rows:
+        causes = r["nsim_semaphore_wait_ps"] + r["nsim_engine_busy_wait_ps"] + r["nsim_dependency_wait_ps"]
+        assert r["nsim_wait_ps"] == causes == r["nsim_start_ps"] - r["nsim_ready_ps"], r
+    assert any(r["nsim_semaphore_wait_ps"] > 0 for r in rows)
+
+
 def test_report_source_view_shows_the_script(run):
     _, out = run
     html = open(out / "report.html").read()

@@ -11,7 +11,7 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 import nsim.nki as nki
-import nsim.nki.language as nl
+from test_profile_tables import scale_exp  # a kernel with a helper function
 
 F = descriptor_pb2.FieldDescriptorProto
 # message -> [(field, number, type, label, message type)]; Perfetto's protos/perfetto/trace/.
@@ -64,24 +64,11 @@ def _trace_class():
     return message_factory.GetMessageClass(pool.FindMessageTypeByName("perfetto.protos.Trace"))
 
 
-def _rows(x, out, i):
-    t = nl.load(x[i * 128:(i + 1) * 128, :])
-    nl.store(out[i * 128:(i + 1) * 128, :], value=nl.exp(t))
-
-
-@nki.jit
-def exp_rows(x):
-    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
-    for i in nl.affine_range(x.shape[0] // 128):
-        _rows(x, out, i)
-    return out
-
-
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("perfetto"))
     x = np.random.default_rng(0).standard_normal((256, 128)).astype(np.float32)
-    nki.benchmark(exp_rows, x, config="trn2", out_dir=out)
+    nki.benchmark(scale_exp, x, config="trn2", out_dir=out)
     proto = _trace_class()()
     proto.ParseFromString(open(os.path.join(out, "trace.perfetto-trace"), "rb").read())
     return json.load(open(os.path.join(out, "trace.json")))["traceEvents"], proto.packet
@@ -139,7 +126,7 @@ def test_the_same_flows_and_args(traces):
     assert sorted(i for b in begins for i in b.terminating_flow_ids) == ends
     assert any(e.get("name") == "semaphore" for e in events if e["ph"] == "s")
     stacks = [a.string_value for b in begins for a in b.debug_annotations if a.name == "source_stack"]
-    assert stacks and all("_rows" in s for s in stacks)
+    assert stacks and all("_scale_rows" in s for s in stacks)
 
 
 def test_the_same_counters(traces):

@@ -75,7 +75,7 @@ def user_stack():
     'FILE:LINE FUNCTION < FILE:LINE FUNCTION ...': the frames from the
     innermost one outside the libraries up to the next library frame."""
     frames = []
-    f = sys._getframe(1)
+    f = sys._getframe(0).f_back  # None on a thread with no Python caller (autograd's backward threads)
     while f is not None:
         if not _is_library(f.f_code):
             frames.append("%s:%d %s" % (f.f_code.co_filename, f.f_lineno, f.f_code.co_name))

@@ -119,3 +119,20 @@ def test_user_stack_stops_at_library_frames():
     frames = user_stack().split(" < ")
     assert frames[0].endswith("test_user_stack_stops_at_library_frames")
     assert len(frames) == 1
+
+
+def test_backward_ops_name_their_op_without_a_frame(tmp_path):
+    """Autograd runs backward ops on its own thread, where no Python frame called them: their
+    instructions name the op and no source (not an error); the forward's name the user's line."""
+    w = torch.ones(64, 32).to("neuron").requires_grad_()
+    x = torch.ones(16, 64).to("neuron")
+    cfg = NeuronConfig(capture_enabled_for_nc="0", profile_output_dir=str(tmp_path))
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1], experimental_config=cfg,
+                 on_trace_ready=NeuronProfiler(cfg).export_trace):
+        torch.tanh(x @ w).sum().backward()
+        torch.neuron.synchronize()
+    rows = [r for r in csv.DictReader(open(tmp_path / "instructions.csv")) if r["opcode"] != "dma_transfer"]
+    assert all(r["aten_op"] for r in rows)
+    here = {r["source"] for r in rows if r["source"]}
+    assert here and all(s.startswith("test_source_attribution.py:") for s in here)
+    assert any(not r["source"] for r in rows)  # the backward's

@@ -125,8 +125,16 @@ class NeuronProfiler:
         prof.export_chrome_trace(path)
         self.traces.append(path)
         if os.path.exists(os.path.join(self.config.profile_output_dir, "instructions.csv")):
-            from nsim import profile_tables  # pyarrow: needed only here
-            profile_tables.write(self.config.profile_output_dir)
+            _profile_tables().write(self.config.profile_output_dir)
+
+
+def _profile_tables():
+    try:
+        from nsim import profile_tables  # needs pyarrow; imported only when a profile has instructions
+    except ImportError as e:
+        raise ImportError("NeuronProfiler writes Neuron Explorer's Parquet tables with the nsim package's "
+                          "profile_tables (bash tools/setup.sh installs nsim and pyarrow): %s" % e) from e
+    return profile_tables
 
 
 reset_neuron_config()

@@ -281,6 +281,39 @@ TEST_F(ChromeTraceTest, InstructionsAndCountersInDeviceMode) {
   EXPECT_EQ(Ns(p.instants.back()["ts"]), rec.export_time / kPicosPerNano);
 }
 
+// A frontend's source provider (torch_nsim's names Python frames) tags each
+// op; every instruction of the execution an op launched names that op and,
+// its kernel naming no source of its own, the op's source.
+std::string FakeUserStack() { return "/home/me/model.py:7 scale < /home/me/model.py:12 main"; }
+
+TEST_F(ChromeTraceTest, InstructionsNameTheirOpAndItsSource) {
+  SetSourceProvider(&FakeUserStack);
+  const Recording rec = RecordStudy();
+  SetSourceProvider(nullptr);
+  const Parsed p = Parse(ChromeTraceJson(rec));
+  std::map<int64_t, std::string> op_of;
+  for (const Slice& s : p.slices)
+    if (s.cat == "cpu_op") op_of[s.args["External id"].get<int64_t>()] = s.name;
+  std::set<std::string> ops;
+  int instructions = 0;
+  for (const RecordedExecution& e : rec.executions) {
+    for (const InstructionSlice& s : e.exec.instructions) {
+      EXPECT_EQ(s.aten_op, op_of.at(static_cast<int64_t>(e.exec.op_correlation_id)));
+      EXPECT_EQ(s.source, FakeUserStack());
+      ops.insert(s.aten_op);
+      ++instructions;
+    }
+  }
+  EXPECT_EQ(instructions, 6 * 7);
+  EXPECT_EQ(ops, (std::set<std::string>{"aten::mul", "aten::mean", "aten::add", "aten::rsqrt"}));
+  for (const Slice& s : p.slices) {
+    if (s.cat != "neuron_instruction") continue;
+    EXPECT_EQ(s.args["source"], "model.py:7");
+    EXPECT_EQ(s.args["source_stack"], FakeUserStack());
+    EXPECT_TRUE(ops.count(s.args["aten_op"].get<std::string>()));
+  }
+}
+
 TEST_F(ChromeTraceTest, ModesSelectLanes) {
   NeuronConfig runtime_only;
   runtime_only.modes = {ProfileMode::kRuntime};

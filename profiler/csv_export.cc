@@ -28,7 +28,7 @@ std::string Value(const std::vector<std::pair<std::string, std::string>>& detail
   return "";
 }
 
-const char* const kDetailColumns[] = {"hw_opcode", "index", "source", "source_stack", "wait_ns", "semaphore_wait_ns",
+const char* const kDetailColumns[] = {"hw_opcode", "index", "source", "source_stack", "aten_op", "wait_ns", "semaphore_wait_ns",
                                       "engine_busy_wait_ns", "dependency_wait_ns", "table_load_ns",
                                       "signalled_by"};
 
@@ -37,7 +37,7 @@ const char* const kDetailColumns[] = {"hw_opcode", "index", "source", "source_st
 std::string InstructionsCsv(const Recording& rec) {
   std::string out = Row({"kernel_name", "kernel_hash", "nc", "lane", "opcode", "start_ns", "end_ns", "duration_ns",
                          "model_flops", "bytes", "dma_engine", "line", "operands", "hw_opcode", "index", "source",
-                         "source_stack", "wait_ns", "semaphore_wait_ns", "engine_busy_wait_ns", "dependency_wait_ns",
+                         "source_stack", "aten_op", "wait_ns", "semaphore_wait_ns", "engine_busy_wait_ns", "dependency_wait_ns",
                          "table_load_ns", "signalled_by", "dma_copy", "hbm_read_bytes", "hbm_write_bytes",
                          "queue_wait_ns", "dma_engine_wait_ns", "execution"});
   int execution = -1;  // captured executions, numbered: LANE#INDEX names an instruction within one
@@ -61,9 +61,10 @@ std::string InstructionsCsv(const Recording& rec) {
       const std::string copy = InstructionName(d.trigger_lane, d.trigger_index);
       auto it = by_name.find(copy);
       const std::string stack = it == by_name.end() ? "" : it->second->source;
+      const std::string op = it == by_name.end() ? "" : it->second->aten_op;
       out += Row({x.kernel_name, hash, nc, d.queue, "dma_transfer", NsText(x.start + d.start), NsText(x.start + d.end),
                   NsText(d.end - d.start), "0", std::to_string(d.bytes), std::to_string(d.dma_engine), "", "", "", "",
-                  SourceLine(stack), stack, NsText(d.start - d.submitted), "", "", "", "", "", copy,
+                  SourceLine(stack), stack, op, NsText(d.start - d.submitted), "", "", "", "", "", copy,
                   std::to_string(d.hbm_read_bytes), std::to_string(d.hbm_write_bytes), NsText(d.ready - d.submitted),
                   NsText(d.start - d.ready), ordinal});
     }

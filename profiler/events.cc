@@ -24,11 +24,20 @@ std::vector<OpenOp>& OpenOps() {
   return open;
 }
 
+std::atomic<SourceProvider> g_source_provider{nullptr};
+
 }  // namespace
+
+void SetSourceProvider(SourceProvider provider) { g_source_provider.store(provider); }
 
 uint64_t BeginOp(OpInfo info, Picos start) {
   Collector* c = Collector::Active();
   if (c == nullptr) return 0;
+  const SourceProvider provider = g_source_provider.load();
+  if (provider != nullptr && info.source.empty() && info.kind != OpKind::kUserAnnotation &&
+      c->options().record_ops) {
+    info.source = provider();
+  }
   const uint64_t id = NextCorrelationId();
   const int64_t slot = c->AddOp(std::move(info), id, start);
   OpenOps().push_back({id, c->serial(), slot});

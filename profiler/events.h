@@ -37,7 +37,18 @@ struct OpInfo {
   std::string input_dtypes;  // FormatDtypes(): "[c10::BFloat16, Scalar]"; likewise
   OpKind kind = OpKind::kAtenOp;
   int64_t thread_id = 0;     // simulated host thread ("framework/TID:<id>")
+  // The user's code that called it, innermost frame first ("FILE:LINE FUNCTION < ..."):
+  // BeginOp asks the source provider when the caller left it empty.
+  std::string source;
 };
+
+// Returns the user's call stack on the calling thread in the format of
+// OpInfo::source, "" when there is none. A frontend whose users write code
+// the C++ side cannot see (torch_nsim: Python) registers one; BeginOp calls
+// it, outside any lock, for every op other than a user annotation while a
+// profile records ops.
+using SourceProvider = std::string (*)();
+void SetSourceProvider(SourceProvider provider);
 
 // Opens an op on the calling thread and returns its correlation id, or 0 when
 // nothing records. Ops must nest on a thread (close inner ones first); the
@@ -101,8 +112,13 @@ struct InstructionSlice {
   int64_t flops = 0;   // useful (model) FLOPs of this instruction
   int index = -1;      // its position in its engine's stream
   // The user's source location, innermost frame first: "FILE:LINE FUNCTION < FILE:LINE FUNCTION ..."
-  // (NKI kernels), "" when the kernel names none.
+  // (NKI kernels), "" when the kernel names none. At Seal, an instruction
+  // without one takes the source of the op that launched its execution.
   std::string source;
+  // The ATen op or compiled region that launched its execution (the op of
+  // DeviceExecution::op_correlation_id), filled at Seal; "" for a kernel run
+  // directly (nsim run, NKI).
+  std::string aten_op;
   WaitCauses waits;
 };
 

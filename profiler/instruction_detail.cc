@@ -26,6 +26,7 @@ std::vector<std::pair<std::string, std::string>> InstructionDetail(const Instruc
     out.emplace_back("source", SourceLine(s.source));
     out.emplace_back("source_stack", s.source);
   }
+  if (!s.aten_op.empty()) out.emplace_back("aten_op", s.aten_op);
   const WaitCauses& w = s.waits;
   out.emplace_back("wait_ns", NsText(w.total()));
   out.emplace_back("semaphore_wait_ns", NsText(w.semaphore));

@@ -16,7 +16,7 @@ namespace prof {
 // name (Neuron Explorer's nki_source_location), "" for no stack.
 std::string SourceLine(const std::string& stack);
 
-// The slice's args followed by index, source, source_stack, the wait causes
+// The slice's args followed by index, source, source_stack, aten_op, the wait causes
 // in ns (semaphore_wait_ns, engine_busy_wait_ns, dependency_wait_ns,
 // table_load_ns, wait_ns = their sum without table_load_ns) and signalled_by
 // ("LANE#INDEX"), as key/value text.

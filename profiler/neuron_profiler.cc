@@ -10,6 +10,7 @@
 #include "profiler/csv_export.h"
 #include "profiler/event_list.h"
 #include "profiler/function_events.h"
+#include "profiler/perfetto_trace.h"
 #include "profiler/run_report_html.h"
 #include "profiler/device_summary.h"
 #include "profiler/profile.h"
@@ -57,7 +58,9 @@ ExportedFiles WriteProfileOutput(const Recording& rec, const std::string& dir, c
   fs::create_directories(dir);
   TraceOptions trace_options;
   trace_options.trace_name = (fs::path(dir) / "trace.json").string();
-  files.trace = WriteFile(trace_options.trace_name, ChromeTraceJson(rec, trace_options));
+  const std::string trace = ChromeTraceJson(rec, trace_options);
+  files.trace = WriteFile(trace_options.trace_name, trace);
+  files.perfetto_trace = WriteFile(fs::path(dir) / "trace.perfetto-trace", PerfettoTraceFromChromeJson(trace));
   if (!rec.ops.empty()) {
     const EventList avg = EventList(BuildFunctionEvents(rec), rec.settings.use_device).key_averages();
     files.op_table_csv = WriteFile(fs::path(dir) / "op_table.csv", OpTableCsv(avg));

@@ -31,6 +31,7 @@ class Profile;
 struct ExportedFiles {
   std::string dir;
   std::string trace;
+  std::string perfetto_trace;  // trace.perfetto-trace: the same trace as Perfetto protobuf
   std::vector<std::string> neff;  // paths, in capture order
   std::vector<std::string> ntff;
   std::string summary_json;  // empty without DEVICE mode

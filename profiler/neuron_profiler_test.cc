@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profiler/perfetto_trace.h"
 #include "profiler/profile.h"
 #include "profiler/synthetic.h"
 #include "sim/base/sim_clock.h"
@@ -71,6 +72,7 @@ TEST_F(NeuronProfilerTest, WritesTraceKernelPairsAndSummary) {
   ASSERT_EQ(exporter.exports().size(), 1u);
   EXPECT_TRUE(fs::exists(dir_ / "trace.json"));
   EXPECT_NO_THROW(json::parse(Slurp(dir_ / "trace.json")));
+  EXPECT_EQ(Slurp(dir_ / "trace.perfetto-trace"), PerfettoTraceFromChromeJson(Slurp(dir_ / "trace.json")));
   EXPECT_TRUE(fs::exists(dir_ / "summary.json"));
   EXPECT_TRUE(fs::exists(dir_ / "summary.txt"));
 

@@ -1,11 +1,32 @@
 #include "profiler/recording.h"
 
+#include <unordered_map>
 #include <utility>
 
 #include "profiler/time_format.h"
 
 namespace nsim {
 namespace prof {
+namespace {
+
+// Each captured instruction names the op that launched its execution and,
+// when its kernel names no source of its own (a torch or C++ op's kernel),
+// takes that op's: the user's line that called the op.
+void AttributeToOps(Recording& rec) {
+  std::unordered_map<uint64_t, const RecordedOp*> op_of;
+  for (const RecordedOp& op : rec.ops) op_of[op.correlation_id] = &op;
+  for (RecordedExecution& e : rec.executions) {
+    auto it = op_of.find(e.exec.op_correlation_id);
+    if (it == op_of.end()) continue;
+    const OpInfo& op = it->second->info;
+    for (InstructionSlice& s : e.exec.instructions) {
+      s.aten_op = op.name;
+      if (s.source.empty()) s.source = op.source;
+    }
+  }
+}
+
+}  // namespace
 
 Recording Seal(RawEvents raw, const RecordingSettings& settings, Picos start_time,
                Picos export_time) {
@@ -30,6 +51,7 @@ Recording Seal(RawEvents raw, const RecordingSettings& settings, Picos start_tim
       rec.dropped_device_time += e.exec.end - e.exec.start;
     }
   }
+  AttributeToOps(rec);
   return rec;
 }
 

@@ -47,6 +47,7 @@ struct LineStats {
   Picos self = 0, inclusive = 0, semaphore = 0, engine_busy = 0, dependency = 0, table_load = 0;
   int64_t instructions = 0;
   std::set<std::string> engines;
+  std::set<std::string> ops;  // the ATen ops whose kernels ran them (PyTorch, C++ API)
 };
 
 using LineKey = std::pair<std::string, int>;  // (path, line)
@@ -73,6 +74,7 @@ Index BuildIndex(const Recording& rec) {
       own.self += s.end - s.start;
       own.instructions++;
       own.engines.insert(s.lane);
+      if (!s.aten_op.empty()) own.ops.insert(s.aten_op);
       own.semaphore += s.waits.semaphore;
       own.engine_busy += s.waits.engine_busy;
       own.dependency += s.waits.dependency;
@@ -209,8 +211,9 @@ std::vector<std::string> ReadLines(const std::string& path) {
 
 std::string Ns(Picos ps) { return ps > 0 ? FormatFixed(PicosToNanos(ps), 1) : ""; }
 
-// One file's lines around those that made instructions.
-std::string FileTable(const std::string& path, const std::map<LineKey, LineStats>& lines) {
+// One file's lines around those that made instructions; with `with_ops`, the
+// ATen ops each line called.
+std::string FileTable(const std::string& path, const std::map<LineKey, LineStats>& lines, bool with_ops) {
   const std::vector<std::string> text = ReadLines(path);
   int lo = 1 << 30, hi = 0;
   for (const auto& [key, _] : lines)
@@ -222,18 +225,26 @@ std::string FileTable(const std::string& path, const std::map<LineKey, LineStats
   for (int n = lo; n <= hi && n - lo < kMaxLines; ++n) {
     auto it = lines.find({path, n});
     const std::string src = n <= static_cast<int>(text.size()) ? text[n - 1] : "";
-    if (it == lines.end()) {
-      rows.push_back({std::to_string(n), "", "", "", "", "", "", "", src});
-      continue;
+    std::vector<std::string> row(with_ops ? 10 : 9);
+    row.front() = std::to_string(n);
+    row.back() = src;
+    if (it != lines.end()) {
+      const LineStats& l = it->second;
+      const std::vector<std::string> stats = {Ns(l.self),        Ns(l.inclusive),  Join(l.engines, " "),
+                                              Ns(l.semaphore),   Ns(l.engine_busy), Ns(l.dependency),
+                                              Ns(l.table_load),  Join(l.ops, " ")};
+      std::copy(stats.begin(), stats.begin() + (row.size() - 2), row.begin() + 1);
     }
-    const LineStats& l = it->second;
-    rows.push_back({std::to_string(n), Ns(l.self), Ns(l.inclusive), Join(l.engines, " "), Ns(l.semaphore),
-                    Ns(l.engine_busy), Ns(l.dependency), Ns(l.table_load), src});
+    rows.push_back(std::move(row));
   }
+  std::vector<std::string> header = {"line", "device ns", "with callees ns", "engines", "semaphore wait ns",
+                                     "engine busy wait ns", "dependency wait ns", "table load ns"};
+  std::vector<bool> numeric = {true, true, true, false, true, true, true, true};
+  if (with_ops) header.push_back("ATen ops"), numeric.push_back(false);
+  header.push_back("source");
+  numeric.push_back(false);
   return "<h3>" + HtmlEscape(path) + (text.empty() ? " (not readable here: times only)" : "") + "</h3>\n" +
-         HtmlTable({"line", "device ns", "with callees ns", "engines", "semaphore wait ns", "engine busy wait ns",
-                    "dependency wait ns", "table load ns", "source"},
-                   rows, {true, true, true, false, true, true, true, true, false});
+         HtmlTable(header, rows, numeric);
 }
 
 }  // namespace
@@ -259,11 +270,13 @@ HtmlSection SourceSection(const Recording& rec, const ProfileDeviceSummary& s) {
             "<code># src:</code> comments).</p>\n";
     return {"source", "Source", html, nullptr};
   }
-  html += "<p class=\"note\">Per line of the kernel's source: the device time of the instructions it made "
-          "(its own, and with the helpers it calls), their engines, and how long they waited, by cause.</p>\n";
+  html += "<p class=\"note\">Per line of the user's source (an NKI kernel's, or the PyTorch program's that "
+          "called the ops): the device time of the instructions it made (its own, and with the helpers it "
+          "calls), their engines, and how long they waited, by cause.</p>\n";
   std::set<std::string> files;
-  for (const auto& [key, _] : ix.lines) files.insert(key.first);
-  for (const std::string& f : files) html += FileTable(f, ix.lines);
+  bool with_ops = false;
+  for (const auto& [key, line] : ix.lines) files.insert(key.first), with_ops |= !line.ops.empty();
+  for (const std::string& f : files) html += FileTable(f, ix.lines, with_ops);
   return {"source", "Source", html, nullptr};
 }
 

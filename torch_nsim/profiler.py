@@ -28,16 +28,64 @@ simulator's own profiler, which records the same window with device capture
 config) and writes ``trace.json`` (framework, runtime, hardware and engine
 lanes), NEFF/NTFF pairs and the device summary into profile_output_dir.
 NeuronProfiler(cfg).export_trace additionally writes torch's own Kineto
-trace there as ``kineto_trace.json``. Without a NeuronConfig, device capture
-is on for every core and nothing is written.
+trace there as ``kineto_trace.json`` and Neuron Explorer's Parquet tables
+(nsim.profile_tables). Without a NeuronConfig, device capture is on for every
+core and nothing is written.
+
+Every op the simulator's profiler records carries the user's Python frames
+that called it (user_stack below): each instruction of the kernel the op ran
+names that op (``aten_op``) and those frames (``source``, ``source_stack``)
+in trace.json, instructions.csv, the tables and report.html's source view
+(docs/profile-tables.md).
 """
 import enum
 import os
+import sys
+import sysconfig
 
 import torch
 from torch._C._profiler import _ExperimentalConfig
 
 from torch_nsim import _C
+
+
+# Frames in these are library code, not the user's: torch and the other
+# installed packages, the standard library, and this package's own modules
+# (not its tests).
+_LIBRARY_PREFIXES = tuple(sorted({os.path.realpath(p) + os.sep for p in (
+    os.path.dirname(torch.__file__), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
+    sysconfig.get_paths()["platlib"])}))
+_PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
+_IS_LIBRARY = {}  # code object -> whether it is library code
+
+
+def _is_library(code):
+    library = _IS_LIBRARY.get(code)
+    if library is None:
+        # "<frozen runpy>", "<eval_with_key>.3" (torch.fx), "<string>": generated, never a user's file.
+        path = code.co_filename
+        real = os.path.realpath(path)
+        library = path.startswith("<") or real.startswith(_LIBRARY_PREFIXES) or os.path.dirname(real) == _PACKAGE_DIR
+        _IS_LIBRARY[code] = library
+    return library
+
+
+def user_stack():
+    """The user's code calling into torch here, innermost frame first, as
+    'FILE:LINE FUNCTION < FILE:LINE FUNCTION ...': the frames from the
+    innermost one outside the libraries up to the next library frame."""
+    frames = []
+    f = sys._getframe(0).f_back  # None on a thread with no Python caller (autograd's backward threads)
+    while f is not None:
+        if not _is_library(f.f_code):
+            frames.append("%s:%d %s" % (f.f_code.co_filename, f.f_lineno, f.f_code.co_name))
+        elif frames:
+            break
+        f = f.f_back
+    return " < ".join(frames)
+
+
+_C.set_user_stack_function(user_stack)
 
 
 class ProfileMode(enum.Enum):
@@ -64,7 +112,8 @@ def reset_neuron_config():
 
 class NeuronProfiler:
     """on_trace_ready handler: torch's Kineto trace as kineto_trace.json next
-    to the simulator's trace.json in cfg.profile_output_dir."""
+    to the simulator's trace.json in cfg.profile_output_dir, and, when DEVICE
+    mode captured instructions there, Neuron Explorer's Parquet tables."""
 
     def __init__(self, config):
         self.config = config
@@ -75,6 +124,17 @@ class NeuronProfiler:
         path = os.path.join(self.config.profile_output_dir, "kineto_trace.json")
         prof.export_chrome_trace(path)
         self.traces.append(path)
+        if os.path.exists(os.path.join(self.config.profile_output_dir, "instructions.csv")):
+            _profile_tables().write(self.config.profile_output_dir)
+
+
+def _profile_tables():
+    try:
+        from nsim import profile_tables  # needs pyarrow; imported only when a profile has instructions
+    except ImportError as e:
+        raise ImportError("NeuronProfiler writes Neuron Explorer's Parquet tables with the nsim package's "
+                          "profile_tables (bash tools/setup.sh installs nsim and pyarrow): %s" % e) from e
+    return profile_tables
 
 
 reset_neuron_config()

@@ -20,7 +20,7 @@ def inputs(rng):
 def test_profile_files(rng, tmp_path):
     r = nki.benchmark(vector_add.vector_add_tiled, *inputs(rng), config="trn1", out_dir=str(tmp_path))
     names = sorted(os.listdir(tmp_path))
-    assert names == sorted(["trace.json", r.kernel_hash + ".neff", r.kernel_hash + ".ntff", "summary.json",
+    assert names == sorted(["trace.json", "trace.perfetto-trace", r.kernel_hash + ".neff", r.kernel_hash + ".ntff", "summary.json",
                             "summary.txt", "report.html", "instructions.csv"] +
                            [t + ".parquet" for t in ("Instruction", "DmaPacket", "DmaPacketAggregated", "ActiveTime",
                                                      "Summary", "TensorInfo", "Metadata", "SchemaFields")])

@@ -14,6 +14,7 @@
 namespace torch_nsim {
 
 void RegisterCompileBindings(py::module& m);  // compile_bindings.cc
+void RegisterSourceBindings(py::module& m);   // source_frames.cc
 
 namespace {
 
@@ -86,5 +87,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("mark_executions", &MarkExecutions, py::arg("device") = -1);
   RegisterProfilerBindings(m);
   RegisterCompileBindings(m);
+  RegisterSourceBindings(m);
   RegisterDirectKernels();
 }

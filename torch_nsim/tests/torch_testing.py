@@ -7,6 +7,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+# The checkout's nsim too: NeuronProfiler writes its Parquet tables with nsim.profile_tables.
+if os.path.join(ROOT, "python") not in sys.path:
+    sys.path.insert(1, os.path.join(ROOT, "python"))
 sys.path.append(os.path.join(ROOT, "tools"))
 
 import python_packages  # noqa: E402

@@ -4,6 +4,8 @@ the Neuron compiler with a documented or measured cause (see each module's docst
     buffer_rule  how many physical buffers each loop-local tile rotates over (at trace time)
     licm         loop-invariant code motion: work a later iteration repeats unchanged is done once
     dma_queues   which engine triggers each DMA and on which of its queues
+    reroll       the .nk text keeps nl.affine_range / sequential_range loops as loops (reroll.py);
+                 an encoding of the same instructions, not a compiler mechanism: off changes no result
 
 `nki.jit(passes={"licm": False, ...})` turns passes off one by one for what-ifs;
 `@nki.compiler.skip_middle_end_transformations` turns the middle end (licm) off, as on hardware;
@@ -17,7 +19,7 @@ import sys
 
 from ..errors import KernelError
 
-PASSES = ("buffer_rule", "licm", "dma_queues")      # in the order they run
+PASSES = ("buffer_rule", "licm", "dma_queues", "reroll")  # in the order they run
 MIDDLE_END = ("licm",)                              # off under skip_middle_end_transformations
 ALLOCATION = ("buffer_rule",)                       # off under disable_allocation_opt
 

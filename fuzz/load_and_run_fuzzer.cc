@@ -39,7 +39,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static nsim::Device* device = new nsim::Device(nsim::LoadHardwareConfig("trn2"));
   nsim::Kernel k;
   try {
-    k = nsim::ParseKernel(std::string(reinterpret_cast<const char*>(data), size), "fuzz.nk");
+    // Loops past kMaxInstructions would be skipped anyway: stop unrolling them there.
+    k = nsim::ParseKernel(std::string(reinterpret_cast<const char*>(data), size), "fuzz.nk", nsim::ProgramIndex{},
+                          4 * kMaxInstructions);
   } catch (const nsim::SimError&) {
     return 0;
   }

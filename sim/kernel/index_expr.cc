@@ -10,8 +10,8 @@ bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 // Recursive descent over one expression; the first error stops it.
 class Evaluator {
  public:
-  Evaluator(const std::string& text, size_t pos, const ProgramIndex& program)
-      : text_(text), pos_(pos), program_(program) {}
+  Evaluator(const std::string& text, size_t pos, const ProgramIndex& program, const LoopVars& loops)
+      : text_(text), pos_(pos), program_(program), loops_(loops) {}
 
   std::optional<int64_t> Run(size_t* end, std::string* error) {
     const int64_t v = Sum();
@@ -71,8 +71,10 @@ class Evaluator {
     pos_ = e;
     if (word == "program_id") return program_.id;
     if (word == "num_programs") return program_.count;
+    if (const LoopVar* var = FindLoopVar(loops_, word)) return var->value;
     if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || word.size() > 18) {
-      return Error("expected an integer, program_id or num_programs, found '" + word + "'");
+      return Error(std::string("expected an integer, program_id") + (loops_.empty() ? " or " : ", ") +
+                   "num_programs" + (loops_.empty() ? "" : " or a loop variable") + ", found '" + word + "'");
     }
     return std::stoll(word);
   }
@@ -88,12 +90,25 @@ class Evaluator {
   const std::string& text_;
   size_t pos_;
   const ProgramIndex& program_;
+  const LoopVars& loops_;
   std::string error_;
 };
 
 }  // namespace
 
-bool IndexExprFollows(const std::string& text, size_t pos) {
+const LoopVar* FindLoopVar(const LoopVars& loops, const std::string& name) {
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    if (it->name == name) return &*it;
+  }
+  return nullptr;
+}
+
+bool IndexExprFollows(const std::string& text, size_t pos, const LoopVars& loops) {
+  if (!loops.empty()) {
+    size_t e = pos;
+    while (e < text.size() && IsWordChar(text[e])) ++e;
+    if (FindLoopVar(loops, text.substr(pos, e - pos))) return true;
+  }
   int depth = 0;
   for (size_t p = pos; p < text.size(); ++p) {
     const char c = text[p];
@@ -108,8 +123,8 @@ bool IndexExprFollows(const std::string& text, size_t pos) {
 }
 
 std::optional<int64_t> EvalIndexExpr(const std::string& text, size_t* pos, const ProgramIndex& program,
-                                     std::string* error) {
-  return Evaluator(text, *pos, program).Run(pos, error);
+                                     std::string* error, const LoopVars& loops) {
+  return Evaluator(text, *pos, program, loops).Run(pos, error);
 }
 
 }  // namespace nsim

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nsim {
 
@@ -15,15 +16,26 @@ struct ProgramIndex {
   int64_t count = 1;  // num_programs
 };
 
-// True if the index text starting at `pos` (up to the next ',', ':' or ']'
-// outside parentheses) is an expression rather than a plain integer.
-bool IndexExprFollows(const std::string& text, size_t pos);
+// The induction variables of the loops enclosing a kernel line
+// (docs/kernel-format.md "Loops"), outermost first, at their current values.
+struct LoopVar {
+  std::string name;
+  int64_t value = 0;
+};
+using LoopVars = std::vector<LoopVar>;
+const LoopVar* FindLoopVar(const LoopVars& loops, const std::string& name);  // nullptr if unbound
 
-// Evaluates an integer expression at `pos` over integers, program_id and
-// num_programs with + - * / % and parentheses (usual precedence, / and %
-// truncate), advancing `pos` past it. On a malformed expression, a division
-// by zero or an overflow returns nullopt and sets `error`.
+// True if the index text starting at `pos` (up to the next ',', ':' or ']'
+// outside parentheses) is an expression rather than a plain integer: it has
+// an operator, program_id / num_programs, or starts with a loop variable.
+bool IndexExprFollows(const std::string& text, size_t pos, const LoopVars& loops = {});
+
+// Evaluates an integer expression at `pos` over integers, program_id,
+// num_programs and the loop variables `loops` with + - * / % and parentheses
+// (usual precedence, / and % truncate), advancing `pos` past it. On a
+// malformed expression, a division by zero or an overflow returns nullopt and
+// sets `error`.
 std::optional<int64_t> EvalIndexExpr(const std::string& text, size_t* pos, const ProgramIndex& program,
-                                     std::string* error);
+                                     std::string* error, const LoopVars& loops = {});
 
 }  // namespace nsim

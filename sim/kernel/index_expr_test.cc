@@ -31,6 +31,21 @@ TEST(IndexExpr, ErrorsNameTheProblem) {
   EXPECT_THROW(Eval("9223372036854775807 * 2"), SimError);
 }
 
+TEST(IndexExpr, LoopVariablesInnermostFirst) {
+  const LoopVars loops = {{"i", 3}, {"j", 5}, {"i2", 7}};
+  size_t pos = 0;
+  std::string error;
+  EXPECT_EQ(EvalIndexExpr("2 * i + j % 2 - i2", &pos, ProgramIndex{}, &error, loops), 0);
+  const LoopVars shadowed = {{"i", 3}, {"i", 4}};
+  pos = 0;
+  EXPECT_EQ(EvalIndexExpr("i", &pos, ProgramIndex{}, &error, shadowed), 4);
+  EXPECT_TRUE(IndexExprFollows("i:8]", 0, loops));
+  EXPECT_FALSE(IndexExprFollows("k:8]", 0, loops));  // not bound: read (and refused) as an integer
+  pos = 0;
+  EXPECT_FALSE(EvalIndexExpr("k + 1", &pos, ProgramIndex{}, &error, loops));
+  EXPECT_EQ(error, "expected an integer, program_id, num_programs or a loop variable, found 'k'");
+}
+
 TEST(IndexExpr, OnlyExpressionsAreEvaluated) {
   EXPECT_FALSE(IndexExprFollows("4:8]", 0));
   EXPECT_FALSE(IndexExprFollows("-1, 2]", 0));

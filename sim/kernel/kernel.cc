@@ -149,4 +149,20 @@ const std::string& Kernel::SourceAt(int line) const {
   return it == sources.end() ? kNone : it->second;
 }
 
+std::string KernelLoops::Label(uint32_t iteration) const {
+  const Iteration& it = iterations[iteration];
+  std::string label;
+  const std::vector<std::string>& names = nests[it.nest];
+  for (size_t k = 0; k < names.size(); ++k) {
+    label += (k ? "," : "") + names[k] + "=" + std::to_string(values[it.first + k]);
+  }
+  return label;
+}
+
+std::string Kernel::LoopIndicesAt(int engine, size_t i) const {
+  if (!loops_) return "";
+  const std::vector<uint32_t>& of = loops_->iteration_of[static_cast<size_t>(engine)];
+  return i < of.size() ? loops_->Label(of[i]) : "";
+}
+
 }  // namespace nsim

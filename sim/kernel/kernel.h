@@ -58,6 +58,33 @@ struct TensorDecl {
   int64_t NumElements() const;
 };
 
+// The loops of a kernel text (docs/kernel-format.md "Loops"). The parser
+// unrolls them into the streams and keeps them here, so the printer writes the
+// loop form back and records can name each instruction's iteration.
+struct KernelLoops {
+  // One line of an engine's loop-form stream, as the text wrote it (runs of
+  // spaces collapsed): "loop i in 0:8 {", "}", or an instruction without its
+  // "ENGINE:" prefix, e.g. "tensor_tensor t[i % 2], a[i], b op=add".
+  struct Line {
+    enum Kind : uint8_t { kInstruction, kOpen, kClose } kind = kInstruction;
+    std::string text;
+  };
+  std::array<std::vector<Line>, kNumEngines> lines;
+  // The iteration each unrolled instruction belongs to, per engine and
+  // instruction index: an index into `iterations` (0: outside loops).
+  std::array<std::vector<uint32_t>, kNumEngines> iteration_of;
+  // An iteration: the variables of its loop nest (nests[nest], outermost
+  // first) and their values (values[first...]).
+  struct Iteration {
+    uint32_t nest = 0;
+    uint32_t first = 0;
+  };
+  std::vector<Iteration> iterations{Iteration{}};
+  std::vector<std::vector<std::string>> nests{{}};
+  std::vector<int64_t> values;
+  std::string Label(uint32_t iteration) const;  // "i=3,j=0"; "" for 0
+};
+
 // The text of a kernel that uses program_id/num_programs (SPMD), so that a
 // launch on N cores can parse its N program copies (ParseGrid).
 struct SpmdSource {
@@ -77,6 +104,13 @@ struct Kernel {
   // The source of kernel line `line` ("" when it names none).
   const std::string& SourceAt(int line) const;
 
+  // The loop form, or nullptr for a kernel without loops. Any edit of the
+  // streams drops it (it would no longer unroll to them).
+  const KernelLoops* loops() const { return loops_.get(); }
+  void SetLoops(std::shared_ptr<const KernelLoops> loops) { loops_ = std::move(loops); }
+  // The loop indices of instruction i of stream `engine` ("i=3,j=0"; "" outside loops).
+  std::string LoopIndicesAt(int engine, size_t i) const;
+
   int FindTensor(const std::string& name) const;     // -1 if absent
   int FindSemaphore(const std::string& name) const;  // -1 if absent
   size_t NumInstructions() const { return code_.total(); }
@@ -93,12 +127,21 @@ struct Kernel {
     return code_.Get(static_cast<int>(e), i);
   }
   // Appends `in` to the stream of in.engine.
-  void Append(const Instruction& in) { code_.Append(static_cast<int>(in.engine), in); }
+  void Append(const Instruction& in) {
+    loops_.reset();
+    code_.Append(static_cast<int>(in.engine), in);
+  }
   // Appends `in` to stream `engine` even when in.engine differs (CheckInstruction
   // then rejects it): for tests of that check.
-  void AppendToStream(int engine, const Instruction& in) { code_.Append(engine, in); }
+  void AppendToStream(int engine, const Instruction& in) {
+    loops_.reset();
+    code_.Append(engine, in);
+  }
   // Instruction i of stream `engine` becomes `in` (views of it are then stale).
-  void Replace(int engine, size_t i, const Instruction& in) { code_.Replace(engine, i, in); }
+  void Replace(int engine, size_t i, const Instruction& in) {
+    loops_.reset();
+    code_.Replace(engine, i, in);
+  }
   // Applies `edit(Instruction&)` to a fat copy of instruction i of stream `engine` and packs it back.
   template <class Edit>
   void EditInstruction(int engine, size_t i, Edit&& edit) {
@@ -106,15 +149,22 @@ struct Kernel {
     edit(in);
     Replace(engine, i, in);
   }
-  void PopBack(int engine) { code_.PopBack(engine); }
+  void PopBack(int engine) {
+    loops_.reset();
+    code_.PopBack(engine);
+  }
   // Inserts `in` before instruction i of stream `engine`.
-  void Insert(int engine, size_t i, const Instruction& in) { code_.Insert(engine, i, in); }
+  void Insert(int engine, size_t i, const Instruction& in) {
+    loops_.reset();
+    code_.Insert(engine, i, in);
+  }
   // Where every view's waits and signals point into (for compact indices).
   const SemWait* wait_pool() const { return code_.wait_pool(); }
   const SemSignal* signal_pool() const { return code_.signal_pool(); }
 
  private:
   InstructionStore code_;
+  std::shared_ptr<const KernelLoops> loops_;
 };
 
 }  // namespace nsim

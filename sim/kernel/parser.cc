@@ -1,12 +1,15 @@
 #include "sim/kernel/parser.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -141,12 +144,12 @@ class Cursor {
     return v;
   }
 
-  // An integer, or (SPMD) an expression over program_id and num_programs.
-  int64_t Index(const std::string& what, const ProgramIndex& program) {
+  // An integer, or an expression over program_id, num_programs (SPMD) and loop variables.
+  int64_t Index(const std::string& what, const ProgramIndex& program, const LoopVars& loops) {
     SkipSpace();
-    if (!IndexExprFollows(text_, pos_)) return Integer(what);
+    if (!IndexExprFollows(text_, pos_, loops)) return Integer(what);
     std::string error;
-    const std::optional<int64_t> v = EvalIndexExpr(text_, &pos_, program, &error);
+    const std::optional<int64_t> v = EvalIndexExpr(text_, &pos_, program, &error, loops);
     if (!v) Fail("in " + what + ": " + error);
     return *v;
   }
@@ -230,28 +233,195 @@ E ParseEnum(const Cursor& c, const std::string& word, const EnumSyntax<E>& synta
 
 class Parser {
  public:
-  Parser(const std::string& filename, const ProgramIndex& program) : file_(filename), program_(program) {}
+  Parser(const std::string& filename, const ProgramIndex& program, int64_t max_work)
+      : file_(filename), program_(program), max_work_(max_work) {}
 
   Kernel Parse(const std::string& text) {
-    std::istringstream in(text);
-    std::string line;
-    int number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      const size_t hash = line.find('#');
-      if (hash != std::string::npos) {
-        NoteSource(number, line.substr(hash + 1));
-        line.erase(hash);
-      }
-      Cursor c(file_, number, line);
-      if (!c.AtEnd()) ParseStatement(c);
-    }
+    ReadLines(text);
+    MatchLoops();
+    RunBlock(0, lines_.size());
     if (!named_)
-      throw SimError(file_ + ":" + std::to_string(std::max(number, 1)) + ": no 'kernel NAME' line");
+      throw SimError(file_ + ":" + std::to_string(std::max(last_line_, 1)) + ": no 'kernel NAME' line");
+    if (loops_) {
+      BuildLoopForm();
+      k_.SetLoops(std::move(loops_));
+    }
     return std::move(k_);
   }
 
  private:
+  struct Line {
+    int number;
+    std::string text;  // comment stripped
+  };
+
+  void ReadLines(const std::string& text) {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+      ++last_line_;
+      const size_t hash = line.find('#');
+      if (hash != std::string::npos) {
+        NoteSource(last_line_, line.substr(hash + 1));
+        line.erase(hash);
+      }
+      lines_.push_back({last_line_, line});
+    }
+  }
+
+  // ---- loops (docs/kernel-format.md "Loops") ------------------------------
+
+  static bool IsLoopOpen(const std::string& text) {
+    const std::string t = Collapsed(text);
+    return t.compare(0, 5, "loop ") == 0 || t == "loop";
+  }
+  static bool IsLoopClose(const std::string& text) { return Collapsed(text) == "}"; }
+
+  // Pairs every `loop ... {` line with its `}` (close_of_), before anything runs.
+  void MatchLoops() {
+    std::vector<size_t> open;
+    close_of_.assign(lines_.size(), 0);
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      if (IsLoopOpen(lines_[i].text)) {
+        open.push_back(i);
+      } else if (IsLoopClose(lines_[i].text)) {
+        if (open.empty()) LineCursor(i).Fail("'}' without a 'loop' to close");
+        close_of_[open.back()] = i;
+        open.pop_back();
+      } else if (!open.empty()) {
+        CheckLoopBodyLine(i);
+      }
+    }
+    if (!open.empty()) LineCursor(open.back()).Fail("this loop has no closing '}'");
+    if (close_of_.end() != std::find_if(close_of_.begin(), close_of_.end(), [](size_t c) { return c > 0; })) {
+      loops_ = std::make_unique<KernelLoops>();
+    }
+  }
+
+  void CheckLoopBodyLine(size_t i) {
+    Cursor c = LineCursor(i);
+    if (c.AtEnd()) return;
+    const std::string word = c.Ident("'ENGINE:' or 'loop'");
+    if (!c.Consume(':')) c.Fail("only instructions and loops may appear inside a loop, found " + Quoted(word));
+  }
+
+  Cursor LineCursor(size_t i) const { return Cursor(file_, lines_[i].number, lines_[i].text); }
+
+  // Runs lines [begin, end): statements, and each loop once per iteration.
+  void RunBlock(size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      Cursor c = LineCursor(i);
+      if (c.AtEnd()) continue;
+      if (IsLoopOpen(lines_[i].text)) {
+        RunLoop(c, i);
+        i = close_of_[i];
+      } else {
+        ParseStatement(c);
+      }
+    }
+  }
+
+  // `loop VAR in START:STOP[:STEP] {`
+  void RunLoop(Cursor& c, size_t open) {
+    if (!named_) c.Fail("expected 'kernel NAME' before anything else, found 'loop'");
+    c.Ident("'loop'");
+    const std::string var = c.Ident("a loop variable");
+    if (var == "program_id" || var == "num_programs" || !IsIdentifier(var))
+      c.Fail("invalid loop variable " + Quoted(var));
+    if (FindLoopVar(vars_, var)) c.Fail("loop variable " + Quoted(var) + " is already bound by an enclosing loop");
+    if (c.Ident("'in' after the loop variable") != "in") c.Fail("expected 'in' after the loop variable");
+    const int64_t start = c.Index("the loop start", program_, vars_);
+    c.Expect(":", "between the loop start and stop");
+    const int64_t stop = c.Index("the loop stop", program_, vars_);
+    int64_t step = 1;
+    if (c.Consume(':')) step = c.Index("the loop step", program_, vars_);
+    if (step < 1) c.Fail("the loop step must be >= 1, found '" + std::to_string(step) + "'");
+    c.Expect("{", "at the end of the loop line");
+    c.ExpectEnd();
+    const uint32_t enclosing = iteration_;
+    vars_.push_back({var, start});
+    for (int64_t v = start; v < stop;) {
+      vars_.back().value = v;
+      loop_line_ = open;
+      NoteIteration(open);
+      RunBlock(open + 1, close_of_[open]);
+      if (__builtin_add_overflow(v, step, &v)) break;
+    }
+    vars_.pop_back();
+    iteration_ = enclosing;
+  }
+
+  // The iteration now running, for the instructions it appends; `open`: its loop's line.
+  void NoteIteration(size_t open) {
+    CountWork();
+    auto nest = nest_of_.find(open);
+    if (nest == nest_of_.end()) {
+      std::vector<std::string> names;
+      for (const LoopVar& v : vars_) names.push_back(v.name);
+      nest = nest_of_.emplace(open, static_cast<uint32_t>(loops_->nests.size())).first;
+      loops_->nests.push_back(std::move(names));
+    }
+    iteration_ = static_cast<uint32_t>(loops_->iterations.size());
+    loops_->iterations.push_back({nest->second, static_cast<uint32_t>(loops_->values.size())});
+    for (const LoopVar& v : vars_) loops_->values.push_back(v.value);
+  }
+
+  // Iterations and instructions so far against the limit, so that a loop
+  // (even an empty one) cannot run away.
+  void CountWork() {
+    if (++work_ > max_work_) {
+      throw SimError(file_ + ":" + std::to_string(lines_[loop_line_].number) + ": the loops unroll to more than " +
+                     std::to_string(max_work_) + " iterations and instructions");
+    }
+  }
+
+  // Each engine's stream in loop form: its instruction lines as written,
+  // inside the loops that enclose them (a loop whose body has lines of
+  // several engines becomes one loop per engine, as engines run apart).
+  void BuildLoopForm() {
+    std::vector<std::string> open;             // headers of the loops around the line
+    std::array<size_t, kNumEngines> opened{};  // how many of them each engine's stream has opened
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      const std::string text = Collapsed(lines_[i].text);
+      if (IsLoopOpen(text)) {
+        open.push_back(text);
+      } else if (IsLoopClose(text)) {
+        for (int e = 0; e < kNumEngines; ++e) {
+          if (opened[e] < open.size()) continue;
+          loops_->lines[e].push_back({KernelLoops::Line::kClose, "}"});
+          --opened[e];
+        }
+        open.pop_back();
+      } else if (!text.empty()) {
+        AddLoopFormInstruction(i, text, open, &opened);
+      }
+    }
+  }
+
+  void AddLoopFormInstruction(size_t i, const std::string& text, const std::vector<std::string>& open,
+                              std::array<size_t, kNumEngines>* opened) {
+    const size_t colon = text.find(':');
+    const std::string word = Collapsed(text.substr(0, colon));
+    if (colon == std::string::npos || !IsIdentifier(word)) return;  // kernel, tensor, semaphore
+    const int e = static_cast<int>(ParseEnum(LineCursor(i), word, kEngineSyntax));
+    while ((*opened)[e] < open.size()) loops_->lines[e].push_back({KernelLoops::Line::kOpen, open[(*opened)[e]++]});
+    loops_->lines[e].push_back({KernelLoops::Line::kInstruction, Collapsed(text.substr(colon + 1))});
+  }
+
+  // Trimmed, with every run of spaces and tabs made one space.
+  static std::string Collapsed(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+      if (!std::isspace(static_cast<unsigned char>(c))) {
+        out += c;
+      } else if (!out.empty() && out.back() != ' ') {
+        out += ' ';
+      }
+    }
+    if (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  }
+
   // A comment's `src: FRAME < FRAME ...` part, kept as the line's source.
   void NoteSource(int number, const std::string& comment) {
     static const std::string kMark = "src:";
@@ -362,7 +532,9 @@ class Parser {
     inst.line = c.line();
     ParseOperands(c, &inst);
     ParseAttributes(c, &inst);
+    if (loops_) CountWork();
     k_.Append(inst);
+    if (loops_) loops_->iteration_of[static_cast<int>(engine)].push_back(iteration_);
   }
 
   void ParseOperands(Cursor& c, Instruction* inst) {
@@ -436,7 +608,8 @@ class Parser {
     SemWait w;
     w.sem = ParseSemaphoreRef(c);
     c.Expect(">=", "in wait=SEMAPHORE>=N");
-    w.value = c.NonNegative("the wait value");
+    w.value = c.Index("the wait value", program_, vars_);
+    if (w.value < 0) c.Fail("the wait value must be >= 0, found '" + std::to_string(w.value) + "'");
     return w;
   }
 
@@ -527,17 +700,17 @@ class Parser {
   SliceSpec ParseSliceIndex(Cursor& c) {
     const auto bound_follows = [&c] { return !c.Peek(':') && !c.Peek(',') && !c.Peek(']'); };
     SliceSpec s = SliceSpec::All();
-    if (!c.Peek(':')) s.start = c.Index("an index", program_);
+    if (!c.Peek(':')) s.start = c.Index("an index", program_, vars_);
     if (!c.Consume(':')) return SliceSpec::At(s.start);
-    if (bound_follows()) s.stop = c.Index("a slice stop", program_);
-    if (c.Consume(':') && bound_follows()) s.step = c.Index("a slice step", program_);
+    if (bound_follows()) s.stop = c.Index("a slice stop", program_, vars_);
+    if (c.Consume(':') && bound_follows()) s.step = c.Index("a slice step", program_, vars_);
     return s;
   }
 
   // After the ".ap": (OFFSET, [[STRIDE, SIZE], ...]).
   AccessPattern ParseExplicitAp(Cursor& c, int t) {
     c.Expect("(", "after '.ap'");
-    const int64_t offset = c.Index("the .ap offset", program_);
+    const int64_t offset = c.Index("the .ap offset", program_, vars_);
     c.Expect(",", "after the .ap offset");
     c.Expect("[", "to open the [STRIDE, SIZE] list");
     std::vector<ApDim> dims;
@@ -559,6 +732,16 @@ class Parser {
   const ProgramIndex program_;
   Kernel k_;
   bool named_ = false;
+  std::vector<Line> lines_;
+  int last_line_ = 0;
+  std::vector<size_t> close_of_;  // loop line -> its '}' line (MatchLoops)
+  LoopVars vars_;                 // of the loops running, outermost first
+  std::unique_ptr<KernelLoops> loops_;  // the loop form, when the text has loops
+  uint32_t iteration_ = 0;        // index into loops_->iterations of the iteration running
+  std::map<size_t, uint32_t> nest_of_;  // loop line -> index into loops_->nests
+  size_t loop_line_ = 0;          // the loop whose iteration runs (for the limit's error)
+  int64_t work_ = 0;
+  int64_t max_work_;
 };
 
 }  // namespace
@@ -582,8 +765,9 @@ bool MentionsProgram(const std::string& text) {
 
 }  // namespace
 
-Kernel ParseKernel(const std::string& text, const std::string& filename, const ProgramIndex& program) {
-  Kernel k = Parser(filename, program).Parse(text);
+Kernel ParseKernel(const std::string& text, const std::string& filename, const ProgramIndex& program,
+                   int64_t max_loop_work) {
+  Kernel k = Parser(filename, program, max_loop_work).Parse(text);
   if (MentionsProgram(text)) k.spmd = std::make_shared<const SpmdSource>(SpmdSource{text, filename});
   return k;
 }

@@ -444,8 +444,30 @@ void KernelPieces::Line(int engine, const InstructionView& inst) {
   out.Flush();
 }
 
+namespace {
+
+// Each engine's stream in loop form, bodies indented two spaces per loop.
+void PutLoopForm(const KernelLoops& loops, const std::function<void(std::string_view)>& piece) {
+  for (int e = 0; e < kNumEngines; ++e) {
+    if (loops.lines[e].empty()) continue;
+    const std::string prefix = PadRight(std::string(EngineName(static_cast<EngineId>(e))) + ":", kEnginePrefixWidth);
+    std::string text = "\n";
+    size_t depth = 0;
+    for (const KernelLoops::Line& line : loops.lines[e]) {
+      if (line.kind == KernelLoops::Line::kClose) --depth;
+      text.append(2 * depth, ' ');
+      text += (line.kind == KernelLoops::Line::kInstruction ? prefix : "") + line.text + "\n";
+      if (line.kind == KernelLoops::Line::kOpen) ++depth;
+    }
+    piece(text);
+  }
+}
+
+}  // namespace
+
 void FormatKernelPieces(const Kernel& k, const std::function<void(std::string_view)>& piece) {
   KernelPieces pieces(k, piece);
+  if (k.loops()) return PutLoopForm(*k.loops(), piece);
   for (int e = 0; e < kNumEngines; ++e) {
     for (const InstructionView& inst : k.stream(e)) pieces.Line(e, inst);
   }

@@ -324,7 +324,8 @@ LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config, std::opt
   }
   ReserveTables();
   tensor_agents_.assign(kernel_.tensors.size(), TensorAgents{});
-  WalkState state(kernel_, !known_hash.has_value());
+  // A kernel with loops hashes its loop form (KernelHash), not its unrolled streams.
+  WalkState state(kernel_, !known_hash.has_value() && !kernel_.loops());
   bool preparing = layout_error == nullptr && count_error == nullptr;
   for (int e = 0; e < kNumEngines; ++e) {
     const StreamView stream = kernel_.stream(e);
@@ -348,7 +349,7 @@ LoadedKernel::LoadedKernel(Kernel kernel, const HardwareConfig& config, std::opt
   for (const std::exception_ptr& error : {layout_error, count_error, prepare_error}) {
     if (error) std::rethrow_exception(error);
   }
-  hash_ = known_hash.has_value() ? *known_hash : state.hasher.hash();
+  hash_ = known_hash.has_value() ? *known_hash : kernel_.loops() ? KernelHash(kernel_) : state.hasher.hash();
   Finish(state);
 }
 

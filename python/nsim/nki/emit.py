@@ -2,6 +2,8 @@
 its lines back to the kernel's Python source lines."""
 import os
 
+from .reroll import Line, reroll
+
 
 _ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")
 
@@ -24,14 +26,24 @@ def kernel_text(program, semaphores):
             d.where)
     for s in semaphores:
         add("semaphore %s" % s)
-    for ins in program.instrs:
-        parts = ["%s: %s" % (ins.engine, ins.opcode), ", ".join(v.ap_text() for v in ins.operands)]
-        for key, value in ins.attrs:
-            parts.append("%s=%s" % (key, value.ap_text() if hasattr(value, "decl") else _value(value)))
-        parts += ["wait=%s>=%d" % w for w in ins.waits]
-        parts += ["signal=%s" % s for s in ins.signals]
-        add(" ".join(p for p in parts if p) + _source_comment(ins.stack), ins.where)
+    entries = [(Line(_instruction_text(ins), _source_comment(ins.stack), ins.where), ins.loop_path)
+               for ins in program.instrs]
+    rolled = program.pipeline.on("reroll")
+    depth = 0
+    for line in reroll(entries) if rolled else [entry[0] for entry in entries]:
+        depth -= line.text == "}"
+        add("  " * depth + line.text + line.comment, line.src)
+        depth += line.text.endswith("{")
     return "\n".join(lines) + "\n", where
+
+
+def _instruction_text(ins):
+    parts = ["%s: %s" % (ins.engine, ins.opcode), ", ".join(v.ap_text() for v in ins.operands)]
+    for key, value in ins.attrs:
+        parts.append("%s=%s" % (key, value.ap_text() if hasattr(value, "decl") else _value(value)))
+    parts += ["wait=%s>=%d" % w for w in ins.waits]
+    parts += ["signal=%s" % s for s in ins.signals]
+    return " ".join(p for p in parts if p)
 
 
 def _source_comment(stack):

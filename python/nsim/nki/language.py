@@ -122,23 +122,33 @@ def _range(what, args):
         fail("nl.%s%r: %s" % (what, tuple(args), e))
 
 
-def _loop(r):
+def _loop(r, rolled=False):
+    """Runs the body once per iteration; `rolled`: the .nk text may keep it a loop (reroll.py), so
+    each iteration tags the instructions it makes."""
     prog = current()
     prog.loop_depth += 1
+    loop = prog.loops_made = prog.loops_made + 1
+    if rolled:
+        prog.loop_path.append((loop, 0))
     try:
-        yield from r
+        for k, value in enumerate(r):
+            if rolled:
+                prog.loop_path[-1] = (loop, k)
+            yield value
     finally:
         prog.loop_depth -= 1
+        if rolled:
+            prog.loop_path.pop()
 
 
 def affine_range(*args):
     """Iterations without loop-carried dependencies; tiles made inside rotate over N buffers."""
-    return _loop(_range("affine_range", args))
+    return _loop(_range("affine_range", args), rolled=True)
 
 
 def sequential_range(*args):
     """Iterations that depend on each other (the semaphores order them anyway)."""
-    return _loop(_range("sequential_range", args))
+    return _loop(_range("sequential_range", args), rolled=True)
 
 
 def static_range(*args):

@@ -36,6 +36,7 @@ class Instr:
         self.waits, self.signals = [], []
         self.removed = False
         self.placed_by_kernel = False  # nisa.dma_copy(engine=/queue=): the dma_queues pass keeps it
+        self.loop_path = ()  # the nl loop iterations it was made in, outermost first (reroll.py)
 
     @property
     def is_dma(self):
@@ -56,6 +57,8 @@ class Program:
         self._names, self._sites = set(), {}
         self._next_queue = 0
         self.loop_depth = 0
+        self.loop_path = []                   # (loop id, iteration) of the nl loops running (reroll.py)
+        self.loops_made = 0
         self._last_engine = {}                # decl name -> stream engine of its last compute write
         self._fresh = None                    # (instr, tile): a result nothing has read yet
         self._zero_fill = {}                  # id(PSUM tile) -> its nl.zeros memset, while nothing else touched it
@@ -203,6 +206,7 @@ class Program:
             attrs = list(attrs) + [("queue", self.next_queue())]
         ins = Instr(engine, opcode, operands, list(attrs), stack(), reads, writes)
         ins.removed = skip  # mask=False: traced, then dropped (drop_removed)
+        ins.loop_path = tuple(self.loop_path)
         self.instrs.append(ins)
         if opcode != "dma_copy":
             for v in writes:

@@ -5,6 +5,8 @@ the Neuron compiler with a documented or measured cause (see each module's docst
     licm         loop-invariant code motion: work a later iteration repeats unchanged is done once
     dma_queues   which engine triggers each DMA and on which of its queues
     liveness     buffers whose values are never live together share bytes (when they do not fit apart)
+    reroll       the .nk text keeps nl.affine_range / sequential_range loops as loops (reroll.py);
+                 an encoding of the same instructions, not a compiler mechanism: off changes no result
 
 `nki.jit(passes={"licm": False, ...})` turns passes off one by one for what-ifs;
 `@nki.compiler.skip_middle_end_transformations` turns the middle end (licm) off, as on hardware;
@@ -18,7 +20,7 @@ import sys
 
 from ..errors import KernelError
 
-PASSES = ("buffer_rule", "licm", "dma_queues", "liveness")  # in the order they run
+PASSES = ("buffer_rule", "licm", "dma_queues", "liveness", "reroll")  # in the order they run
 MIDDLE_END = ("licm",)                              # off under skip_middle_end_transformations
 ALLOCATION = ("buffer_rule", "liveness")            # off under disable_allocation_opt
 

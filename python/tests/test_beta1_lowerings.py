@@ -266,3 +266,16 @@ def test_reversed_index_past_the_start_is_an_error():
         nl.copy(x[i_p, 2 + -1 * i_f])
     with pytest.raises(KernelError, match=r"reaches elements -3\.\.2"):
         k(np.zeros((8, 6), np.float32))
+
+
+# ------------------------------------------------------------------ returned views
+def test_a_returned_reshape_has_the_views_shape(rng):
+    """`return out.reshape((n, c, h, w))` (Beta 1's interpolation kernels): the caller gets that shape."""
+    a = rng.standard_normal((6, 8)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((6, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(a))
+        return out.reshape((2, 3, 8))
+    np.testing.assert_array_equal(k(a), a.reshape(2, 3, 8))

@@ -185,6 +185,20 @@ def test_iota_of_an_mgrid_is_its_dense_shape():
     np.testing.assert_array_equal(got, np.broadcast_to(3 * y + z + 1, (8, 5, 3, 3)))
 
 
+def test_iota_pattern_with_step_zero_dims():
+    """0.3+ pattern [[0, 40], [1353, 3]] (NKI Library cascaded_max): a GpSimd iota over the [3] dim and a
+    GpSimd copy repeating it 40 times into dst."""
+    @nki.jit
+    def k(a):
+        t = nl.ndarray((4, 120), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.iota(dst=t, pattern=[[0, 40], [1353, 3]], offset=5, channel_multiplier=2)
+        out = nl.ndarray((4, 120), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=t)
+        return out
+    want = 5 + 2 * np.arange(4)[:, None, None] + 1353 * np.arange(3)[None, None, :] + np.zeros((1, 40, 1))
+    np.testing.assert_array_equal(k(np.zeros(1, np.float32)), want.reshape(4, 120))
+
+
 def test_iota_steps_that_do_not_nest_are_unsupported():
     @nki.jit
     def k(a):

@@ -404,32 +404,46 @@ def memset(shape, value, dtype, engine=None, mask=None):
     return out
 
 
-def _iota_step(pattern, dst, what):
-    """The one free step of an iota pattern [[step, n], ...] whose dims nest row-major, checked against dst."""
+def _iota_dims(pattern, dst, what):
+    """[(step, n)] of an iota pattern [[step, n], ...], checked against dst's elements per partition."""
     try:
         dims = [(int(s), int(n)) for s, n in pattern]
     except (TypeError, ValueError):
         dims = None
     if not dims or any(n <= 0 for _, n in dims):
         fail("nisa.%s(pattern=%r): a list of [step, size] pairs" % (what, pattern))
-    for (outer, _), (inner, n) in zip(dims, dims[1:]):
-        if outer != inner * n:
-            fail("nisa.%s(pattern=%r): only patterns with one free step are modelled" % (what, pattern), Unsupported)
     if dst.free_elements != _free_elements([[0, n] for _, n in dims], None):
         fail("nisa.%s: pattern %r has %d elements per partition, dst %s" % (what, pattern, _free_elements(
             [[0, n] for _, n in dims], None), dst.shape))
+    return dims
+
+
+def _nests(dims):
+    return all(outer == inner * n for (outer, _), (inner, n) in zip(dims, dims[1:]))
+
+
+def _iota_step(pattern, dst, what):
+    """The one free step of an iota pattern [[step, n], ...] whose dims nest row-major, checked against dst."""
+    dims = _iota_dims(pattern, dst, what)
+    if not _nests(dims):
+        fail("nisa.%s(pattern=%r): only patterns with one free step are modelled" % (what, pattern), Unsupported)
     return dims[-1][0]
 
 
 @_dst_form
 def _iota(dst, pattern, offset=0, channel_multiplier=0, name=None, mask=None):
-    """dst[p, i...] = offset + p * channel_multiplier + sum(i_k * step_k) for pattern [[step, n], ...]
-    (one free step: the pattern's dims must nest row-major)."""
+    """dst[p, i...] = offset + p * channel_multiplier + sum(i_k * step_k) for pattern [[step, n], ...]:
+    one GpSimd iota when the dims nest row-major; else one over the dims of non-zero step (they must
+    nest) and a GpSimd copy repeating it over the step-0 dims ([[0, 40], [1353, 3]]: cascaded_max)."""
     nl._no_mask(mask, "nisa.iota")
     dst = _dst(dst, "iota")
-    step = _iota_step(pattern, dst, "iota")
-    current().emit("gpsimd", "iota", dst, [], [("base", offset), ("partition_step", channel_multiplier),
-                                               ("free_step", step)])
+    dims = _iota_dims(pattern, dst, "iota")
+    if _nests(dims):
+        current().emit("gpsimd", "iota", dst, [], [("base", offset), ("partition_step", channel_multiplier),
+                                                   ("free_step", dims[-1][0])])
+        return
+    shape, steps = [dst.partitions] + [n for _, n in dims], [channel_multiplier] + [s for s, _ in dims]
+    current().emit("gpsimd", "tensor_copy", dst, [_iota_broadcast(shape, steps, offset, _dt.float32)])
 
 
 @_generations(lambda a: not _is_view(a, 0))

@@ -723,37 +723,44 @@ def _stats_dst(dst, data, free, what):
     return view
 
 
+_STATS_FREE = {"bn_stats": 6, "bn_aggr": 2}  # result elements per partition
+
+
+def _emit_stats(opcode, dst, data, mask):
+    nl._no_mask(mask, "nisa." + opcode)
+    data = nl._tile(data, opcode)
+    current().emit("vector", opcode, _stats_dst(dst, data, _STATS_FREE[opcode], opcode), [data])
+
+
+def _stats_result(opcode, data, dtype, mask):
+    """Beta 1's returning form: a new [P, 6] or [P, 2] tile (data's dtype unless dtype=)."""
+    data = nl._tile(data, opcode)
+    out = nl._new((data.partitions, _STATS_FREE[opcode]), _dt.of(dtype) or data.dtype, opcode)
+    _emit_stats(opcode, out, data, mask)
+    return out
+
+
 @_dst_form
 def _bn_stats(dst, data, name=None, mask=None):
     """dst[P, 6] = (count, mean, variance * count) of the even, then of the odd elements of each
     partition of data (at most nl.tile_size.bn_stats_fmax elements per partition)."""
-    nl._no_mask(mask, "nisa.bn_stats")
-    data = nl._tile(data, "bn_stats")
-    current().emit("vector", "bn_stats", _stats_dst(dst, data, 6, "bn_stats"), [data])
+    _emit_stats("bn_stats", dst, data, mask)
 
 
 @_generations(lambda a: not _is_view(a, 1))
 def bn_stats(data, dtype=None, mask=None):
-    data = nl._tile(data, "bn_stats")
-    out = nl._new((data.partitions, 6), _dt.of(dtype) or data.dtype, "bn_stats")
-    _bn_stats(out, data, mask=mask)
-    return out
+    return _stats_result("bn_stats", data, dtype, mask)
 
 
 @_dst_form
 def _bn_aggr(dst, data, name=None, mask=None):
     """dst[P, 2] = (mean, variance) of the elements bn_stats summarised in data's triples."""
-    nl._no_mask(mask, "nisa.bn_aggr")
-    data = nl._tile(data, "bn_aggr")
-    current().emit("vector", "bn_aggr", _stats_dst(dst, data, 2, "bn_aggr"), [data])
+    _emit_stats("bn_aggr", dst, data, mask)
 
 
 @_generations(lambda a: not _is_view(a, 1))
 def bn_aggr(data, dtype=None, mask=None):
-    data = nl._tile(data, "bn_aggr")
-    out = nl._new((data.partitions, 2), _dt.of(dtype) or data.dtype, "bn_aggr")
-    _bn_aggr(out, data, mask=mask)
-    return out
+    return _stats_result("bn_aggr", data, dtype, mask)
 
 
 # ------------------------------------------------------------------ names the model lacks (issue 24)

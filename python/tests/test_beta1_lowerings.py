@@ -151,6 +151,22 @@ def test_affine_select_beta1_predicate_under_a_mask(rng):
     np.testing.assert_array_equal(nki.simulate_kernel(_causal_kernel(0, 0, True), a), want)
 
 
+def test_affine_select_beta1_of_a_psum_tile_copies_it_to_sbuf_first(rng):
+    """flash attention's causal mask on the QK^T matmul result: GpSimd cannot read PSUM, so the
+    tile is copied out (VectorE) before the GpSimd affine_select."""
+    a = rng.standard_normal((32, 32)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        eye = nl.shared_identity_matrix(32, dtype=nl.float32)
+        ps = nisa.nc_matmul(eye, nl.load(a))
+        i_q, i_k = nl.mgrid[0:32, 0:32]
+        out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nisa.affine_select(pred=(i_q >= i_k), on_true_tile=ps, on_false_value=-1.0))
+        return out
+    np.testing.assert_array_equal(k(a), np.where(np.tri(32, dtype=bool), a, np.float32(-1)))
+
+
 def test_affine_select_needs_a_predicate_of_index_expressions():
     @nki.jit
     def k(a):

@@ -146,13 +146,14 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     return nl._matmul(stationary, moving)
 
 
-def _in_sbuf(t):
-    """A Beta 1 matmul operand in SBUF: a PSUM tile (an nc_transpose result) is first copied out on
-    VectorE, the copy Beta 1's compiler put there (TensorE reads SBUF only)."""
-    t = nl._tile(t, "nc_matmul")
+def _in_sbuf(t, what="nc_matmul"):
+    """A Beta 1 operand an engine reads from SBUF only (TensorE's matmul, GpSimd's affine_select): a
+    PSUM tile (an nc_transpose or matmul result) is first copied out on VectorE, the copy Beta 1's
+    compiler put there."""
+    t = nl._tile(t, what)
     if t.decl.space != nl.psum:
         return t
-    copy = nl._new(nl._tile_shape(t), t.dtype, "matmul_operand")
+    copy = nl._new(nl._tile_shape(t), t.dtype, what + "_operand")
     nl._copy_into(copy, t)
     return copy
 
@@ -693,7 +694,7 @@ def _affine_select_beta1(pred, on_true_tile, on_false_value, mask=None, dtype=No
     starts its affine value at the cut."""
     what = "affine_select"
     nl._no_mask(mask, "nisa." + what)
-    data = nl._tile(on_true_tile, what + " on_true_tile")
+    data = _in_sbuf(on_true_tile, what)
     if set(pred.coeffs) - {0, 1} or len(nl._tile_shape(data)) != 2:
         fail("nisa.affine_select(pred=): a predicate over the partition (axis 0) and free (axis 1) index "
              "expressions of a [P, F] tile; got axes %s on shape %s" % (sorted(pred.coeffs), data.shape))

@@ -309,3 +309,22 @@ def test_a_returned_reshape_has_the_views_shape(rng):
         nl.store(out, value=nl.load(a))
         return out.reshape((2, 3, 8))
     np.testing.assert_array_equal(k(a), a.reshape(2, 3, 8))
+
+
+def test_shared_constant_from_a_npy_file(tmp_path, rng):
+    """nl.shared_constant(path): the NKI Library's topk passes the .npy file it saved."""
+    c = rng.standard_normal((8, 5)).astype(np.float32)
+    np.save(tmp_path / "c.npy", c)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((8, 5), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.add(nl.load(nl.shared_constant(str(tmp_path / "c.npy"))), nl.load(a)))
+        return out
+    np.testing.assert_array_equal(k(np.ones((8, 5), np.float32)), c + 1)
+
+    @nki.jit
+    def missing(a):
+        nl.shared_constant(str(tmp_path / "none.npy"))
+    with pytest.raises(KernelError, match="not a readable .npy file"):
+        missing(np.ones((8, 5), np.float32))

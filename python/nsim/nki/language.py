@@ -10,6 +10,7 @@ import itertools
 import math
 import numbers
 import operator
+import os
 
 from . import dtypes as _dt
 from . import ops_table as _ops_table
@@ -378,13 +379,22 @@ def _unsupported(name, module="nl"):
 
 
 def shared_constant(constant, dtype=None):
-    """An HBM tensor holding a NumPy constant (cast to dtype), given to the run as an input."""
+    """An HBM tensor holding a NumPy constant (cast to dtype), given to the run as an input; the
+    constant may be the path of a .npy file (the NKI Library's topk saves its rotation matrices so)."""
     import numpy as np
-    arr = np.asarray(constant)
+    arr = _npy_file(constant) if isinstance(constant, (str, bytes, os.PathLike)) else np.asarray(constant)
     if arr.ndim == 0 or arr.size == 0:
         fail("nl.shared_constant: the constant must be an array with at least one element, got shape %s"
              % (arr.shape,))
     return current().constant(arr, _dt.of(dtype) or _dt.of(arr.dtype, "nl.shared_constant dtype"))
+
+
+def _npy_file(path):
+    import numpy as np
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        fail("nl.shared_constant(%r): not a readable .npy file (%s)" % (path, e))
 
 
 def shared_identity_matrix(n, dtype=float32):

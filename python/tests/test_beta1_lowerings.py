@@ -328,3 +328,31 @@ def test_shared_constant_from_a_npy_file(tmp_path, rng):
         nl.shared_constant(str(tmp_path / "none.npy"))
     with pytest.raises(KernelError, match="not a readable .npy file"):
         missing(np.ones((8, 5), np.float32))
+
+
+def test_loop_reduce_accumulates_into_its_assignment(rng):
+    """`acc[...] = nl.loop_reduce(x, op=np.add, loop_indices=(i,))` is acc = acc + x (NKI's doc: the
+    destination is op's other operand), one VectorE tensor_tensor per iteration."""
+    a = rng.standard_normal((4, 16, 8)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        acc = nl.zeros((16, 8), dtype=nl.float32, buffer=nl.sbuf)
+        top = nl.full((16, 8), -1e30, dtype=nl.float32, buffer=nl.sbuf)
+        for i in nl.affine_range(4):
+            x = nl.load(a[i])
+            acc[...] = nl.loop_reduce(x, op=np.add, loop_indices=(i,))
+            top[...] = nl.loop_reduce(x, op=nl.maximum, loop_indices=[i])
+        out = nl.ndarray((2, 16, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out[0], value=acc)
+        nl.store(out[1], value=top)
+        return out
+    got = k(a)
+    np.testing.assert_allclose(got[0], a.sum(axis=0), rtol=1e-6)
+    np.testing.assert_array_equal(got[1], a.max(axis=0))
+
+    @nki.jit
+    def bad(a):
+        nl.loop_reduce(nl.load(a[0]), op="add", loop_indices=(0,))
+    with pytest.raises(KernelError, match="nl.loop_reduce: op 'add' is not an ALU op"):
+        bad(a)

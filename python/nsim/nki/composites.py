@@ -1,4 +1,4 @@
-"""nl.floor, nl.ceil, nl.trunc and nl.where: nki.language functions with no instruction of their own,
+"""nl.floor, nl.ceil, nl.trunc, nl.where and nl.loop_reduce: nki.language functions with no instruction of their own,
 lowered to VectorE sequences of the simulator's ALU ops (NKI's compiler, too, builds them from ISA
 instructions). Every step is exact in fp32: r = fmod(x, 1) and x - r = trunc(x) are exact, and so is
 adding or subtracting 1 from an integer below 2^24."""
@@ -87,3 +87,33 @@ def _fill(dst, value, cond, what):
 def _check_like(t, cond, what):
     if t.partitions != cond.partitions or t.free_elements != cond.free_elements:
         fail("nl.where: %s has shape %s, the condition %s" % (what, t.shape, cond.shape))
+
+
+class LoopReduce:
+    """nl.loop_reduce(x, op, loop_indices)'s value: assigned to a tile view, it is `view = view op x`
+    (the destination is op's other operand, as NKI documents), one VectorE tensor_tensor."""
+
+    def __init__(self, x, op, mask):
+        self.x, self.op, self.mask = x, op, mask
+
+    def assign_to(self, dst):
+        current().set_mask(self.mask)  # the assignment's instruction takes the call's mask=
+        nl._binary_into(dst, dst, self.x, self.op)
+
+
+def loop_reduce(x, op, loop_indices, dtype=None, mask=None):
+    """Accumulates x into the tile view it is assigned to (`acc[...] = nl.loop_reduce(x, op=np.add,
+    loop_indices=(i,))`); loop_indices only tell NKI's compiler which loops it spans."""
+    x = nl._tile(x, "nl.loop_reduce")
+    name = {v: k for k, v in nl._ALU.items()}.get(_alu(op))
+    if name is None:
+        fail("nl.loop_reduce: op %r is not an ALU op (np.add, np.maximum, nl.minimum, ...)" % (op,))
+    return LoopReduce(x, name, mask)
+
+
+def _alu(op):
+    from . import isa
+    try:
+        return isa._ALU.get(nl._as_nl_op(op))
+    except TypeError:  # unhashable: not an op
+        return None

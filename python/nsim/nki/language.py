@@ -431,7 +431,7 @@ Tensor = View
 for _name in ("softmax", "dropout", "all_reduce", "atomic_rmw",
               "gather_flattened", "random_seed", "rand", "dynamic_range", "fori_loop",
               "exp2", "tan", "prod", "all", "var", "argmax", "argmin", "expand_dims", "zeros_like",
-              "ones_like", "empty_like", "full_like", "device_print", "loop_reduce", "rms_norm"):
+              "ones_like", "empty_like", "full_like", "device_print", "rms_norm"):
     globals()[_name] = _unsupported(_name)
 
 
@@ -745,6 +745,6 @@ def copy(x, dtype=None, mask=None):
     return out
 
 
-from .composites import ceil, floor, trunc, where  # noqa: E402,F401 (they use the helpers above)
+from .composites import ceil, floor, loop_reduce, trunc, where  # noqa: E402,F401 (they use the helpers above)
 
 checked_calls(globals(), "nl")  # last: a call that does not fit a signature is the kernel's error

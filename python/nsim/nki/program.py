@@ -241,6 +241,9 @@ class Program:
         if isinstance(value, (int, float)):
             nl._memset(dst, value)
             return
+        if hasattr(value, "assign_to"):  # nl.loop_reduce's value (composites.LoopReduce)
+            value.assign_to(dst)
+            return
         if not isinstance(value, Tile):
             fail("only tiles and numbers can be assigned to a tile slice, got %r" % (value,))
         _check_same_size(dst, value, "assignment")

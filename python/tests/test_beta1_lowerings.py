@@ -356,3 +356,13 @@ def test_loop_reduce_accumulates_into_its_assignment(rng):
         nl.loop_reduce(nl.load(a[0]), op="add", loop_indices=(0,))
     with pytest.raises(KernelError, match="nl.loop_reduce: op 'add' is not an ALU op"):
         bad(a)
+
+
+def test_indexing_hbm_with_a_tile_is_unsupported():
+    """resize_nearest's gather data[b, load_indices, i_f]: runtime (indirect) addressing."""
+    @nki.jit
+    def k(a):
+        idx = nisa.iota(nl.arange(4)[:, None], dtype=nl.int32)
+        nl.load(a[idx, nl.arange(8)[None, :]])
+    with pytest.raises(nki.Unsupported, match="with a tile \\(an indirect, runtime-addressed access\\)"):
+        k(np.zeros((4, 8), np.float32))

@@ -305,7 +305,6 @@ class View(ViewMethods):
         placed = [a for a in axes if a is not None]
         if placed != sorted(placed):
             if None in axes or sorted(placed) != list(range(len(placed))):
-                from .errors import Unsupported
                 fail("index expressions of %s on axes %s: out of the tensor's dim order, every dim must come "
                      "from an index expression of its own axis (nl.mgrid)" % (self._what(), placed), Unsupported)
             # The access's dims follow the index expressions' axes: out[if_out, ip_out] (Beta 1 SD
@@ -324,7 +323,6 @@ class View(ViewMethods):
     def _index_sum(self, k, d, stride, limit):
         """`t[..., 2 * i + j, ...]` (pooling windows): one dim of the view per term, in axis order; the
         offset the terms' starts and the constant add."""
-        from .errors import Unsupported
         if d == self.pdim or any(t.axis is None for t in k.terms) or len({t.axis for t in k.terms}) < len(k.terms):
             fail("a sum of index expressions (i + j) indexing %s (dim %d of %s) needs each term on its own axis "
                  "(nl.mgrid, or nl.arange placed with [:, None]) and a free dim"
@@ -475,14 +473,12 @@ class Tile(View):
     def __neg__(self): return self._binary("multiply", -1.0)
 
     def __array__(self, *args, **kwargs):
-        from .errors import Unsupported
         fail("%s has no values while the kernel is traced: NumPy can take tiles only through ufuncs "
              "(np.add, np.exp, ...)" % self._what(), Unsupported)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """np.multiply(a, b), np.exp(t), ... on tiles lower like the nl functions (Beta 1 kernels)."""
         from . import language as nl
-        from .errors import Unsupported
         fn = nl._numpy_ufuncs().get(ufunc) if method == "__call__" else None
         if fn is None or set(kwargs) - {"dtype"}:
             fail("np.%s%s on a tile is not supported (supported: %s)" % (

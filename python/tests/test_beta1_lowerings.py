@@ -366,3 +366,17 @@ def test_indexing_hbm_with_a_tile_is_unsupported():
         nl.load(a[idx, nl.arange(8)[None, :]])
     with pytest.raises(nki.Unsupported, match="with a tile \\(an indirect, runtime-addressed access\\)"):
         k(np.zeros((4, 8), np.float32))
+
+
+def test_affine_select_without_offset_builds_an_identity():
+    """cascaded_max's identity: a ones tile, kept where p * -1 + i == 0 (offset defaults to 0)."""
+    @nki.jit
+    def k(a):
+        eye = nl.ndarray((16, 16), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.memset(dst=eye, value=1.0)
+        nisa.affine_select(dst=eye[...], pattern=[[1, 16]], channel_multiplier=-1, cmp_op=nl.equal,
+                           on_true_tile=eye[...], on_false_value=0.0)
+        out = nl.ndarray((16, 16), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=eye)
+        return out
+    np.testing.assert_array_equal(k(np.zeros(1, np.float32)), np.eye(16, dtype=np.float32))

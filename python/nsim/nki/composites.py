@@ -97,7 +97,7 @@ class LoopReduce:
         self.x, self.op, self.mask = x, op, mask
 
     def assign_to(self, dst):
-        current().set_mask(self.mask)  # the assignment's instruction takes the call's mask=
+        nl._no_mask(self.mask, "nl.loop_reduce")  # the assignment's instruction takes the call's mask=
         nl._binary_into(dst, dst, self.x, self.op)
 
 

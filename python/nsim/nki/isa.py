@@ -656,11 +656,14 @@ def nc_find_index8(data, vals, dtype=None, mask=None):
 
 
 @_dst_form
-def _affine_select(dst, pattern, offset, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, name=None,
-                   mask=None):
+def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
+                   name=None, mask=None):
     """dst[p, i] = on_true_tile[p, i] where (offset + p * channel_multiplier + the pattern's index sum) cmp_op 0
-    (default nl.greater_equal), else on_false_value; on GpSimd."""
+    (default nl.greater_equal), else on_false_value; on GpSimd. offset and channel_multiplier default to 0
+    (the NKI Library's cascaded_max gives no offset)."""
     what = "affine_select"
+    if on_true_tile is None or on_false_value is None:
+        fail("nisa.affine_select: on_true_tile= and on_false_value= are required")
     nl._no_mask(mask, "nisa." + what)
     dst, data = _dst(dst, what), nl._tile(on_true_tile, what + " on_true_tile")
     _same_size(dst, data, what)

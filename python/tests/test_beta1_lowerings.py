@@ -380,3 +380,22 @@ def test_affine_select_without_offset_builds_an_identity():
         nl.store(out, value=eye)
         return out
     np.testing.assert_array_equal(k(np.zeros(1, np.float32)), np.eye(16, dtype=np.float32))
+
+
+def test_tile_reshape_keeps_the_partition_dim(rng):
+    """cascaded_max's masked_index.reshape((b, s, v)) of a [b, s * v] tile."""
+    a = rng.standard_normal((4, 12)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        t = nl.load(a)
+        out = nl.ndarray((4, 3), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.max(t.reshape((4, 3, 4)), axis=2))
+        return out
+    np.testing.assert_array_equal(k(a), a.reshape(4, 3, 4).max(axis=2))
+
+    @nki.jit
+    def bad(a):
+        nl.load(a).reshape((2, 24))
+    with pytest.raises(KernelError, match="keep the partition dim first"):
+        bad(a)

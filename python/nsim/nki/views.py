@@ -439,6 +439,24 @@ class Tile(View):
         from . import program
         program.current().assign(self[key], value)
 
+    def reshape(self, shape):
+        """The same elements in another shape whose first dim is the partition dim (the free
+        elements contiguous, taken row-major): the NKI Library's [B, S * V] <-> [B, S, V] views."""
+        shape = positive_shape(shape, "reshape of %s:" % self._what())
+        if self.pdim != 0 or shape[0] != self.partitions or math.prod(shape[1:]) != self.free_elements:
+            fail("cannot reshape %s of shape %s to %s: keep the partition dim first and the free elements"
+                 % (self._what(), self.shape, tuple(shape)))
+        stride = 1
+        for s, n in reversed(self.dims[1:]):
+            if n > 1 and s != stride:
+                fail("reshape of a non-contiguous view of %s" % self._what())
+            stride *= n
+        dims, stride = [], 1
+        for n in reversed(shape[1:]):
+            dims.insert(0, [stride, n])
+            stride *= n
+        return self._like(self.offset, [self.dims[0]] + dims, 0)
+
     def broadcast_to(self, shape):
         """Repeats size-1 free dims (stride 0). A one-partition tile broadcast across partitions
         becomes a new tile, filled on TensorE (language._partition_broadcast)."""

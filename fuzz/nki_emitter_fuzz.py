@@ -112,7 +112,8 @@ def tile_slice(b, t):
 
 def step(b, a, tiles, outs):
     """One traced step of the kernel: appends new tiles or stores one."""
-    kind = b.byte() % 30
+    raw = b.byte()  # bytes from 240 on: the newer dst_step kinds (older seeds keep their meaning below it)
+    kind = raw % 30 if raw < 240 else 30 + raw % 4
     t = tiles[b.byte() % len(tiles)]
     u = tiles[b.byte() % len(tiles)]
     if kind == 0:
@@ -241,6 +242,19 @@ def dst_step(b, kind, t, u):
     elif kind == 12:
         d = nl.ndarray((t.shape[0], b.choose([8], [4, 9])), dtype=nl.int32, buffer=nl.sbuf)
         nisa.nc_find_index8(dst=d, data=t, vals=u)
+    elif kind == 14:
+        d = nl.ndarray((t.shape[0], b.choose([6], [2, 5])), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.bn_stats(dst=d, data=t)
+    elif kind == 15:
+        d = nl.ndarray((t.shape[0], b.choose([2], [3, 6])), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.bn_aggr(dst=d, data=t)
+    elif kind == 16:
+        d = b.pick([nl.floor, nl.ceil, nl.trunc])(t) if b.byte() % 2 else nl.where(u, t, b.pick(SCALARS + [u]))
+    elif kind == 17:
+        i_p, i_f = nl.arange(t.shape[0])[:, None], nl.arange(t.shape[-1])[None, :]
+        pred = b.pick([i_p >= i_f, i_p < b.pick([1, -2]) * i_f + 3, i_f > i_p - 1])
+        d = nisa.affine_select(pred=b.choose([pred], [True, t, i_p < 3]), on_true_tile=t,
+                               on_false_value=b.choose([0.0, -1e4], [u, "x"]))
     else:
         nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
                            channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,

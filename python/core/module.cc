@@ -36,6 +36,7 @@ py::dict ConfigInfo(const std::string& config, const std::vector<std::string>& o
   d["tensor_rows"] = c.tensor.rows;
   d["tensor_cols"] = c.tensor.cols;
   d["moving_free_max"] = c.tensor.moving_free_max;
+  d["bn_stats_fmax"] = c.vector.bn_stats_fmax;
   d["dma_queues"] = c.dma.queues_per_engine;
   d["semaphores"] = c.kernel.semaphores;
   d["chip_cores"] = c.chip.cores;

@@ -437,17 +437,6 @@ def test_affine_select_other_comparison(rng):
     np.testing.assert_array_equal(got, np.where(np.eye(16, dtype=bool), a, 0).astype(np.float32))
 
 
-def test_affine_select_beta1_form_is_unsupported():
-    @nki.jit
-    def k(a):
-        x = nl.load(a)
-        out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
-        nl.store(out, value=nisa.affine_select(x, x, 0.0))
-        return out
-    with pytest.raises(nki.Unsupported, match="predicate form is not modelled"):
-        nki.simulate_kernel(k, np.zeros((4, 4), np.float32))
-
-
 def test_cost_affine_select_is_gpsimd_start_plus_n():
     """S11: 150 + N GpSimd cycles; trn1 GpSimd at 1.4 GHz with an 8-cycle pipeline latency:
     N = 512 -> (150 + 512 + 8) cycles = 478.57 ns."""

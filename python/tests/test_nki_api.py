@@ -189,8 +189,8 @@ def test_unsupported_names_exist_and_raise_at_the_kernel_line():
     @nki.jit
     def k(a):
         t = tile_of(a)
-        nisa.bn_stats(dst=t, data=t)
-    with pytest.raises(nki.Unsupported, match=r"test_nki_api.py:\d+: nisa.bn_stats is not supported"):
+        nisa.local_gather(dst=t, data=t)
+    with pytest.raises(nki.Unsupported, match=r"test_nki_api.py:\d+: nisa.local_gather is not supported"):
         k(np.zeros((4, 4), np.float32))
 
     @nki.jit

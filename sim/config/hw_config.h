@@ -33,6 +33,8 @@ struct VectorEngineParams : EngineParams {
   double two_input_factor = 0;       // tensor_tensor cost per element when not on the fast path (2N)
   double reduce_fast_factor = 0;     // tensor_reduce per element for bf16 add/max (N/2)
   double reciprocal_factor = 0;      // divide / reciprocal cost per element (8N)
+  int64_t bn_stats_fmax = 0;         // bn_stats: most elements per partition
+  double bn_aggr_factor = 0;         // bn_aggr cost per input element (13 per triple: 13N/3)
   double perf_mode_copy = 0;         // speed-up of tensor_copy/tensor_scalar/memset, SBUF, 16-bit, contiguous
   double perf_mode_copy_partial = 0; // same, when non-contiguous or one side in PSUM
   double perf_mode_tensor_tensor = 0;// speed-up of tensor_tensor with both inputs in SBUF and 16-bit

@@ -92,6 +92,10 @@ std::vector<ParamSpec> BuildTable() {
        NSIM_FIELD(vector.reduce_fast_factor)});
   add({"vector.reciprocal_factor", UnitKind::kRatio, Positive(1024),
        "divide / reciprocal cycles per element (8N)", NSIM_FIELD(vector.reciprocal_factor)});
+  add({"vector.bn_stats_fmax", UnitKind::kCount, Between(1, 65536),
+       "bn_stats: most free elements per partition", NSIM_FIELD(vector.bn_stats_fmax)});
+  add({"vector.bn_aggr_factor", UnitKind::kRatio, Positive(64),
+       "bn_aggr cycles per input element (13N/3)", NSIM_FIELD(vector.bn_aggr_factor)});
   add({"vector.perf_mode_copy", UnitKind::kRatio, Between(1, 64),
        "speed-up of tensor_copy/tensor_scalar/memset, SBUF only, 16-bit, contiguous (1 = none)",
        NSIM_FIELD(vector.perf_mode_copy)});

@@ -51,4 +51,8 @@
   /* dst[P, 8] = the index in data's row of each of vals' 8 values (first match); dst, data, vals */          \
   X(kFindIndex8, "nc_find_index8", "FIND_INDEX8", kVectorMask, 3)                                             \
   /* dst[p, i] = src0[p, i] if (base + p * partition_step + i * free_step) <alu0> 0, else scalar0 */         \
-  X(kAffineSelect, "affine_select", "AFFINE_SELECT", kGpSimdMask, 2)
+  X(kAffineSelect, "affine_select", "AFFINE_SELECT", kGpSimdMask, 2)                                          \
+  /* dst[P, 6] = (count, mean, variance * count) of src0's even, then odd elements per partition */           \
+  X(kBnStats, "bn_stats", "BN_STATS", kVectorMask, 2)                                                          \
+  /* dst[P, 2] = (mean, variance) aggregated from src0's (count, mean, variance * count) triples */           \
+  X(kBnAggr, "bn_aggr", "BN_AGGR", kVectorMask, 2)

@@ -54,6 +54,8 @@ const std::vector<OpcodeSyntax>& Table() {
         {"base", NSIM_FIELD(base)},
         {"partition_step", NSIM_FIELD(partition_step)},
         {"free_step", NSIM_FIELD(free_step)}}},
+      {"DST, DATA", {}},                                                     // bn_stats
+      {"DST, DATA", {}},                                                     // bn_aggr
   };
   return table;
 }

@@ -112,14 +112,14 @@ def _nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_o
     tile_position/tile_size (PE row/column tiling) are accepted; the model runs each matmul on the
     whole array."""
     nl._no_mask(mask, "nisa.nc_matmul")
-    if is_transpose:
-        fail("nisa.nc_matmul(is_transpose=True) is not modelled; use nisa.nc_transpose", Unsupported)
     if getattr(perf_mode, "name", "none") != "none" and perf_mode is not None:
         fail("nisa.nc_matmul(perf_mode=%s) is not modelled" % perf_mode.name, Unsupported)
     dst = _dst(dst, "nc_matmul")
     stationary, moving = nl._tile(stationary, "nc_matmul"), nl._tile(moving, "nc_matmul")
     nl._check_sbuf(stationary, "nc_matmul")
     nl._check_sbuf(moving, "nc_matmul")
+    if is_transpose:
+        _check_transpose_identity(stationary, moving)
     if dst.decl.space != nl.psum:
         fail("nisa.nc_matmul writes PSUM; dst is in %s" % dst.decl.space)
     result = nl._matmul(stationary, moving)
@@ -135,14 +135,37 @@ def _nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_o
 
 
 @_generations(lambda a: not _is_view(a, 2))
-def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None, **kwargs):
-    """PSUM[M, N] = stationary[K, M]^T @ moving[K, N] on TensorE."""
+def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False, mask=None,
+              **kwargs):
+    """PSUM[M, N] = stationary[K, M]^T @ moving[K, N] on TensorE (is_transpose=True: see _check_transpose_identity)."""
     nl._no_mask(mask, "nisa.nc_matmul")
     _no_options(kwargs, "nc_matmul")
-    stationary, moving = nl._tile(stationary, "nc_matmul"), nl._tile(moving, "nc_matmul")
-    nl._check_sbuf(stationary, "nc_matmul")
-    nl._check_sbuf(moving, "nc_matmul")
+    stationary, moving = _in_sbuf(stationary), _in_sbuf(moving)
+    if is_transpose:
+        _check_transpose_identity(stationary, moving)
     return nl._matmul(stationary, moving)
+
+
+def _in_sbuf(t, what="nc_matmul"):
+    """A Beta 1 operand an engine reads from SBUF only (TensorE's matmul, GpSimd's affine_select): a
+    PSUM tile (an nc_transpose or matmul result) is first copied out on VectorE, the copy Beta 1's
+    compiler put there."""
+    t = nl._tile(t, what)
+    if t.decl.space != nl.psum:
+        return t
+    copy = nl._new(nl._tile_shape(t), t.dtype, what + "_operand")
+    nl._copy_into(copy, t)
+    return copy
+
+
+def _check_transpose_identity(stationary, moving):
+    """nc_matmul(is_transpose=True) moves stationary[K, M] to [M, K] through the PE array with the
+    [K, K] identity as moving (as NKI requires): the model runs it as the matmul it equals,
+    stationary^T @ I, at the matmul's cost (moving free size K)."""
+    k = stationary.partitions
+    if moving.partitions != k or moving.free_elements != k:
+        fail("nisa.nc_matmul(is_transpose=True): moving must be the [%d, %d] identity (stationary has %d "
+             "partitions), got shape %s" % (k, k, k, moving.shape))
 
 
 @_dst_form
@@ -382,52 +405,98 @@ def memset(shape, value, dtype, engine=None, mask=None):
     return out
 
 
-def _iota_step(pattern, dst, what):
-    """The one free step of an iota pattern [[step, n], ...] whose dims nest row-major, checked against dst."""
+def _iota_dims(pattern, dst, what):
+    """[(step, n)] of an iota pattern [[step, n], ...], checked against dst's elements per partition."""
     try:
         dims = [(int(s), int(n)) for s, n in pattern]
     except (TypeError, ValueError):
         dims = None
     if not dims or any(n <= 0 for _, n in dims):
         fail("nisa.%s(pattern=%r): a list of [step, size] pairs" % (what, pattern))
-    for (outer, _), (inner, n) in zip(dims, dims[1:]):
-        if outer != inner * n:
-            fail("nisa.%s(pattern=%r): only patterns with one free step are modelled" % (what, pattern), Unsupported)
     if dst.free_elements != _free_elements([[0, n] for _, n in dims], None):
         fail("nisa.%s: pattern %r has %d elements per partition, dst %s" % (what, pattern, _free_elements(
             [[0, n] for _, n in dims], None), dst.shape))
+    return dims
+
+
+def _nests(dims):
+    return all(outer == inner * n for (outer, _), (inner, n) in zip(dims, dims[1:]))
+
+
+def _iota_step(pattern, dst, what):
+    """The one free step of an iota pattern [[step, n], ...] whose dims nest row-major, checked against dst."""
+    dims = _iota_dims(pattern, dst, what)
+    if not _nests(dims):
+        fail("nisa.%s(pattern=%r): only patterns with one free step are modelled" % (what, pattern), Unsupported)
     return dims[-1][0]
 
 
 @_dst_form
 def _iota(dst, pattern, offset=0, channel_multiplier=0, name=None, mask=None):
-    """dst[p, i...] = offset + p * channel_multiplier + sum(i_k * step_k) for pattern [[step, n], ...]
-    (one free step: the pattern's dims must nest row-major)."""
+    """dst[p, i...] = offset + p * channel_multiplier + sum(i_k * step_k) for pattern [[step, n], ...]:
+    one GpSimd iota when the dims nest row-major; else one over the dims of non-zero step (they must
+    nest) and a GpSimd copy repeating it over the step-0 dims ([[0, 40], [1353, 3]]: cascaded_max)."""
     nl._no_mask(mask, "nisa.iota")
     dst = _dst(dst, "iota")
-    step = _iota_step(pattern, dst, "iota")
-    current().emit("gpsimd", "iota", dst, [], [("base", offset), ("partition_step", channel_multiplier),
-                                               ("free_step", step)])
+    dims = _iota_dims(pattern, dst, "iota")
+    if _nests(dims):
+        current().emit("gpsimd", "iota", dst, [], [("base", offset), ("partition_step", channel_multiplier),
+                                                   ("free_step", dims[-1][0])])
+        return
+    shape, steps = [dst.partitions] + [n for _, n in dims], [channel_multiplier] + [s for s, _ in dims]
+    current().emit("gpsimd", "tensor_copy", dst, [_iota_broadcast(shape, steps, offset, _dt.float32)])
 
 
 @_generations(lambda a: not _is_view(a, 0))
 def iota(expr, dtype, mask=None):
-    """GpSimd: a tile holding expr = base + p * partition_step + i * free_step, from nl.arange
-    expressions placed on the partition ([:, None]) and free ([None, :]) axes."""
+    """GpSimd: a tile holding expr = base + sum(step_k * i_k), from nl.arange expressions placed on the
+    partition ([:, None]) and free ([None, :]) axes, or from the dims of an nl.mgrid (its dense shape:
+    nisa.iota(3 * w.y + w.z) of w = nl.mgrid[0:P, 0:A, 0:3, 0:3] is [P, A, 3, 3])."""
     nl._no_mask(mask, "nisa.iota")
     terms = expr.terms if isinstance(expr, IndexSum) else [expr]
-    if not all(isinstance(t, IndexExpr) and t.axis in (0, 1) for t in terms):
-        fail("iota takes nl.arange(P)[:, None] and/or nl.arange(F)[None, :] terms")
+    if not all(isinstance(t, IndexExpr) and t.axis is not None for t in terms):
+        fail("nisa.iota takes index expressions placed on axes (nl.arange(P)[:, None], nl.arange(F)[None, :], "
+             "nl.mgrid dims), got %r" % (expr,))
+    shape = _iota_shape(terms)
+    steps = [0] * len(shape)
+    for t in terms:
+        steps[t.axis] += t.step
     base = sum(t.start for t in terms) + (expr.const if isinstance(expr, IndexSum) else 0)
-    p = [t for t in terms if t.axis == 0]
-    f = [t for t in terms if t.axis == 1]
-    if len(p) > 1 or len(f) > 1:
-        fail("iota: at most one partition and one free term")
-    parts, pstep = (p[0].size, p[0].step) if p else (1, 0)
-    free, fstep = (f[0].size, f[0].step) if f else (1, 0)
-    out = nl._new((parts, free), _dt.of(dtype), "iota")
-    current().emit("gpsimd", "iota", out, [], [("base", base), ("partition_step", pstep), ("free_step", fstep)])
-    return out
+    return _iota_broadcast(shape, steps, base, _dt.of(dtype))
+
+
+def _iota_shape(terms):
+    """The dense shape of the grid the terms index (arange terms: each axis' size, 1 where none)."""
+    grids = {t.grid for t in terms if t.grid is not None}
+    if len(grids) > 1:
+        fail("nisa.iota: the index expressions come from different nl.mgrid grids %s" % sorted(grids))
+    ndim = max([len(g) for g in grids] + [2] + [t.axis + 1 for t in terms])
+    shape = list(next(iter(grids))) if grids else [1] * ndim
+    for t in terms:
+        if t.axis >= len(shape) or (grids and shape[t.axis] != t.size):
+            fail("nisa.iota: index expression %r does not fit the grid %s" % (t, tuple(shape)))
+        if not grids:
+            if shape[t.axis] not in (1, t.size):
+                fail("nisa.iota: two index expressions of different sizes on axis %d" % t.axis)
+            shape[t.axis] = t.size
+    return shape
+
+
+def _iota_broadcast(shape, steps, base, dtype):
+    """One iota over the free dims whose step is not 0 (they must nest row-major, as the opcode's one
+    free step walks them); the dims of step 0 repeat it (a stride-0 view of that tile)."""
+    kept = [k for k in range(1, len(shape)) if steps[k] != 0 and shape[k] > 1]
+    for outer, inner in zip(kept, kept[1:]):
+        if steps[outer] != steps[inner] * shape[inner] or any(shape[k] > 1 for k in range(outer + 1, inner)):
+            fail("nisa.iota: steps %s over shape %s do not nest (each free dim's step the next one's times "
+                 "its size): not one iota" % (steps[1:], tuple(shape)), Unsupported)
+    out = nl._new([shape[0]] + [shape[k] if k in kept else 1 for k in range(1, len(shape))], dtype, "iota")
+    current().emit("gpsimd", "iota", out, [], [("base", base), ("partition_step", steps[0]),
+                                               ("free_step", steps[kept[-1]] if kept else 0)])
+    if out.shape == tuple(shape):
+        return out
+    dims = [d if k == 0 or k in kept else [0, shape[k]] for k, d in enumerate(out.dims)]
+    return Tile(out.decl, out.offset, dims, 0, out.owner)
 
 
 @_dst_form
@@ -587,11 +656,14 @@ def nc_find_index8(data, vals, dtype=None, mask=None):
 
 
 @_dst_form
-def _affine_select(dst, pattern, offset, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, name=None,
-                   mask=None):
+def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
+                   name=None, mask=None):
     """dst[p, i] = on_true_tile[p, i] where (offset + p * channel_multiplier + the pattern's index sum) cmp_op 0
-    (default nl.greater_equal), else on_false_value; on GpSimd."""
+    (default nl.greater_equal), else on_false_value; on GpSimd. offset and channel_multiplier default to 0
+    (the NKI Library's cascaded_max gives no offset)."""
     what = "affine_select"
+    if on_true_tile is None or on_false_value is None:
+        fail("nisa.affine_select: on_true_tile= and on_false_value= are required")
     nl._no_mask(mask, "nisa." + what)
     dst, data = _dst(dst, what), nl._tile(on_true_tile, what + " on_true_tile")
     _same_size(dst, data, what)
@@ -604,16 +676,99 @@ def _affine_select(dst, pattern, offset, channel_multiplier, on_true_tile, on_fa
 
 
 def affine_select(*args, **kwargs):
-    """NKI 0.3+ only: nisa.affine_select(dst=, pattern=, offset=, channel_multiplier=, on_true_tile=,
-    on_false_value=, cmp_op=). Beta 1's predicate-expression form is not modelled."""
+    """NKI 0.3+: nisa.affine_select(dst=, pattern=, offset=, channel_multiplier=, on_true_tile=,
+    on_false_value=, cmp_op=). Beta 1: affine_select(pred, on_true_tile, on_false_value) returns the
+    tile, pred a comparison of index expressions (q_pos >= k_pos); both are the one GpSimd opcode."""
+    from .masks import AffinePredicate
+    pred = kwargs.get("pred", args[0] if args else None)
+    if isinstance(pred, AffinePredicate):
+        return _call(_affine_select_beta1, "affine_select", args, kwargs)
     if "dst" not in kwargs and "pattern" not in kwargs and (len(args) < 2 or _is_view(args, 1)):
-        fail("nisa.affine_select: Beta 1's predicate form is not modelled; pass dst=, pattern=, offset=, "
-             "channel_multiplier=", Unsupported)
+        fail("nisa.affine_select(pred, on_true_tile, on_false_value): pred must compare two index expressions "
+             "(q_pos >= k_pos, from nl.arange / nl.mgrid), got %r" % (pred,))
     return _call(_affine_select, "affine_select", args, kwargs)
 
 
+_PRED_CMP = {"<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal"}
+
+
+def _affine_select_beta1(pred, on_true_tile, on_false_value, mask=None, dtype=None):
+    """(pred.const + p * coeff[0] + i * coeff[1]) cmp 0 on a [P, F] tile; a mask= that cuts the tile
+    starts its affine value at the cut."""
+    what = "affine_select"
+    nl._no_mask(mask, "nisa." + what)
+    data = _in_sbuf(on_true_tile, what)
+    if set(pred.coeffs) - {0, 1} or len(nl._tile_shape(data)) != 2:
+        fail("nisa.affine_select(pred=): a predicate over the partition (axis 0) and free (axis 1) index "
+             "expressions of a [P, F] tile; got axes %s on shape %s" % (sorted(pred.coeffs), data.shape))
+    if not nl._number(on_false_value):
+        fail("nisa.%s: on_false_value must be a number, got %r" % (what, on_false_value))
+    base = pred.const + sum(pred.coeffs.get(axis, 0) * lo for axis, (lo, _) in _mask_ranges(mask).items())
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, what)
+    current().emit("gpsimd", what, out, [data], [
+        ("op", _PRED_CMP[pred.op]), ("value", float(on_false_value)), ("base", base),
+        ("partition_step", pred.coeffs.get(0, 0)), ("free_step", pred.coeffs.get(1, 0))])
+    return out
+
+
+def _mask_ranges(mask):
+    from .masks import Mask
+    return mask.ranges if isinstance(mask, Mask) else {}
+
+
+# ------------------------------------------------------------------ statistics (VectorE)
+def _stats_dst(dst, data, free, what):
+    """dst, checked to be [P, free], as a view no mask= cuts on its free dim (a mask cuts the data)."""
+    dst = _dst(dst, what)
+    if dst.partitions != data.partitions or dst.free_elements != free:
+        fail("nisa.%s: dst must be [%d, %d], got %s" % (what, data.partitions, free, dst.shape))
+    view = Tile(dst.decl, dst.offset, dst.dims, dst.pdim, dst.owner)
+    view.axes = [0 if i == dst.pdim else "stats" for i in range(dst.ndim)]  # masks._axis_dim: only axis 0 cuts
+    return view
+
+
+_STATS_FREE = {"bn_stats": 6, "bn_aggr": 2}  # result elements per partition
+
+
+def _emit_stats(opcode, dst, data, mask):
+    nl._no_mask(mask, "nisa." + opcode)
+    data = nl._tile(data, opcode)
+    current().emit("vector", opcode, _stats_dst(dst, data, _STATS_FREE[opcode], opcode), [data])
+
+
+def _stats_result(opcode, data, dtype, mask):
+    """Beta 1's returning form: a new [P, 6] or [P, 2] tile (data's dtype unless dtype=)."""
+    data = nl._tile(data, opcode)
+    out = nl._new((data.partitions, _STATS_FREE[opcode]), _dt.of(dtype) or data.dtype, opcode)
+    _emit_stats(opcode, out, data, mask)
+    return out
+
+
+@_dst_form
+def _bn_stats(dst, data, name=None, mask=None):
+    """dst[P, 6] = (count, mean, variance * count) of the even, then of the odd elements of each
+    partition of data (at most nl.tile_size.bn_stats_fmax elements per partition)."""
+    _emit_stats("bn_stats", dst, data, mask)
+
+
+@_generations(lambda a: not _is_view(a, 1))
+def bn_stats(data, dtype=None, mask=None):
+    return _stats_result("bn_stats", data, dtype, mask)
+
+
+@_dst_form
+def _bn_aggr(dst, data, name=None, mask=None):
+    """dst[P, 2] = (mean, variance) of the elements bn_stats summarised in data's triples."""
+    _emit_stats("bn_aggr", dst, data, mask)
+
+
+@_generations(lambda a: not _is_view(a, 1))
+def bn_aggr(data, dtype=None, mask=None):
+    return _stats_result("bn_aggr", data, dtype, mask)
+
+
 # ------------------------------------------------------------------ names the model lacks (issue 24)
-for _name in ("bn_stats", "bn_aggr", "local_gather", "range_select", "select_reduce",
+for _name in ("local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
               "nc_match_replace8", "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
               "tensor_scalar_cumulative",

@@ -276,10 +276,21 @@ def _hbm_leaves(result):
 
 def _replace(result, arrays):
     if isinstance(result, HbmTensor):
-        return arrays[result.decl.name]
+        return _view_values(result, arrays[result.decl.name])
     if isinstance(result, (tuple, list)):
         return type(result)(_replace(r, arrays) for r in result)
     return result
+
+
+def _view_values(view, arr):
+    """The elements a returned HBM view shows (`return out.reshape((n, c, h, w))`), in its shape;
+    the tensor's own array when the view is all of it."""
+    if view.offset == 0 and list(view.shape) == list(arr.shape) and view.is_contiguous():
+        return arr
+    index = np.array(view.offset)
+    for stride, size in view.dims:
+        index = index[..., None] + np.arange(size) * stride
+    return arr.reshape(-1)[index]
 
 
 def _kernel_error(message, traced):

@@ -10,6 +10,7 @@ import itertools
 import math
 import numbers
 import operator
+import os
 
 from . import dtypes as _dt
 from . import ops_table as _ops_table
@@ -45,7 +46,7 @@ class _TileSize:
     psum_fmax = property(lambda self: _info()["psum_bank_bytes"] // 4)
     psum_num_banks = property(lambda self: _info()["psum_banks"])
     total_available_sbuf_size = property(lambda self: _info()["sbuf_bytes_per_partition"])
-    bn_stats_fmax = property(lambda self: _unsupported("tile_size.bn_stats_fmax")())
+    bn_stats_fmax = property(lambda self: _info()["bn_stats_fmax"])
 
 
 def _info():
@@ -109,6 +110,8 @@ class _MGrid:
                 fail("nl.mgrid[...]: axis %d is %r, expected a slice start:stop" % (axis, s))
             start, step = s.start or 0, s.step or 1
             exprs.append(IndexExpr(start, step, _index_size(start, s.stop, step, "nl.mgrid axis %d" % axis), axis))
+        for e in exprs:
+            e.grid = tuple(x.size for x in exprs)
         return _Grid(exprs)
 
 
@@ -241,9 +244,12 @@ def _np_bool():
 
 def _no_mask(mask, what):
     """Applies `mask` to the instructions of this call (Program.emit cuts their operands, masks.py)."""
-    from .masks import Mask
+    from .masks import AffinePredicate, Mask
     if isinstance(mask, (builtins.bool, _np_bool())):  # a predicate Python already decided: all or nothing
         mask = None if mask else Mask({}, skip=True)
+    if isinstance(mask, AffinePredicate):
+        fail("%s(mask=...): a comparison of two index expressions is an affine_select predicate (pred=), not a "
+             "mask (a mask compares one index expression with an integer)" % what)
     if mask is not None and not isinstance(mask, Mask):
         fail("%s(mask=%r): a mask is a comparison of index expressions (i_p < n), combined with &" % (what, mask))
     current().set_mask(mask)
@@ -383,13 +389,22 @@ def _unsupported(name, module="nl"):
 
 
 def shared_constant(constant, dtype=None):
-    """An HBM tensor holding a NumPy constant (cast to dtype), given to the run as an input."""
+    """An HBM tensor holding a NumPy constant (cast to dtype), given to the run as an input; the
+    constant may be the path of a .npy file (the NKI Library's topk saves its rotation matrices so)."""
     import numpy as np
-    arr = np.asarray(constant)
+    arr = _npy_file(constant) if isinstance(constant, (str, bytes, os.PathLike)) else np.asarray(constant)
     if arr.ndim == 0 or arr.size == 0:
         fail("nl.shared_constant: the constant must be an array with at least one element, got shape %s"
              % (arr.shape,))
     return current().constant(arr, _dt.of(dtype) or _dt.of(arr.dtype, "nl.shared_constant dtype"))
+
+
+def _npy_file(path):
+    import numpy as np
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        fail("nl.shared_constant(%r): not a readable .npy file (%s)" % (path, e))
 
 
 def shared_identity_matrix(n, dtype=float32):
@@ -423,10 +438,10 @@ finfo = _dt.finfo
 Tensor = View
 
 # not modelled (the names the simulator's tables give are defined above)
-for _name in ("softmax", "dropout", "all_reduce", "where", "floor", "ceil", "atomic_rmw",
-              "gather_flattened", "random_seed", "rand", "trunc", "dynamic_range", "fori_loop",
+for _name in ("softmax", "dropout", "all_reduce", "atomic_rmw",
+              "gather_flattened", "random_seed", "rand", "dynamic_range", "fori_loop",
               "exp2", "tan", "prod", "all", "var", "argmax", "argmin", "expand_dims", "zeros_like",
-              "ones_like", "empty_like", "full_like", "device_print", "loop_reduce", "rms_norm"):
+              "ones_like", "empty_like", "full_like", "device_print", "rms_norm"):
     globals()[_name] = _unsupported(_name)
 
 
@@ -560,12 +575,14 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None
     tensors itself (decl.address)."""
     from .compiler import Allocation
     dtype = _dt.of(dtype)
-    placed = None
+    placed, logical = None, None
     if isinstance(buffer, Allocation):
         placed, buffer = buffer, buffer.space
         num_buffers = math.prod(placed.num_free_tiles) if placed.num_free_tiles else 1
         if placed.callback:
             placed.base_addr = _callback_places(placed, shape, dtype)
+        elif _block_dims(shape) and len(placed.num_free_tiles) == _block_dims(shape):
+            logical, shape, num_buffers = shape, tuple(placed.num_free_tiles) + tuple(shape[_block_dims(shape):]), 1
     if buffer in _HBM:
         return current().hbm_tensor(name or "out", [int(s) for s in positive_shape(shape, "HBM tensor")], dtype,
                                     buffer=buffer)
@@ -579,7 +596,23 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, num_buffers=None, address=None
     tile = current().new_tile(shape, dtype, buffer, name or "tile", num_buffers, declared=True)
     tile.decl.declared_dtype = declared
     tile.decl.address = address if address is not None else (placed.base_addr if placed else None)
-    return tile
+    return _modulo_blocks(tile, logical) if logical else tile
+
+
+def _block_dims(shape):
+    """The number of block dims before an nl.par_dim (0 when the partition dim is first)."""
+    return next((i for i, s in enumerate(shape) if isinstance(s, ParDim)), 0)
+
+
+def _modulo_blocks(tile, logical):
+    """Beta 1's mod_alloc(num_free_tiles=(N1, ...)) of a tile with block dims (B1, ..., par_dim(P), ...):
+    block (i1, ...) is physical block (i1 % N1, ...), so the tile takes N1 * ... blocks of memory, not
+    B1 * .... The view keeps the logical sizes; indexing a block dim wraps (View._indexed)."""
+    nblock = _block_dims(logical)
+    dims = [[stride, int(logical[i]) if i < nblock else size] for i, (stride, size) in enumerate(tile.dims)]
+    view = Tile(tile.decl, tile.offset, dims, tile.pdim, tile)
+    view.block_mod = [tile.dims[i][1] if i < nblock else None for i in builtins.range(len(dims))]
+    return view
 
 
 def _callback_places(placed, shape, dtype):
@@ -721,5 +754,7 @@ def copy(x, dtype=None, mask=None):
     _copy_into(out, x)
     return out
 
+
+from .composites import ceil, floor, loop_reduce, trunc, where  # noqa: E402,F401 (they use the helpers above)
 
 checked_calls(globals(), "nl")  # last: a call that does not fit a signature is the kernel's error

@@ -17,6 +17,8 @@ class Mask:
         self.skip = skip  # mask=False: the call does nothing
 
     def __and__(self, other):
+        if isinstance(other, bool) or type(other).__name__ == "bool_":  # a condition Python already decided
+            return self if other else Mask(self.ranges, skip=True)
         if not isinstance(other, Mask):
             fail("mask: & combines comparisons of index expressions, got %r" % (other,))
         ranges = dict(self.ranges)
@@ -31,12 +33,58 @@ class Mask:
         fail("a mask (a comparison of index expressions) has no truth value at trace time: pass it as mask=")
 
 
+class AffinePredicate:
+    """Beta 1's affine_select predicate `lhs op rhs` of index expressions (q_pos >= k_pos), held as
+    (const + sum(coeffs[axis] * k_axis)) op 0, k_axis the iteration of that axis' expression."""
+
+    def __init__(self, coeffs, const, op):
+        self.coeffs, self.const, self.op = coeffs, const, op
+
+    def __and__(self, other):
+        fail("a comparison of two index expressions is an affine_select predicate (pred=); it cannot be "
+             "combined with & into a mask", Unsupported)
+
+    __rand__ = __and__
+
+    def __repr__(self):
+        terms = " + ".join(["%d" % self.const] + ["%d * i%d" % (c, a) for a, c in sorted(self.coeffs.items())])
+        return "(%s) %s 0" % (terms, self.op)
+
+    def __bool__(self):
+        fail("a comparison of two index expressions has no truth value at trace time: pass it as "
+             "nisa.affine_select(pred=...)")
+
+
+def _linear(expr, sign, coeffs):
+    """Adds sign * expr's terms to coeffs {axis: coefficient}; returns sign * its constant."""
+    from .views import IndexSum
+    terms, const = (expr.terms, expr.const) if isinstance(expr, IndexSum) else ([expr], 0)
+    for t in terms:
+        if t.axis is None:
+            fail("affine_select pred: place each index expression on an axis ([:, None] or [None, :])")
+        coeffs[t.axis] = coeffs.get(t.axis, 0) + sign * t.step
+        const += t.start
+    return sign * const
+
+
+def _affine_predicate(lhs, op, rhs):
+    coeffs = {}
+    const = _linear(lhs, 1, coeffs) + _linear(rhs, -1, coeffs)
+    return AffinePredicate(coeffs, const, op)
+
+
 def compare(expr, op, n):
-    """The Mask of `expr op n` for an nl.arange expression expr and an integer n."""
+    """The Mask of `expr op n` for an nl.arange expression expr and an integer n; the AffinePredicate
+    of it when n is an index expression too."""
+    from .views import IndexExpr, IndexSum
+    if isinstance(n, (IndexExpr, IndexSum)):
+        return _affine_predicate(expr, op, n)
     if isinstance(n, bool) or not isinstance(n, int):
         fail("mask: an index expression compares with an integer, got %r" % (n,), Unsupported)
     if expr.axis is None:
         fail("mask: place the index expression on an axis ([:, None] or [None, :]) before comparing it")
+    if expr.step < 0:
+        fail("mask: a comparison of a reversed index expression (negative step) is not supported", Unsupported)
     if op in ("<=", ">"):
         n, op = n + 1, {"<=": "<", ">": ">="}[op]
     bound = max(0, min(expr.size, -(-(n - expr.start) // expr.step)))  # first k with start + step*k >= n

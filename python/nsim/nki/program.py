@@ -9,7 +9,7 @@ import functools
 import math
 import re
 
-from . import masks, opcodes
+from . import masks, opcodes, reversed_dims
 from .passes import Pipeline, buffer_rule
 from .errors import KernelError, fail, stack, user_frames, where
 from .views import Decl, HbmTensor, Tile, positive_shape
@@ -60,7 +60,7 @@ class Program:
         self.loop_path = []                   # (loop id, iteration) of the nl loops running (reroll.py)
         self.loops_made = 0
         self._last_engine = {}                # decl name -> stream engine of its last compute write
-        self._fresh = None                    # (instr, tile): a result nothing has read yet
+        self._fresh = None                    # (instr, tile, mask): a result nothing has read yet
         self._zero_fill = {}                  # id(PSUM tile) -> its nl.zeros memset, while nothing else touched it
         self.constants = {}                   # decl name -> (host array, DType): nl.shared_constant data
         self._mask = None                     # (Mask, call site) of the nl/nisa call being made
@@ -167,7 +167,7 @@ class Program:
         self._mask = (mask, _call_site()) if mask is not None else None
 
     def _masked(self, dst, srcs, attrs, writes):
-        mask = self._mask[0] if self._mask and self._mask[1] == _call_site() else None
+        mask = self._call_mask()
         if mask is not None and not mask.skip:
             cut = functools.partial(masks.restrict, mask=mask)
             dst, srcs, writes = cut(dst) if dst is not None else None, [cut(s) for s in srcs], [cut(w) for w in writes]
@@ -189,7 +189,21 @@ class Program:
         """Appends one instruction; `dst` is written, `srcs` (and views in attrs, but those of the
         attributes named in write_only) are read."""
         opcodes.check_engine(engine, opcode, opcode)  # the simulator's table, not a list of our own
+        whole, mask = dst, self._call_mask()
         dst, srcs, attrs, writes, skip = self._masked(dst, srcs, attrs, writes)
+        parts = reversed_dims.split(opcode, dst, srcs, attrs, writes)
+        for dst, srcs, attrs, writes in parts:
+            ins = self._append(engine, opcode, dst, srcs, attrs, reads, writes, write_only, skip)
+        # A result nothing has read yet, which an assignment may retarget (cut by the same mask= as
+        # the part of it the instruction wrote); none when several instructions made it.
+        fresh = len(parts) == 1 and isinstance(whole, Tile) and whole is whole.owner
+        self._fresh = (ins, whole, mask if mask is not None and not mask.skip else None) if fresh else None
+        return ins
+
+    def _call_mask(self):
+        return self._mask[0] if self._mask and self._mask[1] == _call_site() else None
+
+    def _append(self, engine, opcode, dst, srcs, attrs, reads, writes, write_only, skip):
         operands = ([dst] if dst is not None else []) + list(srcs)
         attr_views = [v for k, v in attrs if hasattr(v, "decl") and k not in write_only]
         reads = list(srcs) + attr_views + list(reads)
@@ -211,7 +225,6 @@ class Program:
         if opcode != "dma_copy":
             for v in writes:
                 self._last_engine[v.decl.name] = engine
-        self._fresh = (ins, dst) if isinstance(dst, Tile) and dst is dst.owner else None
         return ins
 
     def dma_engine(self, src):
@@ -231,6 +244,9 @@ class Program:
         from . import language as nl
         if isinstance(value, (int, float)):
             nl._memset(dst, value)
+            return
+        if hasattr(value, "assign_to"):  # nl.loop_reduce's value (composites.LoopReduce)
+            value.assign_to(dst)
             return
         if not isinstance(value, Tile):
             fail("only tiles and numbers can be assigned to a tile slice, got %r" % (value,))
@@ -272,9 +288,12 @@ class Program:
         return True
 
     def _retarget(self, ins, old, new):
+        if self._fresh and self._fresh[0] is ins and self._fresh[2] is not None:
+            new = masks.restrict(new, self._fresh[2])  # the instruction wrote the masked part only
         self._check_live(new, reading=False)
+        written = ins.operands[0]  # `old`, or the part of it a mask= cut
         ins.operands[0] = new
-        ins.writes = [new if w is old else w for w in ins.writes]
+        ins.writes = [new if w is old or w is written else w for w in ins.writes]
         new.owner.written = True
         old.decl.version += 1  # the temporary is gone; any later use of it is an error
         if not ins.is_dma:

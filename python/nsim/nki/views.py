@@ -10,7 +10,7 @@ import functools
 import math
 import operator
 
-from .errors import fail
+from .errors import Unsupported, fail
 from .view_methods import ViewMethods
 
 
@@ -40,8 +40,9 @@ class IndexExpr:
     """`nl.arange` / `nl.mgrid` values: start + step * i for i < size, tagged with
     the axis they index (None until `[:, None]` / `[None, :]` places them)."""
 
-    def __init__(self, start, step, size, axis=None):
+    def __init__(self, start, step, size, axis=None, grid=None):
         self.start, self.step, self.size, self.axis = start, step, size, axis
+        self.grid = grid  # nl.mgrid's sizes of every axis: its dense shape (nisa.iota's result shape)
 
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
@@ -60,7 +61,7 @@ class IndexExpr:
     def __ge__(self, n): return self._compare(">=", n)
 
     def _affine(self, mul=1, add=0):
-        return IndexExpr(self.start * mul + add, self.step * mul, self.size, self.axis)
+        return IndexExpr(self.start * mul + add, self.step * mul, self.size, self.axis, self.grid)
 
     def __add__(self, c):
         if isinstance(c, (IndexExpr, IndexSum)):
@@ -74,9 +75,9 @@ class IndexExpr:
 
     def __mul__(self, c):
         c = _integer(c, "*")
-        if c <= 0:
-            fail("index expressions support * by a positive integer only (got %r)" % (c,))
-        return self._affine(mul=c)
+        if c == 0:
+            fail("index expressions support * by a non-zero integer only (got 0)")
+        return self._affine(mul=c)  # a negative c walks the dim backwards (Program._split_reversed)
 
     __rmul__ = __mul__
 
@@ -102,6 +103,23 @@ class IndexSum:
 
     __radd__ = __add__
 
+    def __sub__(self, c):
+        if not isinstance(c, int) or isinstance(c, bool):
+            fail("a sum of index expressions subtracts an integer only (got %r)" % (c,))
+        return IndexSum(self.terms, self.const - c)
+
+    def _compare(self, op, other):
+        from .masks import compare
+        if not isinstance(other, (IndexExpr, IndexSum)):
+            fail("mask: a sum of index expressions compares with another index expression (an affine_select "
+                 "pred), not with %r" % (other,), Unsupported)
+        return compare(self, op, other)
+
+    def __lt__(self, n): return self._compare("<", n)
+    def __le__(self, n): return self._compare("<=", n)
+    def __gt__(self, n): return self._compare(">", n)
+    def __ge__(self, n): return self._compare(">=", n)
+
     def __repr__(self):
         return " + ".join([repr(t) for t in self.terms] + ([str(self.const)] if self.const else []))
 
@@ -115,7 +133,7 @@ class SumCheck:
         self.dims, self.steps, self.budget, self.dim, self.size = dims, steps, budget, dim, size
 
     def reach(self, view):
-        return sum(step * (view.dims[d][1] - 1) for d, step in zip(self.dims, self.steps))
+        return sum(max(0, step * (view.dims[d][1] - 1)) for d, step in zip(self.dims, self.steps))
 
     def cut(self, starts):
         """The check of the view cut to start at starts[d] on each of its dims (masks.restrict)."""
@@ -201,11 +219,32 @@ class View(ViewMethods):
         return math.prod(self.shape)
 
     # ---------------------------------------------------------- indexing
+    def _modulo_block(self, d, k, size):
+        """(k, size) on dim d; on a block dim of a mod_alloc tile (language._modulo_blocks) an index
+        is taken modulo the physical blocks, and a slice must stay within one round of them."""
+        mod = (getattr(self, "block_mod", None) or [None] * self.ndim)[d]
+        if mod is None:
+            return k, size
+        if isinstance(k, int) and not isinstance(k, bool):
+            return (k + size if k < 0 else k) % mod, size
+        if isinstance(k, slice) and k.step in (None, 1):
+            start, stop = k.start or 0, size if k.stop is None else k.stop
+            if 0 <= start < stop <= size and start // mod == (stop - 1) // mod:
+                return slice(start % mod, (stop - 1) % mod + 1), size
+        fail("dim %d of %s maps its %d blocks modulo %d physical ones (mod_alloc): index it with an integer "
+             "or a slice within one round of them, got %r" % (d, self._what(), size, mod, k), Unsupported)
+
     def _indexed(self, key):
         key = key if isinstance(key, tuple) else (key,)
         if any(k is Ellipsis for k in key):
             i = key.index(Ellipsis)
             key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
+        if len(key) == 2 and self.ndim == 1 and self.pdim == 0:  # t[:, i] of a [P, F] tile is [P, 1] in Beta 1
+            column = self._like(self.offset, self.dims + [[1, 1]], 0)
+            indexed = column._indexed(key)
+            self._last_valid, self._last_axes = column._last_valid, column._last_axes
+            self._last_sum_checks = column._last_sum_checks
+            return indexed
         if len(key) > self.ndim:
             fail("%d indices for a %d-dim %s of shape %s" % (len(key), self.ndim, self._what(), self.shape))
         offset, dims, pdim, valid, axes, sum_checks = self.offset, [], None, [], [], []
@@ -213,8 +252,11 @@ class View(ViewMethods):
         for d, (stride, size) in enumerate(self.dims):
             k = key[d] if d < len(key) else slice(None)
             axis = k.axis if isinstance(k, IndexExpr) else None
+            if isinstance(k, IndexExpr) and k.step < 0:  # -1 * i + 1: a reversed dim, as a one-term sum
+                k, axis = IndexSum([k]), None
             if isinstance(k, (IndexExpr, DynSlice)):
                 k = k.as_slice()
+            k, size = self._modulo_block(d, k, size)
             if isinstance(k, int) and not isinstance(k, bool):
                 i = k + size if k < 0 else k
                 if not 0 <= i < limits[d]:
@@ -253,6 +295,9 @@ class View(ViewMethods):
                 dims += sum_dims
                 valid += [n for _, n in sum_dims]
                 axes += [t.axis for t in sorted(k.terms, key=lambda t: t.axis)]
+            elif isinstance(k, View):
+                fail("indexing dim %d of %s with a tile (an indirect, runtime-addressed access) is not modelled"
+                     % (d, self._what()), Unsupported)
             else:
                 fail("unsupported index %r for dim %d of %s (use ints, slices, nl.arange)" % (k, d, self._what()))
         if self.pdim is not None and pdim is None:
@@ -260,7 +305,6 @@ class View(ViewMethods):
         placed = [a for a in axes if a is not None]
         if placed != sorted(placed):
             if None in axes or sorted(placed) != list(range(len(placed))):
-                from .errors import Unsupported
                 fail("index expressions of %s on axes %s: out of the tensor's dim order, every dim must come "
                      "from an index expression of its own axis (nl.mgrid)" % (self._what(), placed), Unsupported)
             # The access's dims follow the index expressions' axes: out[if_out, ip_out] (Beta 1 SD
@@ -279,16 +323,17 @@ class View(ViewMethods):
     def _index_sum(self, k, d, stride, limit):
         """`t[..., 2 * i + j, ...]` (pooling windows): one dim of the view per term, in axis order; the
         offset the terms' starts and the constant add."""
-        from .errors import Unsupported
         if d == self.pdim or any(t.axis is None for t in k.terms) or len({t.axis for t in k.terms}) < len(k.terms):
             fail("a sum of index expressions (i + j) indexing %s (dim %d of %s) needs each term on its own axis "
                  "(nl.mgrid, or nl.arange placed with [:, None]) and a free dim"
                  % ("the partition dim" if d == self.pdim else "one dim", d, self._what()), Unsupported)
         terms = sorted(k.terms, key=lambda t: t.axis)
         first = k.const + sum(t.start for t in terms)
-        last = first + sum(t.step * (t.size - 1) for t in terms)
-        if first < 0 or first >= limit:
-            fail("index sum %r reaches elements %d..%d of dim %d of %s (size %d)" % (k, first, last, d, self._what(), limit))
+        last = first + sum(max(0, t.step * (t.size - 1)) for t in terms)
+        lowest = first + sum(min(0, t.step * (t.size - 1)) for t in terms)  # negative steps walk back
+        if lowest < 0 or first >= limit:
+            fail("index sum %r reaches elements %d..%d of dim %d of %s (size %d)" % (k, lowest, last, d, self._what(),
+                                                                                  limit))
         # Past the dim's end: the call's mask= may cut it back (Program._masked checks what is left).
         budget = limit - 1 - first if last >= limit else None
         return first * stride, [[stride * t.step, t.size] for t in terms], budget
@@ -394,6 +439,24 @@ class Tile(View):
         from . import program
         program.current().assign(self[key], value)
 
+    def reshape(self, shape):
+        """The same elements in another shape whose first dim is the partition dim (the free
+        elements contiguous, taken row-major): the NKI Library's [B, S * V] <-> [B, S, V] views."""
+        shape = positive_shape(shape, "reshape of %s:" % self._what())
+        if self.pdim != 0 or shape[0] != self.partitions or math.prod(shape[1:]) != self.free_elements:
+            fail("cannot reshape %s of shape %s to %s: keep the partition dim first and the free elements"
+                 % (self._what(), self.shape, tuple(shape)))
+        stride = 1
+        for s, n in reversed(self.dims[1:]):
+            if n > 1 and s != stride:
+                fail("reshape of a non-contiguous view of %s" % self._what())
+            stride *= n
+        dims, stride = [], 1
+        for n in reversed(shape[1:]):
+            dims.insert(0, [stride, n])
+            stride *= n
+        return self._like(self.offset, [self.dims[0]] + dims, 0)
+
     def broadcast_to(self, shape):
         """Repeats size-1 free dims (stride 0). A one-partition tile broadcast across partitions
         becomes a new tile, filled on TensorE (language._partition_broadcast)."""
@@ -428,14 +491,12 @@ class Tile(View):
     def __neg__(self): return self._binary("multiply", -1.0)
 
     def __array__(self, *args, **kwargs):
-        from .errors import Unsupported
         fail("%s has no values while the kernel is traced: NumPy can take tiles only through ufuncs "
              "(np.add, np.exp, ...)" % self._what(), Unsupported)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """np.multiply(a, b), np.exp(t), ... on tiles lower like the nl functions (Beta 1 kernels)."""
         from . import language as nl
-        from .errors import Unsupported
         fn = nl._numpy_ufuncs().get(ufunc) if method == "__call__" else None
         if fn is None or set(kwargs) - {"dtype"}:
             fail("np.%s%s on a tile is not supported (supported: %s)" % (

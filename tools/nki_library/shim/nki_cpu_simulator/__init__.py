@@ -31,7 +31,8 @@ class _CpuSimulate:
         if self.grid not in (None, 1):
             kernel = kernel[self.grid]
         config = _CONFIGS.get(os.environ.get("NKI_NC_VERSION", ""))
-        result = _nki.benchmark(kernel, *args, **kwargs, **({"config": config} if config else {}))
+        # nsim_config=: the kernel's own parameters may be named `config` (topk's is)
+        result = _nki.benchmark(kernel, *args, **kwargs, **({"nsim_config": config} if config else {}))
         _record(result.device_time_ns)
         return result.outputs
 

@@ -211,6 +211,21 @@ TEST(Reduce, MaxAndVar) {
   EXPECT_TRUE(std::isnan(Values(tensor({1, NAN, 2}).amax())[0]));
 }
 
+// amin, declared by one line of backend/reduction_ops.def, as NumPy's
+// np.min: [[3, 7, 7], [-1, 2, 9]].min(axis=1) = [3, -1], .min(axis=0) =
+// [-1, 2, 7]; integral dtypes kept; NaN propagates; no empty reduced dim.
+TEST(Reduce, Amin) {
+  const Tensor x = tensor({3, 7, 7, -1, 2, 9}, {2, 3});
+  EXPECT_EQ(Values(x.amin({1})), (std::vector<float>{3, -1}));
+  EXPECT_EQ(Values(x.amin({0}, true)), (std::vector<float>{-1, 2, 7}));
+  EXPECT_EQ(x.amin({0}, true).sizes(), (IntList{1, 3}));
+  EXPECT_EQ(Values(x.amin()), (std::vector<float>{-1}));
+  EXPECT_EQ(arange(6).amin().dtype(), kInt);
+  EXPECT_EQ(arange(6).amin().item<int64_t>(), 0);
+  EXPECT_TRUE(std::isnan(Values(tensor({1, NAN, -2}).amin())[0]));
+  EXPECT_THROW_MSG(ones({2, 0}).amin({1}), "amin(): Expected reduction dim 1 to have non-zero size.");
+}
+
 // Naive reference: fp32 accumulation, one rounding per output.
 std::vector<float> RefMm(const Tensor& a, const Tensor& b, ScalarType t) {
   std::vector<float> r;

@@ -51,17 +51,19 @@ Tensor gelu(T self, const std::string& approximate) {
   NSIM_CALL("aten::gelu", Tensor(T, const std::string&), self, approximate);
 }
 
-Tensor sum(T self, OptType dtype) { NSIM_CALL("aten::sum", Tensor(T, OptType), self, dtype); }
-Tensor sum(T self, const IntList& dim, bool keepdim, OptType dtype) {
-  NSIM_CALL("aten::sum.dim_IntList", Tensor(T, OptList, bool, OptType), self, dim, keepdim, dtype);
-}
-Tensor mean(T self, OptType dtype) { NSIM_CALL("aten::mean", Tensor(T, OptType), self, dtype); }
-Tensor mean(T self, const IntList& dim, bool keepdim, OptType dtype) {
-  NSIM_CALL("aten::mean.dim", Tensor(T, OptList, bool, OptType), self, dim, keepdim, dtype);
-}
-Tensor amax(T self, const IntList& dim, bool keepdim) {
-  NSIM_CALL("aten::amax", Tensor(T, const IntList&, bool), self, dim, keepdim);
-}
+#define NSIM_REDUCTION_DTYPE(name, overload)                                                        \
+  Tensor name(T self, OptType dtype) { NSIM_CALL("aten::" #name, Tensor(T, OptType), self, dtype); } \
+  Tensor name(T self, const IntList& dim, bool keepdim, OptType dtype) {                           \
+    NSIM_CALL("aten::" #name overload, Tensor(T, OptList, bool, OptType), self, dim, keepdim, dtype); \
+  }
+#define NSIM_REDUCTION_PLAIN(name, overload)                                                  \
+  Tensor name(T self, const IntList& dim, bool keepdim) {                                    \
+    NSIM_CALL("aten::" #name overload, Tensor(T, const IntList&, bool), self, dim, keepdim); \
+  }
+#define NSIM_REDUCTION_OP(name, Name, form, overload, ...) NSIM_REDUCTION_##form(name, overload)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
 std::tuple<Tensor, Tensor> max(T self, int64_t dim, bool keepdim) {
   NSIM_CALL("aten::max.dim", Tuple2(T, int64_t, bool), self, dim, keepdim);
 }

@@ -45,14 +45,16 @@ Tensor pow(const Tensor& self, const Scalar& exponent);
 Tensor square(const Tensor& self);
 Tensor gelu(const Tensor& self, const std::string& approximate = "none");
 
-// --- reductions ---
-Tensor sum(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
-Tensor sum(const Tensor& self, const IntList& dim, bool keepdim = false,
-           std::optional<ScalarType> dtype = std::nullopt);
-Tensor mean(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
-Tensor mean(const Tensor& self, const IntList& dim, bool keepdim = false,
-            std::optional<ScalarType> dtype = std::nullopt);
-Tensor amax(const Tensor& self, const IntList& dim = {}, bool keepdim = false);
+// --- reductions: sum, mean, amax, ... (backend/reduction_ops.def) ---
+#define NSIM_REDUCTION_DTYPE(name)                                            \
+  Tensor name(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt); \
+  Tensor name(const Tensor& self, const IntList& dim, bool keepdim = false,       \
+              std::optional<ScalarType> dtype = std::nullopt);
+#define NSIM_REDUCTION_PLAIN(name) Tensor name(const Tensor& self, const IntList& dim = {}, bool keepdim = false);
+#define NSIM_REDUCTION_OP(name, Name, form, ...) NSIM_REDUCTION_##form(name)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
 Tensor var(const Tensor& self, const IntList& dim, double correction = 1, bool keepdim = false);
 

@@ -1,7 +1,7 @@
 // The aten operator schemas: every op is declared here, once, with its PyTorch
 // name, overload and signature (as in native_functions.yaml); the pointwise
-// unary and binary ops come from their tables, backend/unary_ops.def and
-// backend/binary_ops.def. Kernels for
+// unary and binary ops and the reductions come from their tables,
+// backend/unary_ops.def, binary_ops.def and reduction_ops.def. Kernels for
 // them are registered per dispatch key elsewhere (cpu/, meta/, composite/,
 // and the Neuron lowering). The typed C++ API in ops.cc is checked against
 // these declarations when first used.
@@ -35,12 +35,15 @@ NSIM_LIBRARY(aten, m) {
   m.def("square(Tensor self) -> Tensor");
   m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
 
-  // Reductions.
-  m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
-  m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
-  m.def("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor");
-  m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
-  m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+  // Reductions: the table's ops (backend/reduction_ops.def), then the others.
+#define NSIM_REDUCTION_DTYPE(n, overload)                                                               \
+  m.def(n "(Tensor self, *, ScalarType? dtype=None) -> Tensor");                                         \
+  m.def(n overload "(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+#define NSIM_REDUCTION_PLAIN(n, overload) m.def(n overload "(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+#define NSIM_REDUCTION_OP(name, Name, form, overload, ...) NSIM_REDUCTION_##form(#name, overload)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor");
 

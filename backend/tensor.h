@@ -106,13 +106,14 @@ class Tensor {
 #define NSIM_UNARY_OP(name, ...) Tensor name() const;
 #include "backend/unary_ops.def"
   Tensor square() const;
-  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor sum(const IntList& dim, bool keepdim = false,
-             std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor mean(const IntList& dim, bool keepdim = false,
-              std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor amax(const IntList& dim = {}, bool keepdim = false) const;
+#define NSIM_REDUCTION_DTYPE(name)                                       \
+  Tensor name(std::optional<ScalarType> dtype = std::nullopt) const; \
+  Tensor name(const IntList& dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+#define NSIM_REDUCTION_PLAIN(name) Tensor name(const IntList& dim = {}, bool keepdim = false) const;
+#define NSIM_REDUCTION_OP(name, Name, form, ...) NSIM_REDUCTION_##form(name)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor var(const IntList& dim, double correction = 1, bool keepdim = false) const;
   Tensor mm(const Tensor& mat2) const;

@@ -155,15 +155,17 @@ Tensor Tensor::pow(const Scalar& e) const { return at::pow(*this, e); }
   Tensor Tensor::name() const { return at::name(*this); }
 #include "backend/unary_ops.def"
 Tensor Tensor::square() const { return at::square(*this); }
-Tensor Tensor::sum(OptType dtype) const { return at::sum(*this, dtype); }
-Tensor Tensor::sum(const IntList& dim, bool keepdim, OptType dtype) const {
-  return at::sum(*this, dim, keepdim, dtype);
-}
-Tensor Tensor::mean(OptType dtype) const { return at::mean(*this, dtype); }
-Tensor Tensor::mean(const IntList& dim, bool keepdim, OptType dtype) const {
-  return at::mean(*this, dim, keepdim, dtype);
-}
-Tensor Tensor::amax(const IntList& dim, bool keepdim) const { return at::amax(*this, dim, keepdim); }
+#define NSIM_REDUCTION_DTYPE(name)                                                   \
+  Tensor Tensor::name(OptType dtype) const { return at::name(*this, dtype); }       \
+  Tensor Tensor::name(const IntList& dim, bool keepdim, OptType dtype) const {       \
+    return at::name(*this, dim, keepdim, dtype);                                     \
+  }
+#define NSIM_REDUCTION_PLAIN(name) \
+  Tensor Tensor::name(const IntList& dim, bool keepdim) const { return at::name(*this, dim, keepdim); }
+#define NSIM_REDUCTION_OP(name, Name, form, ...) NSIM_REDUCTION_##form(name)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
   return at::max(*this, dim, keepdim);
 }

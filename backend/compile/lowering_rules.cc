@@ -130,9 +130,8 @@ LoweringRule Compute(Reason (*check)(const Graph&, const Graph::Call&) = &FloatO
 
 const std::map<std::string, LoweringRule>& Rules() {
   static const auto* rules = new std::map<std::string, LoweringRule>{
-      {"aten::sum.dim_IntList", Compute(&InnermostReduction)},
-      {"aten::mean.dim", Compute(&InnermostReduction)},
-      {"aten::amax", Compute(&InnermostReduction)},
+#define NSIM_REDUCTION_OP(name, Name, form, overload, ...) {"aten::" #name overload, Compute(&InnermostReduction)},
+#include "backend/reduction_ops.def"
       {"aten::mm", Compute(&MatmulShapes)},
       {"aten::bmm", Compute(&MatmulShapes)},
       {"aten::matmul", Compute(&MatmulShapes)},

@@ -127,6 +127,22 @@ TEST_P(Numerics, EveryTableBinaryOp) {
 #include "backend/binary_ops.def"
 }
 
+// Every op of the reduction table (backend/reduction_ops.def) over the last
+// dim, kept and dropped; eagerly also over a middle dim (a strided row,
+// which compile() does not lower).
+TEST_P(Numerics, EveryTableReduction) {
+  const Tensor x = Rand({4, 16, 256}, 0, GetParam(), 2.0);
+  const double tol = Tolerance(GetParam());
+#define NSIM_REDUCTION_OP(name, ...)                                                          \
+  {                                                                                           \
+    SCOPED_TRACE(#name);                                                                      \
+    ExpectAgreement([](const Tensor& t) { return at::name(t, {-1}, true); }, tol, x);         \
+    ExpectAgreement([](const Tensor& t) { return at::name(t, {-1}, false) * 2.0; }, tol, x);  \
+    EXPECT_LE(MaxRelError(at::name(x.to(kNeuron), {1}, true), at::name(x, {1}, true)), tol);  \
+  }
+#include "backend/reduction_ops.def"
+}
+
 // gelu's approximate is checked by its shape function, which compile()
 // traces through: an unknown form raises there as in eager mode (compile()
 // used to lower it silently as the erf form).

@@ -32,12 +32,14 @@ Tensor rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha)
 }
 Tensor square_kernel(const Tensor& self) { return pow(self, 2); }
 
-Tensor sum_all(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sum(self, IntList{}, false, dtype);
-}
-Tensor mean_all(const Tensor& self, std::optional<ScalarType> dtype) {
-  return mean(self, IntList{}, false, dtype);
-}
+// The every-dim overload of each DTYPE-form op of backend/reduction_ops.def.
+#define NSIM_REDUCTION_DTYPE(name) \
+  Tensor name##_all(const Tensor& self, std::optional<ScalarType> dtype) { return name(self, IntList{}, false, dtype); }
+#define NSIM_REDUCTION_PLAIN(name)
+#define NSIM_REDUCTION_OP(name, Name, form, ...) NSIM_REDUCTION_##form(name)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
 
 Tensor layer_norm_kernel(const Tensor& input, const IntList& normalized_shape,
                          const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
@@ -100,8 +102,12 @@ NSIM_LIBRARY_IMPL(aten, CompositeExplicit, m) {
 #undef NSIM_BINARY_PLAIN
   m.impl("rsub.Scalar", &rsub_scalar);
   m.impl("square", &square_kernel);
-  m.impl("sum", &sum_all);
-  m.impl("mean", &mean_all);
+#define NSIM_REDUCTION_DTYPE(name) m.impl(#name, &name##_all);
+#define NSIM_REDUCTION_PLAIN(name)
+#define NSIM_REDUCTION_OP(name, Name, form, ...) NSIM_REDUCTION_##form(name)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
   m.impl("layer_norm", &layer_norm_kernel);
   m.impl("matmul", &matmul_kernel);
 }

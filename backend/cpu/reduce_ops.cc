@@ -8,6 +8,7 @@
 #include "backend/cpu/loops.h"
 #include "backend/library.h"
 #include "backend/meta/shape_functions.h"
+#include "backend/reductions.h"
 
 namespace nsim {
 namespace at {
@@ -53,51 +54,42 @@ Tensor Store(const ReduceMetaResult& r, const std::vector<A>& acc) {
   return out;
 }
 
-Tensor sum(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
-           std::optional<ScalarType> dtype) {
-  const ReduceMetaResult r = ReduceMeta("sum", self, dim, keepdim, dtype, ReduceKind::kSum);
+// An op of backend/reduction_ops.def: its arithmetic R (reductions.h) on
+// the accumulator type of the input's compute type.
+template <class R>
+Tensor Reduce(const Tensor& self, const ReduceMetaResult& r) {
   return VisitComputeType(self.dtype(), [&](auto tag) {
+    using A = typename R::template Acc<typename decltype(tag)::type>;
     using C = typename decltype(tag)::type;
-    return Store(r, Accumulate<C, C>(self, r, C(0), [](C& a, C x) { a += x; }));
+    std::vector<A> acc = Accumulate<A, A>(self, r, R::template Init<C>(),
+                                          [](A& a, A x) { a = R::template Combine<C>(a, x); });
+    for (A& v : acc) v = R::template Finish<C>(v, r.count);
+    return Store(r, acc);
   });
 }
 
-Tensor mean(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
-            std::optional<ScalarType> dtype) {
-  const ReduceMetaResult r = ReduceMeta("mean", self, dim, keepdim, dtype, ReduceKind::kMean);
-  std::vector<float> acc = Accumulate<float, float>(self, r, 0.0f, [](float& a, float x) { a += x; });
-  for (float& v : acc) v /= static_cast<float>(r.count);
-  return Store(r, acc);
-}
-
-template <class C>
-C Lowest() {
-  return std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
-                                              : std::numeric_limits<C>::lowest();
-}
-
-// max that keeps a NaN once seen (torch.amax propagates NaN).
-template <class C>
-void MaxInto(C& a, C x) {
-  if (x != x || x > a) a = x;
-}
-
-Tensor amax(const Tensor& self, const IntList& dim, bool keepdim) {
-  const ReduceMetaResult r = ReduceMeta("amax", self, dim, keepdim, std::nullopt, ReduceKind::kMax);
-  return VisitComputeType(self.dtype(), [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    return Store(r, Accumulate<C, C>(self, r, Lowest<C>(), &MaxInto<C>));
-  });
-}
+#define NSIM_REDUCTION_DTYPE(name, Name, kind)                                                          \
+  Tensor name(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,                     \
+              std::optional<ScalarType> dtype) {                                                       \
+    return Reduce<reduction::Name>(self, ReduceMeta(#name, self, dim, keepdim, dtype, ReduceKind::kind)); \
+  }
+#define NSIM_REDUCTION_PLAIN(name, Name, kind)                                                                 \
+  Tensor name(const Tensor& self, const IntList& dim, bool keepdim) {                                        \
+    return Reduce<reduction::Name>(self, ReduceMeta(#name, self, dim, keepdim, std::nullopt, ReduceKind::kind)); \
+  }
+#define NSIM_REDUCTION_OP(name, Name, form, overload, kind, ...) NSIM_REDUCTION_##form(name, Name, kind)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
 
 // Values and (first) indices of the maximum along one dim. The index of each
 // element along `dim` comes from a fourth operand that broadcasts 0..n-1.
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
   const int64_t d = MaybeWrapDim(dim, self.dim());
-  const ReduceMetaResult r = ReduceMeta("max", self, IntList{d}, keepdim, std::nullopt, ReduceKind::kMax);
+  const ReduceMetaResult r = ReduceMeta("max", self, IntList{d}, keepdim, std::nullopt, ReduceKind::kExtremum);
   return VisitComputeType(self.dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    std::vector<C> values(Numel(r.keepdim_sizes), Lowest<C>());
+    std::vector<C> values(Numel(r.keepdim_sizes), reduction::Lowest<C>());
     std::vector<int64_t> indices(values.size(), 0);
     IntList index_sizes(self.dim(), 1);
     std::vector<int64_t> positions;
@@ -156,9 +148,8 @@ Tensor var(const Tensor& self, const std::optional<IntList>& dim,
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("sum.dim_IntList", &sum);
-  m.impl("mean.dim", &mean);
-  m.impl("amax", &amax);
+#define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
+#include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
   m.impl("var.correction", &var);
 }

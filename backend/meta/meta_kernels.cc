@@ -26,20 +26,22 @@ Tensor unary_meta(const Tensor& self) {
 }
 Tensor gelu(const Tensor& self, const std::string& approximate) { return MakeOutput(GeluMeta(self, approximate)); }
 
-Tensor sum(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
-           std::optional<ScalarType> dtype) {
-  return MakeOutput(ReduceMeta("sum", self, dim, keepdim, dtype, ReduceKind::kSum).out);
-}
-Tensor mean(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,
-            std::optional<ScalarType> dtype) {
-  return MakeOutput(ReduceMeta("mean", self, dim, keepdim, dtype, ReduceKind::kMean).out);
-}
-Tensor amax(const Tensor& self, const IntList& dim, bool keepdim) {
-  return MakeOutput(ReduceMeta("amax", self, dim, keepdim, std::nullopt, ReduceKind::kMax).out);
-}
+#define NSIM_REDUCTION_DTYPE(name, kind)                                                                 \
+  Tensor name(const Tensor& self, const std::optional<IntList>& dim, bool keepdim,                      \
+              std::optional<ScalarType> dtype) {                                                        \
+    return MakeOutput(ReduceMeta(#name, self, dim, keepdim, dtype, ReduceKind::kind).out);              \
+  }
+#define NSIM_REDUCTION_PLAIN(name, kind)                                                                 \
+  Tensor name(const Tensor& self, const IntList& dim, bool keepdim) {                                   \
+    return MakeOutput(ReduceMeta(#name, self, dim, keepdim, std::nullopt, ReduceKind::kind).out);       \
+  }
+#define NSIM_REDUCTION_OP(name, Name, form, overload, kind, ...) NSIM_REDUCTION_##form(name, kind)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
   TensorMeta m = ReduceMeta("max", self, IntList{MaybeWrapDim(dim, self.dim())}, keepdim,
-                            std::nullopt, ReduceKind::kMax).out;
+                            std::nullopt, ReduceKind::kExtremum).out;
   Tensor values = MakeOutput(m);
   m.dtype = kInt;
   return std::make_tuple(values, MakeOutput(m));
@@ -89,9 +91,8 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
 #define NSIM_UNARY_OP(name, Name, ...) m.impl(#name, &unary_meta<unary::k##Name>);
 #include "backend/unary_ops.def"
   m.impl("gelu", &gelu);
-  m.impl("sum.dim_IntList", &sum);
-  m.impl("mean.dim", &mean);
-  m.impl("amax", &amax);
+#define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
+#include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
   m.impl("var.correction", &var);
   m.impl("mm", &mm);

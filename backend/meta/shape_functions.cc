@@ -90,7 +90,7 @@ ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optio
       r.out.sizes.push_back(self.size(d));
       continue;
     }
-    if (kind == ReduceKind::kMax && self.size(d) == 0) {
+    if (kind == ReduceKind::kExtremum && self.size(d) == 0) {
       throw SimError(std::string(op) + "(): Expected reduction dim " + std::to_string(d) +
                      " to have non-zero size.");
     }

@@ -69,7 +69,9 @@ struct ReduceMetaResult {
   IntList keepdim_sizes;      // input sizes with reduced dims set to 1
   int64_t count;              // elements reduced into each output element
 };
-enum class ReduceKind { kSum, kMean, kMax, kVar };
+// kSum: integral inputs give Int64; kMean, kVar: floating outputs only;
+// kExtremum (amax, amin, max.dim): the input's dtype, no empty reduced dim.
+enum class ReduceKind { kSum, kMean, kExtremum, kVar };
 // `dims` absent or empty reduces every dim. `dtype` overrides the output dtype.
 ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optional<IntList>& dims,
                             bool keepdim, std::optional<ScalarType> dtype, ReduceKind kind);

@@ -73,9 +73,8 @@ const std::map<std::string, OpEmitter>& Table() {
       {"aten::pow.Tensor_Scalar", &Pow},
       {"aten::to.dtype", &Cast},
       {"aten::_to_copy", &Cast},
-      {"aten::sum.dim_IntList", &Reduce<OpKind::kRowSum>},
-      {"aten::mean.dim", &Reduce<OpKind::kRowMean>},
-      {"aten::amax", &Reduce<OpKind::kRowMax>},
+#define NSIM_REDUCTION_OP(name, Name, form, overload, ...) {"aten::" #name overload, &Reduce<OpKind::kRow##Name>},
+#include "backend/reduction_ops.def"
       {"aten::mm", &Matmul},
       {"aten::bmm", &Matmul},
       {"aten::matmul", &Matmul},

@@ -1,7 +1,7 @@
 """The op table and the composite ops' single decomposition.
 
-Every op declared in backend/unary_ops.def and backend/binary_ops.def runs
-on the device eagerly and
+Every op declared in backend/unary_ops.def, binary_ops.def and
+reduction_ops.def runs on the device eagerly and
 under torch.compile and matches PyTorch's CPU kernel, with no test to write
 for a new op. The composite ops reach torch.compile through the simulator's
 C++ decompositions (backend/compile/decompositions.cc, also used by nsim's
@@ -21,6 +21,8 @@ with open(os.path.join(ROOT, "backend", "unary_ops.def")) as table:
     OPS = re.findall(r"^NSIM_UNARY_OP\((\w+),", table.read(), re.M)
 with open(os.path.join(ROOT, "backend", "binary_ops.def")) as table:
     BINARY_OPS = re.findall(r"^NSIM_BINARY_OP\((\w+), \w+, (\w+),", table.read(), re.M)
+with open(os.path.join(ROOT, "backend", "reduction_ops.def")) as table:
+    REDUCTIONS = re.findall(r'^NSIM_REDUCTION_OP\((\w+), \w+, \w+, "\.?(\w*)",', table.read(), re.M)
 
 
 @pytest.fixture(autouse=True)
@@ -110,3 +112,21 @@ def test_compiled_rms_norm_rounds_once():
     once = (xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6) * w.double()).to(torch.bfloat16)
     got = compiled_once(lambda x, w: F.rms_norm(x, [512], w, 1e-6), x.to("neuron"), w.to("neuron")).cpu()
     assert (got != once).float().mean().item() < 0.01
+
+
+def test_the_reduction_table_is_read():
+    assert {("sum", "dim_IntList"), ("mean", "dim"), ("amax", "")} <= set(REDUCTIONS)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name,overload", REDUCTIONS)
+def test_reduction_table_op_matches_cpu_eager_and_compiled(name, overload, dtype):
+    op = getattr(getattr(torch.ops.aten, name), overload or "default")
+    x = (torch.randn(4, 8, 64, generator=torch.Generator().manual_seed(0)) * 4).to(dtype)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else dict(rtol=1.6e-2, atol=1e-2)
+    torch.testing.assert_close(op(x.to("neuron"), [1], True).cpu(), op(x, [1], True), **tol)  # a strided row
+    for keepdim in (True, False):  # compile() lowers reductions over the innermost dim
+        want = op(x, [-1], keepdim)
+        torch.testing.assert_close(op(x.to("neuron"), [-1], keepdim).cpu(), want, **tol)
+        got = compiled_once(lambda t: op(t, [-1], keepdim) * 2, x.to("neuron"))
+        torch.testing.assert_close(got.cpu(), want * 2, **tol)

@@ -82,7 +82,7 @@ TEST(Codegen, RmsNormGraphRoundsLikeEagerAndIsOneStage) {
 TEST(Codegen, SoftmaxInFp32FusesTheSumIntoTheExpActivation) {
   Graph g;
   const ValueId x = g.Input("x", C(kBF, {200, 300}));
-  const ValueId m = g.RowReduce(OpKind::kRowMax, x, kF);
+  const ValueId m = g.RowReduce(OpKind::kRowAmax, x, kF);
   const ValueId e = g.Unary(OpKind::kExp, g.Binary(OpKind::kSub, x, m, kF), kF);
   const ValueId s = g.RowReduce(OpKind::kRowSum, e, kF);
   g.Output(g.Binary(OpKind::kDiv, e, s, kBF), "y", C(kBF, {200, 300}));
@@ -228,7 +228,7 @@ TEST(Codegen, SoftmaxAlongAMiddleDimTilesOverTwoRowDims) {
   Graph g;
   const TensorDesc xd{kF, {3, 64, 50}, {3200, 1, 64}, 0};
   const ValueId x = g.Input("x", xd);
-  const ValueId m = g.RowReduce(OpKind::kRowMax, x, kF);
+  const ValueId m = g.RowReduce(OpKind::kRowAmax, x, kF);
   const ValueId e = g.Unary(OpKind::kExp, g.Binary(OpKind::kSub, x, m, kF), kF);
   g.Output(g.Binary(OpKind::kDiv, e, g.RowReduce(OpKind::kRowSum, e, kF), kF), "y", xd);
   std::map<std::string, std::vector<float>> in = {{"x", Random(3 * 50 * 64, 30, kF, 2)}};
@@ -272,7 +272,7 @@ TEST(Codegen, SoftmaxOfAMatmulKeepsTheProductInSbuf) {
   const ValueId x = g.Input("x", C(kBF, {200, 64}));
   const ValueId w = g.Input("w", C(kBF, {64, 300}));
   const ValueId s = g.Matmul(x, w, kF);
-  const ValueId e = g.Unary(OpKind::kExp, g.Binary(OpKind::kSub, s, g.RowReduce(OpKind::kRowMax, s, kF), kF), kF);
+  const ValueId e = g.Unary(OpKind::kExp, g.Binary(OpKind::kSub, s, g.RowReduce(OpKind::kRowAmax, s, kF), kF), kF);
   g.Output(g.Binary(OpKind::kDiv, e, g.RowReduce(OpKind::kRowSum, e, kF), kBF), "p", C(kBF, {200, 300}));
   std::map<std::string, std::vector<float>> in = {{"x", Random(200 * 64, 34, kBF)}, {"w", Random(64 * 300, 35, kBF)}};
   const auto run = RunOnDevice(g, in);

@@ -31,8 +31,10 @@ constexpr KindInfo kKinds[] = {
 #include "backend/unary_ops.def"
     {OpKind::kSquare, "square"},     {OpKind::kGelu, "gelu"},
     {OpKind::kGeluTanh, "gelu_tanh"}, {OpKind::kPowScalar, "pow"},      {OpKind::kCast, "cast"},
-    {OpKind::kView, "view"},         {OpKind::kRowSum, "row_sum"},      {OpKind::kRowMean, "row_mean"},
-    {OpKind::kRowMax, "row_max"},    {OpKind::kMatmul, "matmul"},
+    {OpKind::kView, "view"},
+#define NSIM_REDUCTION_OP(name, Name, ...) {OpKind::kRow##Name, "row_" #name},
+#include "backend/reduction_ops.def"
+    {OpKind::kMatmul, "matmul"},
 };
 
 }  // namespace
@@ -50,9 +52,16 @@ constexpr OpKind kBinaryKinds[] = {
 constexpr OpKind kFirstBinary = kBinaryKinds[0];
 constexpr OpKind kLastBinary = kBinaryKinds[sizeof(kBinaryKinds) / sizeof(kBinaryKinds[0]) - 1];
 
+#define NSIM_REDUCTION_OP(name, Name, ...) OpKind::kRow##Name,
+constexpr OpKind kRowReduceKinds[] = {
+#include "backend/reduction_ops.def"
+};
+constexpr OpKind kFirstRowReduce = kRowReduceKinds[0];
+constexpr OpKind kLastRowReduce = kRowReduceKinds[sizeof(kRowReduceKinds) / sizeof(kRowReduceKinds[0]) - 1];
+
 bool IsBinary(OpKind k) { return k >= kFirstBinary && k <= kLastBinary; }
 bool IsUnary(OpKind k) { return k > kLastBinary && k <= OpKind::kCast; }
-bool IsRowReduce(OpKind k) { return k >= OpKind::kRowSum && k <= OpKind::kRowMax; }
+bool IsRowReduce(OpKind k) { return k >= kFirstRowReduce && k <= kLastRowReduce; }
 bool IsPointwise(OpKind k) {
   return IsBinary(k) || IsUnary(k) || k == OpKind::kConstant || k == OpKind::kView;
 }

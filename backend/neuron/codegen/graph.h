@@ -54,7 +54,9 @@ enum class OpKind : uint8_t {
   // (unsqueeze / squeeze / keepdim=False).
   kView,
   // Row reductions over the innermost dim, which is kept with size 1.
-  kRowSum, kRowMean, kRowMax,
+  // (backend/reduction_ops.def: kRowSum, kRowMean, kRowAmax, ...).
+#define NSIM_REDUCTION_OP(name, Name, ...) kRow##Name,
+#include "backend/reduction_ops.def"
   // Matrix product on TensorE, accumulated in fp32.
   kMatmul,
 };
@@ -94,7 +96,7 @@ class Graph {
   ValueId Pow(ValueId a, double exponent, DType out);
   ValueId Cast(ValueId a, DType out);
   ValueId View(ValueId a, std::vector<int64_t> sizes);
-  // kRowSum, kRowMean, kRowMax.
+  // kRowSum, kRowMean, kRowAmax, ...
   ValueId RowReduce(OpKind kind, ValueId a, DType out);
   ValueId Matmul(ValueId a, ValueId b, DType out);
   void Output(ValueId v, const std::string& name, const TensorDesc& desc);

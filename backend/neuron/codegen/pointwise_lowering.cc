@@ -212,9 +212,12 @@ void LowerRowReduce(TileScope& s, const Node& node, const Operand& in, const Acc
   Instruction r = MakeInstruction(EngineId::kVector, Opcode::kTensorReduce);
   r.dst = dst;
   r.src0 = in.ap;
-  r.reduce = node.kind == OpKind::kRowSum ? ReduceOp::kSum
-             : node.kind == OpKind::kRowMean ? ReduceOp::kMean
-                                             : ReduceOp::kMax;
+  switch (node.kind) {
+#define NSIM_REDUCTION_OP(name, Name, form, overload, kind, acc, init, combine, finish, vector_op) \
+    case OpKind::kRow##Name: r.reduce = ReduceOp::vector_op; break;
+#include "backend/reduction_ops.def"
+    default: throw SimError(std::string("codegen: '") + OpKindName(node.kind) + "' is not a row reduction");
+  }
   s.sched().Add(std::move(r));
 }
 

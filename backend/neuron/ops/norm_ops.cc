@@ -47,7 +47,7 @@ Tensor softmax(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dt
   LaunchGraph(op, {{{"x", in.tensor}}, {{"out", res.tensor}}}, [&] {
     Graph g;
     const ValueId x = g.Input("x", in.desc);
-    const ValueId e = g.Unary(OpKind::kExp, g.Binary(OpKind::kSub, x, g.RowReduce(OpKind::kRowMax, x, kF32), kF32), kF32);
+    const ValueId e = g.Unary(OpKind::kExp, g.Binary(OpKind::kSub, x, g.RowReduce(OpKind::kRowAmax, x, kF32), kF32), kF32);
     g.Output(g.Binary(OpKind::kDiv, e, g.RowReduce(OpKind::kRowSum, e, kF32), at::ToSimDType(m.dtype)), "out", res.desc);
     return g;
   });

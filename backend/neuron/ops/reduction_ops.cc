@@ -12,6 +12,7 @@
 #include "backend/neuron/kernel_launch.h"
 #include "backend/neuron/op_lowering.h"
 #include "backend/neuron/ops/row_layout.h"
+#include "backend/reductions.h"
 
 namespace nsim {
 namespace neuron {
@@ -77,34 +78,37 @@ bool FillEmptyReduction(Tensor& out, const at::ReduceMetaResult& r, double value
   return true;
 }
 
-Tensor Reduce(const std::string& op, OpKind kind, const Tensor& self, const at::ReduceMetaResult& r) {
+// An op of backend/reduction_ops.def: one generated kernel, its result over
+// no elements the CPU reference's (R::Finish of R::Init).
+template <class R, OpKind K>
+Tensor Reduce(const std::string& op, const Tensor& self, const at::ReduceMetaResult& r) {
   RequireFloat(op, r.out.dtype);
   RequireDeviceType(op, self.dtype());
   Tensor out = at::MakeOutput(r.out);
-  if (FillEmptyReduction(out, r, kind == OpKind::kRowSum ? 0.0 : std::numeric_limits<double>::quiet_NaN())) return out;
+  if (FillEmptyReduction(out, r, R::template Finish<float>(R::template Init<float>(), 0))) return out;
   const RowLayout l = RowsOver(self, ReducedDims(r));
   const int64_t max_row = MaxRow(CoreOf(self.device()));
   LaunchGraph(op, {{{"x", l.tensor}}, {{"out", out}}},
-              [&] { return ReduceGraph(op, kind, l, ReducedDesc(l, r.out.dtype), max_row); });
+              [&] { return ReduceGraph(op, K, l, ReducedDesc(l, r.out.dtype), max_row); });
   return out;
 }
 
-Tensor sum(const Tensor& self, const std::optional<at::IntList>& dim, bool keepdim,
-           std::optional<at::ScalarType> dtype) {
-  const auto r = at::ReduceMeta("sum", self, dim, keepdim, dtype, at::ReduceKind::kSum);
-  return Reduce("aten::sum.dim_IntList", OpKind::kRowSum, self, r);
-}
-
-Tensor mean(const Tensor& self, const std::optional<at::IntList>& dim, bool keepdim,
-            std::optional<at::ScalarType> dtype) {
-  const auto r = at::ReduceMeta("mean", self, dim, keepdim, dtype, at::ReduceKind::kMean);
-  return Reduce("aten::mean.dim", OpKind::kRowMean, self, r);
-}
-
-Tensor amax(const Tensor& self, const at::IntList& dim, bool keepdim) {
-  const auto r = at::ReduceMeta("amax", self, dim, keepdim, std::nullopt, at::ReduceKind::kMax);
-  return Reduce("aten::amax", OpKind::kRowMax, self, r);
-}
+#define NSIM_REDUCTION_DTYPE(name, Name, overload, kind)                                                     \
+  Tensor name(const Tensor& self, const std::optional<at::IntList>& dim, bool keepdim,                      \
+              std::optional<at::ScalarType> dtype) {                                                        \
+    return Reduce<at::reduction::Name, OpKind::kRow##Name>(                                                 \
+        "aten::" #name overload, self, at::ReduceMeta(#name, self, dim, keepdim, dtype, at::ReduceKind::kind)); \
+  }
+#define NSIM_REDUCTION_PLAIN(name, Name, overload, kind)                                                   \
+  Tensor name(const Tensor& self, const at::IntList& dim, bool keepdim) {                                 \
+    return Reduce<at::reduction::Name, OpKind::kRow##Name>(                                               \
+        "aten::" #name overload, self,                                                                    \
+        at::ReduceMeta(#name, self, dim, keepdim, std::nullopt, at::ReduceKind::kind));                   \
+  }
+#define NSIM_REDUCTION_OP(name, Name, form, overload, kind, ...) NSIM_REDUCTION_##form(name, Name, overload, kind)
+#include "backend/reduction_ops.def"
+#undef NSIM_REDUCTION_DTYPE
+#undef NSIM_REDUCTION_PLAIN
 
 // Two passes, as the CPU reference: the mean, then the squared deviations
 // (summed by the square activation's accumulator), over count - correction.
@@ -134,9 +138,8 @@ Tensor var(const Tensor& self, const std::optional<at::IntList>& dim, const std:
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
-  m.impl("sum.dim_IntList", &sum);
-  m.impl("mean.dim", &mean);
-  m.impl("amax", &amax);
+#define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
+#include "backend/reduction_ops.def"
   m.impl("var.correction", &var);
 }
 

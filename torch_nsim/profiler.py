@@ -73,9 +73,13 @@ def _is_library(code):
 def user_stack():
     """The user's code calling into torch here, innermost frame first, as
     'FILE:LINE FUNCTION < FILE:LINE FUNCTION ...': the frames from the
-    innermost one outside the libraries up to the next library frame."""
-    frames = []
+    innermost one outside the libraries up to the next library frame. On
+    autograd's backward threads, where no Python called the op, the user's
+    code is the line that called backward() (or autograd.grad)."""
     f = sys._getframe(0).f_back  # None on a thread with no Python caller (autograd's backward threads)
+    if f is None:
+        f = _backward_caller_frame()
+    frames = []
     while f is not None:
         if not _is_library(f.f_code):
             frames.append("%s:%d %s" % (f.f_code.co_filename, f.f_lineno, f.f_code.co_name))
@@ -83,6 +87,18 @@ def user_stack():
             break
         f = f.f_back
     return " < ".join(frames)
+
+
+def _backward_caller_frame():
+    """The innermost frame of the thread waiting in autograd's engine (it released the GIL
+    there, so this thread can read its stack); the lowest thread id wins if several are."""
+    for _, frame in sorted(sys._current_frames().items()):
+        f = frame
+        while f is not None:
+            if f.f_code.co_name == "_engine_run_backward":
+                return frame
+            f = f.f_back
+    return None
 
 
 _C.set_user_stack_function(user_stack)

@@ -1,8 +1,9 @@
 // The user's Python line behind every op the simulator's profiler records
 // (OpInfo::source, docs/profile-tables.md): the profiler asks this provider
 // at each op, and it calls torch_nsim.profiler.user_stack() under the GIL.
-// A thread that never ran Python (autograd's device threads) has no frames
-// to name, so its ops carry none.
+// A thread that never ran Python (autograd's device threads) takes the GIL
+// here too: user_stack() then names the line waiting in backward(), whose
+// thread released the GIL inside autograd's engine.
 #include <torch/extension.h>
 
 #include <string>
@@ -16,8 +17,7 @@ namespace {
 py::object* g_user_stack = nullptr;
 
 bool PythonFramesAvailable() {
-  return g_user_stack != nullptr && Py_IsInitialized() && !_Py_IsFinalizing() &&
-         PyGILState_GetThisThreadState() != nullptr;
+  return g_user_stack != nullptr && Py_IsInitialized() && !_Py_IsFinalizing();
 }
 
 std::string PythonUserStack() {

@@ -3,6 +3,7 @@ it and the user's Python line that called the op (docs/profile-tables.md):
 in trace.json's args, instructions.csv, the Parquet tables (DuckDB's "time
 per source line" query of the docs groups by those lines) and report.html."""
 import csv
+import inspect
 import json
 import os
 import re
@@ -121,18 +122,24 @@ def test_user_stack_stops_at_library_frames():
     assert len(frames) == 1
 
 
-def test_backward_ops_name_their_op_without_a_frame(tmp_path):
+def test_backward_ops_name_the_line_that_called_backward(tmp_path):
     """Autograd runs backward ops on its own thread, where no Python frame called them: their
-    instructions name the op and no source (not an error); the forward's name the user's line."""
+    instructions name the op and the user's line that called backward(); the forward's name
+    the line that computed the forward."""
     w = torch.ones(64, 32).to("neuron").requires_grad_()
     x = torch.ones(16, 64).to("neuron")
     cfg = NeuronConfig(capture_enabled_for_nc="0", profile_output_dir=str(tmp_path))
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1], experimental_config=cfg,
                  on_trace_ready=NeuronProfiler(cfg).export_trace):
-        torch.tanh(x @ w).sum().backward()
+        loss = torch.tanh(x @ w).sum()
+        forward_line = inspect.currentframe().f_lineno - 1
+        loss.backward()
+        backward_line = inspect.currentframe().f_lineno - 1
         torch.neuron.synchronize()
     rows = [r for r in csv.DictReader(open(tmp_path / "instructions.csv")) if r["opcode"] != "dma_transfer"]
-    assert all(r["aten_op"] for r in rows)
-    here = {r["source"] for r in rows if r["source"]}
-    assert here and all(s.startswith("test_source_attribution.py:") for s in here)
-    assert any(not r["source"] for r in rows)  # the backward's
+    assert all(r["aten_op"] and r["source"] for r in rows)
+    lines = {r["source"].split(" ")[0] for r in rows}
+    here = "test_source_attribution.py:%d"
+    assert {l.rsplit("/", 1)[-1] for l in lines} == {here % forward_line, here % backward_line}
+    backward_ops = {r["aten_op"] for r in rows if r["source"].split(" ")[0].endswith(here % backward_line)}
+    assert {"aten::mm", "aten::mul"} <= backward_ops  # the weight gradient xᵀ·g and tanh's (1 − y²)·g

@@ -119,7 +119,10 @@ std::vector<KernelRef> NeuronCoreDevice::ProgramsOf(const KernelRef& kernel) {
   auto it = spmd_copies_.find(kernel->hash);
   if (it != spmd_copies_.end()) return it->second;
   std::vector<KernelRef> copies;
-  for (const Kernel& k : ParseGrid(spmd->text, spmd->filename, lnc())) copies.push_back(LoadKernel(k));
+  for (Kernel& k : ParseGrid(spmd->text, spmd->filename, lnc())) {
+    k.file = kernel->loaded->kernel().file;
+    copies.push_back(LoadKernel(k));
+  }
   return spmd_copies_.emplace(kernel->hash, std::move(copies)).first->second;
 }
 

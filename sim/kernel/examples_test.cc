@@ -49,6 +49,26 @@ TEST(Examples, KnownShapes) {
   EXPECT_EQ(rms.tensors[rms.FindTensor("x")].shape, (std::vector<int64_t>{4, 512}));
 }
 
+// A .nk file a person wrote is its own source: profiles name FILE:LINE for
+// each instruction; the same text parsed from memory (a generator's) names
+// none, and a line's `src:` comment wins over the file's line.
+TEST(Examples, AKernelFileNamesItsOwnLinesAsSource) {
+  const std::string path = std::string(kExamplesDir) + "/trivial_add.nk";
+  const Kernel add = LoadKernelFile(path);
+  for (int n = 0; n < kNumEngines; ++n) {
+    const EngineId e = static_cast<EngineId>(n);
+    for (size_t i = 0; i < add.stream(e).size(); ++i) {
+      const int line = add.instruction(e, i).line;
+      EXPECT_EQ(add.SourceAt(line), path + ":" + std::to_string(line) + " trivial_add");
+    }
+  }
+  const Kernel from_text = ParseKernel(ReadKernelFile(path), path);
+  EXPECT_EQ(from_text.SourceAt(add.instruction(EngineId::kVector, 0).line), "");
+  Kernel annotated = add;
+  annotated.sources[7] = "gen.py:3 f";
+  EXPECT_EQ(annotated.SourceAt(7), "gen.py:3 f");
+}
+
 TEST(Examples, MissingFileIsAnError) {
   EXPECT_THROW(LoadKernelFile("sim/kernel/examples/does_not_exist.nk"), SimError);
 }

@@ -143,10 +143,11 @@ int Kernel::FindSemaphore(const std::string& n) const {
   return -1;
 }
 
-const std::string& Kernel::SourceAt(int line) const {
-  static const std::string kNone;
+std::string Kernel::SourceAt(int line) const {
   auto it = sources.find(line);
-  return it == sources.end() ? kNone : it->second;
+  if (it != sources.end()) return it->second;
+  if (file.empty() || line <= 0) return "";
+  return file + ":" + std::to_string(line) + " " + name;
 }
 
 std::string KernelLoops::Label(uint32_t iteration) const {

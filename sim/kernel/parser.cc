@@ -797,7 +797,11 @@ std::string ReadKernelFile(const std::string& path) {
   return text;
 }
 
-Kernel LoadKernelFile(const std::string& path) { return ParseKernel(ReadKernelFile(path), path); }
+Kernel LoadKernelFile(const std::string& path) {
+  Kernel k = ParseKernel(ReadKernelFile(path), path);
+  k.file = path;
+  return k;
+}
 
 std::vector<Kernel> ParseGrid(const std::string& text, const std::string& filename, int64_t programs) {
   if (programs < 1) throw SimError(filename + ": a grid needs at least one program, got " + std::to_string(programs));

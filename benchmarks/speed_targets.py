@@ -114,6 +114,8 @@ def million_rows(rows):
         values = "values" if "/values:1" in name else "timing-only"
         if "/hbm_tiles:0" in name:  # every step its own HBM tiles: no two DMA access patterns alike
             values += ", all DMA access patterns distinct"
+        if "/loop_form:1" in name:  # parsed from `.nk` text with a counted loop
+            values += ", written as a loop"
         limit = 10.0 if "/values:1" in name else 3.0
         row(rows, f"1M-instruction vector add, [{parts}, 64] tiles, {values}: < {limit:g} s",
             f"{r['cpu_s']:.2f} s CPU (load {r['load_cpu_s']:.2f} s), {r['instr/s'] / 1e3:.0f} k instr/s",

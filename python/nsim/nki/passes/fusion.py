@@ -13,9 +13,11 @@ the whole column loaded ahead (no fusion) the model runs them at 26.8 / 14.2 ms 
 (256 B / 1 KiB per partition) run at 5 GiB / 20.99 ms = 256 GB/s in the tiled kernel rebuilt by a
 later compiler (same section), above what the unfused hoisted kernel needs (165 GB/s).
 
-After fusion block k lives only within fused iteration k, so the tile is one iteration-local
-declared tile, which buffer_rule gives DECLARED_BUFFERS = 1 buffer: iteration k+1's load overwrites
-the block iteration k's consumers read, and waits for them. The .nk keeps the tile's addresses (so
+After fusion block k lives only within fused iteration k. The blocks of a tile are logical ("The
+compiler analyzes the memory dependency and allocates physical address to each tile. This means that
+the physical tiles may not be alive in the memory simultaneously", NKI Block Dimension Migration
+Guide), so the tile is one iteration-local declared tile, which buffer_rule gives DECLARED_BUFFERS = 1
+buffer: iteration k+1's load overwrites the block iteration k's consumers read, and waits for them. The .nk keeps the tile's addresses (so
 values are unchanged); its blocks become one dependency unit (decl.memory, as for bytes liveness
 shares), which is that wait.
 

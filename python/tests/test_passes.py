@@ -296,3 +296,23 @@ def test_fusion_interchanges_loops_around_the_k_loop(mm_inputs):
     made = [d for d in fused.decisions if d["pass"] == "fusion" and d["subject"] != "kernel"]
     assert len(made) == 1 and "(4 times)" in made[0]["decision"]
     assert fused.device_time_ns > 1.2 * ahead.device_time_ns, (fused.device_time_ns, ahead.device_time_ns)
+
+
+def test_fusion_leaves_tiles_the_kernel_placed(mm_inputs):
+    """A block tile with an explicit address keeps the kernel's placement: its blocks stay apart."""
+    def placed_column(lhsT, rhs):
+        out = nl.ndarray((lhsT.shape[1], rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+        k_tiles = lhsT.shape[0] // 128
+        lhs = _lhs_column(lhsT)
+        for n in nl.affine_range(rhs.shape[1] // 512):
+            col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf, address=65536)
+            for k in nl.affine_range(k_tiles):
+                col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+            acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(k_tiles):
+                acc += nl.matmul(lhs[k], col[k], transpose_x=True)
+            nl.store(out[:, n * 512:(n + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
+        return out
+
+    r = nki.benchmark(nki.jit(placed_column, explain=True), *mm_inputs, config="trn1", timing_only=True)
+    assert [d for d in r.decisions if d["pass"] == "fusion" and d["subject"] != "kernel"] == []

@@ -23,7 +23,8 @@ shares), which is that wait.
 
 When it applies (else nothing moves): within one iteration of the enclosing loops, L1 is an nl loop
 whose instructions are all DMA loads into one on-chip tile T (declared, one buffer, with leading
-block dims), each block written once; the next nl loop L2 at the same depth reads T, each reading
+block dims, not placed by the kernel with address= / ncc.sbuf.alloc / mod_alloc, which are honoured
+exactly), each block written once; the next nl loop L2 at the same depth reads T, each reading
 instruction exactly one block; nothing else touches T anywhere in the kernel; nothing between L1 and
 the end of L2 writes what L1 reads. L2's instructions are ordered by the step k of the block they
 read (an instruction not reading T goes with the step of the last T reader before it: a loop
@@ -122,8 +123,9 @@ def _load_loop(instrs, i):
     if len(tiles) != 1 or not all(_is_load(ins) and len(ins.loop_path) == depth + 1 for ins in body):
         return None
     tile = next(iter(tiles.values()))
-    if getattr(tile, "buffers", 1) != 1 or tile.block_free >= tile.free_size or getattr(tile, "memory", None):
-        return None
+    if getattr(tile, "buffers", 1) != 1 or tile.block_free >= tile.free_size or getattr(tile, "memory", None) \
+            or getattr(tile, "address", None) is not None:
+        return None  # rotating, unblocked, already sharing bytes, or placed by the kernel (address=, ncc.*.alloc)
     return depth, end, tile
 
 

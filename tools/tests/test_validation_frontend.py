@@ -22,8 +22,8 @@ ROW_TOLERANCE, MEDIAN_TOLERANCE = 0.15, 0.08
 KNOWN_GAPS = {
     # lhsT_tiles / rhs_tiles are declared in their loops (1 buffer by the rule), so each block's loads
     # wait for the previous block's matmuls (TensorE 74 % busy; 85 % of peak measured); the hand-built
-    # kernel double-buffers both (num_buffers=2 on both: -10.5 %, on lhsT only: +6.5 %, on rhs only:
-    # +13.2 %). Which blocks the compiler double-buffers is not derived yet.
+    # kernel double-buffers both (num_buffers=2 on both: -10.3 %, on lhsT only: +6.7 %, on rhs only:
+    # +13.5 %). Which blocks the compiler double-buffers is not derived yet.
     # (The hoisted and blocked kernels were here at -38 / -35 % until the fusion pass: their load
     # loops are fused into the matmul loops, passes/fusion.py.)
     "matmul_fully_optimised": (0.15, 0.25),

@@ -141,7 +141,7 @@ def test_accumulation_is_never_a_repeat():
 
 
 def test_unknown_pass_is_the_kernels_error():
-    with pytest.raises(nki.KernelError, match="no pass named 'hoist'.*buffer_rule, licm, dma_queues"):
+    with pytest.raises(nki.KernelError, match="no pass named 'hoist'.*buffer_rule, licm, fusion, dma_queues"):
         nki.jit(stream_add, passes={"hoist": False})
 
 
@@ -158,3 +158,161 @@ def test_environment_turns_passes_off_and_prints_decisions(ab, monkeypatch, caps
     monkeypatch.setenv("NSIM_PASSES", "licm=maybe")
     with pytest.raises(nki.KernelError, match="NSIM_PASSES=licm=maybe: expected name=on|off"):
         nki.benchmark(nki.jit(invariant_load), a, ab[1], config="trn1", timing_only=True)
+
+
+def _lhs_column(lhsT):
+    """lhsT's K tiles, loaded once ahead of the N loop (nothing to fuse: the next loop starts with loads)."""
+    lhs = nl.ndarray((lhsT.shape[0] // 128, nl.par_dim(128), lhsT.shape[1]), dtype=lhsT.dtype, buffer=nl.sbuf)
+    for k in nl.affine_range(lhsT.shape[0] // 128):
+        lhs[k] = nl.load(lhsT[k * 128:(k + 1) * 128, :])
+    return lhs
+
+
+def column_then_matmuls(lhsT, rhs):
+    """Per N tile: a loop loading the whole K column of rhs into a declared block tile, then a loop of
+    matmuls reading block k in step k (the shape of the matmul tutorial's hoisted kernel)."""
+    out = nl.ndarray((lhsT.shape[1], rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    k_tiles = lhsT.shape[0] // 128
+    lhs = _lhs_column(lhsT)
+    for n in nl.affine_range(rhs.shape[1] // 512):
+        col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf)
+        for k in nl.affine_range(k_tiles):
+            col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+        acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
+        for k in nl.affine_range(k_tiles):
+            acc += nl.matmul(lhs[k], col[k], transpose_x=True)
+        nl.store(out[:, n * 512:(n + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
+    return out
+
+
+def load_in_matmul_loop(lhsT, rhs):
+    """The same written fused: each K step loads its rhs tile into one declared tile, then multiplies."""
+    out = nl.ndarray((lhsT.shape[1], rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    lhs = _lhs_column(lhsT)
+    for n in nl.affine_range(rhs.shape[1] // 512):
+        acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
+        for k in nl.affine_range(lhsT.shape[0] // 128):
+            t = nl.ndarray((nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf)
+            t[...] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+            acc += nl.matmul(lhs[k], t, transpose_x=True)
+        nl.store(out[:, n * 512:(n + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
+    return out
+
+
+def six_groups_per_column(lhsT, rhs):
+    """Six accumulation groups per column, each over all K blocks: fusing would make the K loop
+    outermost, with the six groups live at once, but their PSUM tiles rotate over 4 banks, so the
+    fifth group's first matmul would overwrite a bank still accumulating: no fusion."""
+    out = nl.ndarray((lhsT.shape[1], 6 * rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    k_tiles = lhsT.shape[0] // 128
+    lhs = _lhs_column(lhsT)
+    for n in nl.affine_range(rhs.shape[1] // 512):
+        col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf)
+        for k in nl.affine_range(k_tiles):
+            col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+        for j in nl.affine_range(6):
+            acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(k_tiles):
+                acc += nl.matmul(lhs[k], col[k], transpose_x=True)
+            nl.store(out[:, (6 * n + j) * 512:(6 * n + j + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
+    return out
+
+
+def two_groups_per_column(lhsT, rhs):
+    """Two accumulation groups per column, each over all K blocks (the blocked tutorial kernel's
+    bm/bn loops around its K loop): fusion interchanges the loops, both groups live at once in two of
+    the four PSUM banks."""
+    out = nl.ndarray((lhsT.shape[1], 2 * rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    k_tiles = lhsT.shape[0] // 128
+    lhs = _lhs_column(lhsT)
+    for n in nl.affine_range(rhs.shape[1] // 512):
+        col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf)
+        for k in nl.affine_range(k_tiles):
+            col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+        for j in nl.affine_range(2):
+            acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(k_tiles):
+                acc += nl.matmul(lhs[k], col[k], transpose_x=True)
+            nl.store(out[:, (2 * n + j) * 512:(2 * n + j + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
+    return out
+
+
+@pytest.fixture
+def mm_inputs():
+    import ml_dtypes
+    rng = np.random.default_rng(1)
+    return (rng.standard_normal((1024, 128)).astype(ml_dtypes.bfloat16),
+            rng.standard_normal((1024, 2048)).astype(ml_dtypes.bfloat16))
+
+
+def test_fusion_loads_each_block_before_its_step(mm_inputs):
+    """The rhs column loop is fused into the matmul loop and the column keeps one block buffer: the
+    kernel is then the one written fused (same instruction stream up to SBUF offsets, so the same
+    device time to the ns), and slower than with the whole column loaded ahead, because each K step's
+    load now waits for the previous step's matmul. The lhsT column, whose next loop starts with loads,
+    is not fused. Values are unchanged."""
+    lhsT, rhs = mm_inputs
+    ref = lhsT.astype(np.float32).T @ rhs.astype(np.float32)
+    fused = nki.benchmark(nki.jit(column_then_matmuls, explain=True), lhsT, rhs, config="trn1")
+    written = nki.benchmark(nki.jit(load_in_matmul_loop), lhsT, rhs, config="trn1")
+    ahead = nki.benchmark(nki.jit(column_then_matmuls, passes={"fusion": False}), lhsT, rhs, config="trn1")
+    @ncc.skip_middle_end_transformations
+    def column_as_written(x, y):  # the directive marks its function: a wrapper keeps column_then_matmuls unmarked
+        return column_then_matmuls(x, y)
+
+    skipped = nki.benchmark(nki.jit(column_as_written), lhsT, rhs, config="trn1", timing_only=True)
+    unrolled = nki.benchmark(nki.jit(column_then_matmuls, passes={"reroll": False}), lhsT, rhs, config="trn1")
+    for r in (fused, written, ahead, unrolled):
+        np.testing.assert_allclose(r.outputs.astype(np.float32), ref, rtol=2e-2, atol=0.5)
+    assert fused.device_time_ns == written.device_time_ns == unrolled.device_time_ns  # the fused loop rerolls exactly
+    assert "loop " in fused.kernel_text
+    assert skipped.device_time_ns == ahead.device_time_ns
+    assert fused.device_time_ns > 1.2 * ahead.device_time_ns, (fused.device_time_ns, ahead.device_time_ns)
+    made = [d for d in fused.decisions if d["pass"] == "fusion" and d["subject"] != "kernel"]
+    assert len(made) == 1 and "(4 times)" in made[0]["decision"] and made[0]["where"].endswith(":%d" % (
+        column_then_matmuls.__code__.co_firstlineno + 9))
+
+
+def test_fusion_keeps_every_dependency(mm_inputs):
+    r = nki.benchmark(nki.jit(six_groups_per_column, explain=True), *mm_inputs, config="trn1", timing_only=True)
+    off = nki.benchmark(nki.jit(six_groups_per_column, passes={"fusion": False}), *mm_inputs, config="trn1",
+                        timing_only=True)
+    assert [d for d in r.decisions if d["pass"] == "fusion" and d["subject"] != "kernel"] == []
+    assert r.device_time_ns == off.device_time_ns
+
+
+def test_fusion_interchanges_loops_around_the_k_loop(mm_inputs):
+    """Both groups of a column read block k in step k: the K loop becomes the outer one, each step
+    loads its block once into the reused buffer and both groups' matmuls read it. Values unchanged;
+    slower than loading the column ahead (each load waits for the previous step's two matmuls)."""
+    lhsT, rhs = mm_inputs
+    ref = lhsT.astype(np.float32).T @ rhs.astype(np.float32)
+    fused = nki.benchmark(nki.jit(two_groups_per_column, explain=True), lhsT, rhs, config="trn1")
+    ahead = nki.benchmark(nki.jit(two_groups_per_column, passes={"fusion": False}), lhsT, rhs, config="trn1")
+    for r in (fused, ahead):
+        out = r.outputs.astype(np.float32)
+        for j in range(2):
+            np.testing.assert_allclose(out.reshape(128, -1, 2, 512)[:, :, j].reshape(128, -1), ref, rtol=2e-2, atol=0.5)
+    made = [d for d in fused.decisions if d["pass"] == "fusion" and d["subject"] != "kernel"]
+    assert len(made) == 1 and "(4 times)" in made[0]["decision"]
+    assert fused.device_time_ns > 1.2 * ahead.device_time_ns, (fused.device_time_ns, ahead.device_time_ns)
+
+
+def test_fusion_leaves_tiles_the_kernel_placed(mm_inputs):
+    """A block tile with an explicit address keeps the kernel's placement: its blocks stay apart."""
+    def placed_column(lhsT, rhs):
+        out = nl.ndarray((lhsT.shape[1], rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+        k_tiles = lhsT.shape[0] // 128
+        lhs = _lhs_column(lhsT)
+        for n in nl.affine_range(rhs.shape[1] // 512):
+            col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf, address=65536)
+            for k in nl.affine_range(k_tiles):
+                col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+            acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(k_tiles):
+                acc += nl.matmul(lhs[k], col[k], transpose_x=True)
+            nl.store(out[:, n * 512:(n + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
+        return out
+
+    r = nki.benchmark(nki.jit(placed_column, explain=True), *mm_inputs, config="trn1", timing_only=True)
+    assert [d for d in r.decisions if d["pass"] == "fusion" and d["subject"] != "kernel"] == []

@@ -13,7 +13,7 @@ from .dependencies import add_semaphores
 from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
 from .errors import KernelError, Unsupported
-from .passes import Pipeline, dma_queues, licm, liveness, print_decisions
+from .passes import Pipeline, dma_queues, fusion, licm, liveness, print_decisions
 from .program import Program
 from .spmd import grid_size, normalize_grid, run_programs
 from .views import HbmTensor
@@ -259,6 +259,7 @@ def _middle_end(program):
     """The passes between tracing and allocation, in order (passes/__init__.py)."""
     licm.run(program.pipeline, program.instrs)
     program.drop_removed()
+    fusion.run(program.pipeline, program)
     dma_queues.run(program.pipeline, program.instrs)
 
 

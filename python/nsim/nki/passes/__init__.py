@@ -3,13 +3,14 @@ the Neuron compiler with a documented or measured cause (see each module's docst
 
     buffer_rule  how many physical buffers each loop-local tile rotates over (at trace time)
     licm         loop-invariant code motion: work a later iteration repeats unchanged is done once
+    fusion       a loop loading a declared tile's blocks is fused into the loop reading them, block by block
     dma_queues   which engine triggers each DMA and on which of its queues
     liveness     buffers whose values are never live together share bytes (when they do not fit apart)
     reroll       the .nk text keeps nl.affine_range / sequential_range loops as loops (reroll.py);
                  an encoding of the same instructions, not a compiler mechanism: off changes no result
 
 `nki.jit(passes={"licm": False, ...})` turns passes off one by one for what-ifs;
-`@nki.compiler.skip_middle_end_transformations` turns the middle end (licm) off, as on hardware;
+`@nki.compiler.skip_middle_end_transformations` turns the middle end (licm, fusion) off, as on hardware;
 Beta 1's `nki.jit(disable_allocation_opt=True)` turns the allocation passes (buffer_rule, liveness) off.
 `explain=True` keeps every decision (Traced.decisions / BenchmarkResult.decisions).
 For scripts run unchanged (python3 -m nsim.nki FILE.py), the environment does the same:
@@ -20,8 +21,8 @@ import sys
 
 from ..errors import KernelError
 
-PASSES = ("buffer_rule", "licm", "dma_queues", "liveness", "reroll")  # in the order they run
-MIDDLE_END = ("licm",)                              # off under skip_middle_end_transformations
+PASSES = ("buffer_rule", "licm", "fusion", "dma_queues", "liveness", "reroll")  # in the order they run
+MIDDLE_END = ("licm", "fusion")                     # off under skip_middle_end_transformations
 ALLOCATION = ("buffer_rule", "liveness")            # off under disable_allocation_opt
 
 

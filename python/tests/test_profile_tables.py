@@ -100,6 +100,21 @@ def test_dma_efficiency_query(run):
         assert 0 < row[5] <= 100.0 + 1e-9  # no piece moves faster than one DMA engine
 
 
+README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+
+
+def test_readme_one_line_queries_give_time_per_line_and_per_queue(run):
+    """The README's shell one-liners, as written (with `prof/` replaced by the run's directory)."""
+    out, r = run
+    lines = [l for l in open(README).read().splitlines() if l.startswith('python3 -c "import duckdb')]
+    assert len(lines) == 2
+    sqls = [re.search(r'duckdb\.sql\(\\"(.*)\\"\)\)"$', l).group(1) for l in lines]
+    per_line, per_queue = (_query(sql, out) for sql in sqls)
+    here = os.path.basename(__file__)
+    assert {row[0] for row in per_line} == {"%s:%d" % (here, _line_of(_scale_rows, t)) for t in ("nl.load", "nl.store")}
+    assert {row[0] for row in per_queue} == {q["queue"] for q in r.summary["total"]["dma_queues"]}
+
+
 def test_every_instruction_carries_its_call_stack(run):
     out, _ = run
     rows = pq.read_table(os.path.join(out, "Instruction.parquet")).to_pylist()

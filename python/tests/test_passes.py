@@ -199,42 +199,34 @@ def load_in_matmul_loop(lhsT, rhs):
     return out
 
 
-def six_groups_per_column(lhsT, rhs):
-    """Six accumulation groups per column, each over all K blocks: fusing would make the K loop
-    outermost, with the six groups live at once, but their PSUM tiles rotate over 4 banks, so the
-    fifth group's first matmul would overwrite a bank still accumulating: no fusion."""
-    out = nl.ndarray((lhsT.shape[1], 6 * rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
-    k_tiles = lhsT.shape[0] // 128
-    lhs = _lhs_column(lhsT)
-    for n in nl.affine_range(rhs.shape[1] // 512):
-        col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf)
-        for k in nl.affine_range(k_tiles):
-            col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
-        for j in nl.affine_range(6):
-            acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
+def _groups_per_column(groups):
+    """A kernel computing `groups` accumulation groups per column of rhs, each over all K blocks of
+    a declared column tile (the blocked tutorial kernel's bm/bn loops around its K loop)."""
+    def kernel(lhsT, rhs):
+        out = nl.ndarray((lhsT.shape[1], groups * rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+        k_tiles = lhsT.shape[0] // 128
+        lhs = _lhs_column(lhsT)
+        for n in nl.affine_range(rhs.shape[1] // 512):
+            col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf)
             for k in nl.affine_range(k_tiles):
-                acc += nl.matmul(lhs[k], col[k], transpose_x=True)
-            nl.store(out[:, (6 * n + j) * 512:(6 * n + j + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
-    return out
+                col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+            for j in nl.affine_range(groups):
+                acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
+                for k in nl.affine_range(k_tiles):
+                    acc += nl.matmul(lhs[k], col[k], transpose_x=True)
+                g = groups * n + j
+                nl.store(out[:, g * 512:(g + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
+        return out
+    kernel.__name__ = "groups_per_column_%d" % groups
+    return kernel
 
 
-def two_groups_per_column(lhsT, rhs):
-    """Two accumulation groups per column, each over all K blocks (the blocked tutorial kernel's
-    bm/bn loops around its K loop): fusion interchanges the loops, both groups live at once in two of
-    the four PSUM banks."""
-    out = nl.ndarray((lhsT.shape[1], 2 * rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
-    k_tiles = lhsT.shape[0] // 128
-    lhs = _lhs_column(lhsT)
-    for n in nl.affine_range(rhs.shape[1] // 512):
-        col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf)
-        for k in nl.affine_range(k_tiles):
-            col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
-        for j in nl.affine_range(2):
-            acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
-            for k in nl.affine_range(k_tiles):
-                acc += nl.matmul(lhs[k], col[k], transpose_x=True)
-            nl.store(out[:, (2 * n + j) * 512:(2 * n + j + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
-    return out
+# Six groups: fusing would make the K loop outermost with the six groups live at once, but their
+# PSUM tiles rotate over 4 banks, so the fifth group's first matmul would overwrite a bank still
+# accumulating: no fusion. Two groups: fusion interchanges the loops, both groups live at once in
+# two of the four PSUM banks.
+six_groups_per_column = _groups_per_column(6)
+two_groups_per_column = _groups_per_column(2)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import pytest
 from nki_testing import bf16, f32
 
 import nsim.nki as nki
+import nsim.nki.isa as nisa
 import nsim.nki.language as nl
 import vector_add as examples_vector_add
 
@@ -169,3 +170,32 @@ def test_tiles_never_live_together_share_bytes():
 
 def test_kernels_that_fit_keep_every_buffer_apart(ab):
     assert " at=" not in nki.benchmark(vector_add(2), *ab).kernel_text
+
+
+@nki.jit
+def invariant_iota_among_big_temporaries(x):
+    """The iota is the same every iteration, so LICM keeps the first one per buffer and the later
+    iterations read the value it left; the big temporaries force the liveness pass to share bytes."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(x.shape[0] // 128):
+        w = nl.mgrid[0:128, 0:x.shape[1]]
+        idx = nisa.iota(w.x, dtype=nl.float32)
+        t0 = nl.load(x[i * 128:(i + 1) * 128, :])
+        t1 = nl.multiply(t0, 2.0)
+        t2 = nl.add(t1, 1.0)
+        t3 = nl.multiply(t2, 2.0)
+        t4 = nl.add(t3, 1.0)
+        t5 = nl.multiply(t4, 2.0)
+        t6 = nl.add(t5, 1.0)
+        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(t6, idx))
+    return out
+
+
+def test_a_value_licm_kept_stays_live_through_the_iterations_reading_it():
+    """A hoisted write's value lives until the last iteration reads it: no tile may take its bytes
+    in between (it did: the later iterations' reads counted as a new value nobody wrote)."""
+    x = np.random.default_rng(3).standard_normal((8 * 128, 8192)).astype(np.float32)
+    r = nki.benchmark(invariant_iota_among_big_temporaries, x)
+    assert " at=" in r.kernel_text  # the liveness pass placed buffers on shared bytes
+    t = ((x * 2.0 + 1.0) * 2.0 + 1.0) * 2.0 + 1.0
+    np.testing.assert_allclose(r.outputs, t + np.arange(8192, dtype=np.float32)[None, :], rtol=1e-6)

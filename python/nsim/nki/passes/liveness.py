@@ -79,13 +79,22 @@ def _size(decl, info, space):
 
 
 def _values(instrs, space):
-    """{(buffer name, value number): [first, last] instruction index} of the buffers of `space`."""
-    live = {}
+    """{(buffer name, value number): [first, last] instruction index} of the buffers of `space`.
+    A tile nothing writes before it is read holds the buffer's last written value: LICM removed
+    its write as a repeat of the one it kept (an nisa.iota in a loop), so its reads extend that
+    value's life."""
+    live, written, last = {}, set(), {}
     for i, ins in enumerate(instrs):
         for v in ins.operands + ins.reads + ins.writes + [a for _, a in ins.attrs if hasattr(a, "decl")]:
             if v.decl.space != space:
                 continue
-            key = (v.decl.name, getattr(v, "version", 0))
+            name, version = v.decl.name, getattr(v, "version", 0)
+            if any(v is w for w in ins.writes):
+                written.add((name, version))
+                last[name] = version
+            elif (name, version) not in written and name in last:
+                version = last[name]
+            key = (name, version)
             span = live.get(key)
             if span is None:
                 live[key] = [i, i]

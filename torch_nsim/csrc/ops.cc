@@ -2,11 +2,11 @@
 // hold tensors on a device (factories, views, resize, cross-device copies,
 // .item()), and the ops whose CompositeImplicit decomposition would hide the
 // fused kernel (rms_norm) or that the simulator has no single op for
-// (addmm, cat, index_select/embedding and its backward). Everything else goes through
+// (addmm/addmv/dot, cat, index_select/embedding and its backward, and their out=
+// variants). composite_ops.cc has the ops composed of device kernels. Everything else goes through
 // fallback.cc to the simulator's own Neuron kernels.
 #include <ATen/EmptyTensor.h>
 #include <ATen/ExpandUtils.h>
-#include <ATen/ScalarOps.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/TensorShape.h>
 #include <ATen/ops/_reshape_alias_native.h>
@@ -20,6 +20,7 @@
 #include "torch_nsim/csrc/bridge.h"
 #include "torch_nsim/csrc/device.h"
 #include "torch_nsim/csrc/fallback.h"
+#include "torch_nsim/csrc/out_variant.h"
 #include "torch_nsim/csrc/streams.h"
 
 namespace torch_nsim {
@@ -188,15 +189,7 @@ Tensor Cat(const at::ITensorListRef& tensors, int64_t dim) {
   return out;
 }
 
-// The out= variants of the kernels above, as torch_nsim's fallback runs every
-// other out= variant: the functional op on the device, then one device copy
-// into `out` (resized to the result).
-Tensor& CopyToOut(const Tensor& result, Tensor& out) {
-  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
-  out.copy_(result);
-  return out;
-}
-
+// The out= variants of the kernels above (CopyToOut: out_variant.h).
 Tensor& CatOut(const at::ITensorListRef& tensors, int64_t dim, Tensor& out) {
   return CopyToOut(Cat(tensors, dim), out);
 }
@@ -235,137 +228,6 @@ Tensor& FillTensor(Tensor& self, const Tensor& value) {
   if (value.is_cpu()) return self.fill_(value.item());
   self.copy_(value.expand_as(self));
   return self;
-}
-
-// --- clamp, hardtanh, rsub: the pointwise table's maximum / minimum / sub
-// (maximum and minimum propagate NaN, as clamp does; a bound above the
-// other gives the upper one, as min(max(x, lo), hi) does on the CPU).
-
-// A Python number as torch wraps it for a binary op (type promotion
-// ignores its dtype; the fallback passes it as the device's scalar).
-Tensor Wrapped(const c10::Scalar& s) {
-  Tensor t = c10::scalar_to_tensor(s);
-  t.unsafeGetTensorImpl()->set_wrapped_number(true);
-  return t;
-}
-
-Tensor Bounded(const Tensor& self, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) {
-  const bool has_lo = lo && lo->defined(), has_hi = hi && hi->defined();
-  TORCH_CHECK(has_lo || has_hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  Tensor r = has_lo ? at::maximum(self, *lo) : self;
-  return has_hi ? at::minimum(r, *hi) : r;
-}
-
-std::optional<Tensor> WrappedOpt(const std::optional<c10::Scalar>& s) {
-  return s ? std::optional<Tensor>(Wrapped(*s)) : std::nullopt;
-}
-
-Tensor Clamp(const Tensor& self, const std::optional<c10::Scalar>& lo, const std::optional<c10::Scalar>& hi) {
-  return Bounded(self, WrappedOpt(lo), WrappedOpt(hi));
-}
-Tensor ClampMin(const Tensor& self, const c10::Scalar& lo) { return Bounded(self, Wrapped(lo), std::nullopt); }
-Tensor ClampMax(const Tensor& self, const c10::Scalar& hi) { return Bounded(self, std::nullopt, Wrapped(hi)); }
-Tensor ClampMinT(const Tensor& self, const Tensor& lo) { return Bounded(self, lo, std::nullopt); }
-Tensor ClampMaxT(const Tensor& self, const Tensor& hi) { return Bounded(self, std::nullopt, hi); }
-Tensor Hardtanh(const Tensor& self, const c10::Scalar& lo, const c10::Scalar& hi) {
-  return Bounded(self, Wrapped(lo), Wrapped(hi));
-}
-
-Tensor& ClampOut(const Tensor& self, const std::optional<c10::Scalar>& lo, const std::optional<c10::Scalar>& hi,
-                 Tensor& out) {
-  return CopyToOut(Clamp(self, lo, hi), out);
-}
-Tensor& ClampTOut(const Tensor& self, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi, Tensor& out) {
-  return CopyToOut(Bounded(self, lo, hi), out);
-}
-Tensor& ClampMinOut(const Tensor& self, const c10::Scalar& lo, Tensor& out) { return CopyToOut(ClampMin(self, lo), out); }
-Tensor& ClampMaxOut(const Tensor& self, const c10::Scalar& hi, Tensor& out) { return CopyToOut(ClampMax(self, hi), out); }
-Tensor& ClampMinTOut(const Tensor& self, const Tensor& lo, Tensor& out) { return CopyToOut(ClampMinT(self, lo), out); }
-Tensor& ClampMaxTOut(const Tensor& self, const Tensor& hi, Tensor& out) { return CopyToOut(ClampMaxT(self, hi), out); }
-Tensor& HardtanhOut(const Tensor& self, const c10::Scalar& lo, const c10::Scalar& hi, Tensor& out) {
-  return CopyToOut(Hardtanh(self, lo, hi), out);
-}
-Tensor& Clamp_(Tensor& self, const std::optional<c10::Scalar>& lo, const std::optional<c10::Scalar>& hi) {
-  return self.copy_(Clamp(self, lo, hi));
-}
-Tensor& ClampT_(Tensor& self, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) {
-  return self.copy_(Bounded(self, lo, hi));
-}
-Tensor& ClampMin_(Tensor& self, const c10::Scalar& lo) { return self.copy_(ClampMin(self, lo)); }
-Tensor& ClampMax_(Tensor& self, const c10::Scalar& hi) { return self.copy_(ClampMax(self, hi)); }
-Tensor& ClampMinT_(Tensor& self, const Tensor& lo) { return self.copy_(ClampMinT(self, lo)); }
-Tensor& ClampMaxT_(Tensor& self, const Tensor& hi) { return self.copy_(ClampMaxT(self, hi)); }
-Tensor& Hardtanh_(Tensor& self, const c10::Scalar& lo, const c10::Scalar& hi) {
-  return self.copy_(Hardtanh(self, lo, hi));
-}
-
-// other - alpha * self: the table's sub with its operands swapped.
-Tensor RsubTensor(const Tensor& self, const Tensor& other, const c10::Scalar& alpha) {
-  return at::sub(other, self, alpha);
-}
-
-// --- std, var_mean, std_mean over the device's var.correction and mean. std
-// is the square root of the fp32 variance, rounded once to the input dtype.
-Tensor Std(const Tensor& self, at::OptionalIntArrayRef dim, const std::optional<c10::Scalar>& correction,
-           bool keepdim) {
-  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()),
-                              "aten::std.correction on neuron: floating dtypes only, not ", self.scalar_type());
-  const Tensor x = self.scalar_type() == c10::kFloat ? self : self.to(c10::kFloat);
-  return at::var(x, dim, correction, keepdim).sqrt().to(self.scalar_type());
-}
-std::tuple<Tensor, Tensor> VarMean(const Tensor& self, at::OptionalIntArrayRef dim,
-                                   const std::optional<c10::Scalar>& correction, bool keepdim) {
-  return {at::var(self, dim, correction, keepdim), at::mean(self, dim, keepdim)};
-}
-std::tuple<Tensor, Tensor> StdMean(const Tensor& self, at::OptionalIntArrayRef dim,
-                                   const std::optional<c10::Scalar>& correction, bool keepdim) {
-  return {Std(self, dim, correction, keepdim), at::mean(self, dim, keepdim)};
-}
-Tensor& StdOut(const Tensor& self, at::OptionalIntArrayRef dim, const std::optional<c10::Scalar>& correction,
-               bool keepdim, Tensor& out) {
-  return CopyToOut(Std(self, dim, correction, keepdim), out);
-}
-
-// --- flip and roll as device copies of slices (no negative strides in torch).
-
-// Each dim in turn: slice i of the result is slice n-1-i of the input, one
-// device copy each.
-Tensor Flip(const Tensor& self, at::IntArrayRef dims) {
-  std::vector<bool> seen(std::max<int64_t>(self.dim(), 1), false);
-  Tensor src = self;
-  for (int64_t d : dims) {
-    d = at::maybe_wrap_dim(d, self.dim());
-    TORCH_CHECK(!seen[d], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
-                dims.size() - 1);
-    seen[d] = true;
-    if (self.dim() == 0 || self.numel() == 0) continue;
-    Tensor dst = at::empty_like(src, at::MemoryFormat::Contiguous);
-    const int64_t n = src.size(d);
-    for (int64_t i = 0; i < n; ++i) dst.select(d, i).copy_(src.select(d, n - 1 - i));
-    src = dst;
-  }
-  return src.is_same(self) ? self.clone() : src;
-}
-
-// Each (shift, dim) in turn: the last `s` slices, then the rest (cat: one
-// device copy per part). With no dims the flattened tensor rolls.
-Tensor Roll(const Tensor& self, at::IntArrayRef shifts, at::IntArrayRef dims) {
-  TORCH_CHECK(!shifts.empty(), "`shifts` required");
-  if (dims.empty()) {
-    TORCH_CHECK(shifts.size() == 1, "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", 0);
-    return Roll(self.flatten(), shifts, {0}).view(self.sizes());
-  }
-  TORCH_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
-              ", dims:", dims.size());
-  Tensor t = self;
-  for (size_t k = 0; k < dims.size(); ++k) {
-    const int64_t d = at::maybe_wrap_dim(dims[k], self.dim());
-    const int64_t n = t.size(d);
-    const int64_t s = n == 0 ? 0 : ((shifts[k] % n) + n) % n;
-    if (s == 0) continue;
-    t = at::cat({t.narrow(d, n - s, s), t.narrow(d, 0, n - s)}, d);
-  }
-  return t.is_same(self) ? self.clone() : t;
 }
 
 // The indices are read to the host (nrta_tensor_read: the host waits for
@@ -455,34 +317,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("dot.out", &DotOut);
   m.impl("vdot.out", &DotOut);
   m.impl("fill_.Tensor", &FillTensor);
-  m.impl("clamp", &Clamp);
-  m.impl("clamp.Tensor", &Bounded);
-  m.impl("clamp_min", &ClampMin);
-  m.impl("clamp_max", &ClampMax);
-  m.impl("clamp_min.Tensor", &ClampMinT);
-  m.impl("clamp_max.Tensor", &ClampMaxT);
-  m.impl("clamp.out", &ClampOut);
-  m.impl("clamp.Tensor_out", &ClampTOut);
-  m.impl("clamp_min.out", &ClampMinOut);
-  m.impl("clamp_max.out", &ClampMaxOut);
-  m.impl("clamp_min.Tensor_out", &ClampMinTOut);
-  m.impl("clamp_max.Tensor_out", &ClampMaxTOut);
-  m.impl("clamp_", &Clamp_);
-  m.impl("clamp_.Tensor", &ClampT_);
-  m.impl("clamp_min_", &ClampMin_);
-  m.impl("clamp_max_", &ClampMax_);
-  m.impl("clamp_min_.Tensor", &ClampMinT_);
-  m.impl("clamp_max_.Tensor", &ClampMaxT_);
-  m.impl("hardtanh", &Hardtanh);
-  m.impl("hardtanh.out", &HardtanhOut);
-  m.impl("hardtanh_", &Hardtanh_);
-  m.impl("rsub.Tensor", &RsubTensor);
-  m.impl("std.correction", &Std);
-  m.impl("std.correction_out", &StdOut);
-  m.impl("var_mean.correction", &VarMean);
-  m.impl("std_mean.correction", &StdMean);
-  m.impl("flip", &Flip);
-  m.impl("roll", &Roll);
   m.impl("index_select", &IndexSelect);
   m.impl("embedding", &Embedding);
   m.impl("embedding_dense_backward", &EmbeddingDenseBackward);

@@ -2,8 +2,9 @@
 // for PrivateUse1 because the simulator has no op of their own: clamp and
 // hardtanh (maximum / minimum), rsub, leaky_relu, std / var_mean / std_mean
 // (var.correction, mean, sqrt), flip / roll / tril / triu (device copies of
-// slices) and trace. Each step is a device kernel or copy, timed by the
-// model like any other; values follow PyTorch's CPU kernels (NaN included).
+// slices), trace and torch.norm (linalg_vector_norm). Each step is a device
+// kernel or copy, timed by the model like any other; values follow PyTorch's
+// CPU kernels (NaN included).
 #include <algorithm>
 #include <optional>
 #include <tuple>
@@ -193,6 +194,16 @@ Tensor& LeakyReluOut(const Tensor& self, const c10::Scalar& slope, Tensor& out) 
 }
 Tensor& LeakyRelu_(Tensor& self, const c10::Scalar& slope) { return self.copy_(LeakyRelu(self, slope)); }
 
+// torch.norm's vector-norm overloads: linalg_vector_norm (p absent: 2).
+Tensor NormDim(const Tensor& self, const std::optional<c10::Scalar>& p, at::IntArrayRef dim, bool keepdim) {
+  return at::linalg_vector_norm(self, p.value_or(2), dim, keepdim);
+}
+Tensor NormAll(const Tensor& self, const c10::Scalar& p) { return at::linalg_vector_norm(self, p); }
+Tensor& NormOut(const Tensor& self, const std::optional<c10::Scalar>& p, at::IntArrayRef dim, bool keepdim,
+                Tensor& out) {
+  return CopyToOut(NormDim(self, p, dim, keepdim), out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -234,6 +245,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("leaky_relu", &LeakyRelu);
   m.impl("leaky_relu.out", &LeakyReluOut);
   m.impl("leaky_relu_", &LeakyRelu_);
+  m.impl("norm.ScalarOpt_dim", &NormDim);
+  m.impl("norm.Scalar", &NormAll);
+  m.impl("norm.out", &NormOut);
 }
 
 }  // namespace torch_nsim

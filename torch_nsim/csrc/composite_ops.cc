@@ -1,6 +1,6 @@
 // Ops torch_nsim composes from the simulator's device kernels, registered
 // for PrivateUse1 because the simulator has no op of their own: clamp and
-// hardtanh (maximum / minimum), rsub, leaky_relu, std / var_mean / std_mean
+// hardtanh (maximum / minimum), rsub, leaky_relu, elu, std / var_mean / std_mean
 // (var.correction, mean, sqrt), flip / roll / tril / triu (device copies of
 // slices), trace and torch.norm (linalg_vector_norm). Each step is a device
 // kernel or copy, timed by the model like any other; values follow PyTorch's
@@ -194,6 +194,26 @@ Tensor& LeakyReluOut(const Tensor& self, const c10::Scalar& slope, Tensor& out) 
 }
 Tensor& LeakyRelu_(Tensor& self, const c10::Scalar& slope) { return self.copy_(LeakyRelu(self, slope)); }
 
+// elu (and celu, selu, which call it): scale * relu(x) + alpha * scale *
+// (exp(input_scale * min(x, 0)) - 1) in fp32, rounded once to the dtype:
+// x * scale for x > 0 (the second term is exp(0) - 1 = 0), the exponential
+// branch otherwise, NaN kept, as the CPU's x > 0 ? ... : ....
+Tensor Elu(const Tensor& self, const c10::Scalar& alpha, const c10::Scalar& scale, const c10::Scalar& input_scale) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()),
+                              "aten::elu on neuron: floating dtypes only, not ", self.scalar_type());
+  const Tensor x = self.scalar_type() == c10::kFloat ? self : self.to(c10::kFloat);
+  const Tensor neg = at::minimum(x, Wrapped(0.0)).mul(input_scale).exp().sub(Wrapped(1.0));
+  const Tensor r = at::relu(x).mul(scale).add(neg, alpha.toDouble() * scale.toDouble());
+  return r.scalar_type() == self.scalar_type() ? r : r.to(self.scalar_type());
+}
+Tensor& EluOut(const Tensor& self, const c10::Scalar& alpha, const c10::Scalar& scale,
+               const c10::Scalar& input_scale, Tensor& out) {
+  return CopyToOut(Elu(self, alpha, scale, input_scale), out);
+}
+Tensor& Elu_(Tensor& self, const c10::Scalar& alpha, const c10::Scalar& scale, const c10::Scalar& input_scale) {
+  return self.copy_(Elu(self, alpha, scale, input_scale));
+}
+
 // torch.norm's vector-norm overloads: linalg_vector_norm (p absent: 2).
 Tensor NormDim(const Tensor& self, const std::optional<c10::Scalar>& p, at::IntArrayRef dim, bool keepdim) {
   return at::linalg_vector_norm(self, p.value_or(2), dim, keepdim);
@@ -245,6 +265,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("leaky_relu", &LeakyRelu);
   m.impl("leaky_relu.out", &LeakyReluOut);
   m.impl("leaky_relu_", &LeakyRelu_);
+  m.impl("elu", &Elu);
+  m.impl("elu.out", &EluOut);
+  m.impl("elu_", &Elu_);
   m.impl("norm.ScalarOpt_dim", &NormDim);
   m.impl("norm.Scalar", &NormAll);
   m.impl("norm.out", &NormOut);

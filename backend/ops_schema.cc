@@ -70,6 +70,7 @@ NSIM_LIBRARY(aten, m) {
   m.def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
   m.def("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor");
   m.def("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor");
+  m.def("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
   m.def("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor");
   // PyTorch's has a last argument `bool[3] output_mask`; every gradient is
   // computed (those of an absent weight or bias are undefined).

@@ -2,7 +2,8 @@
 // hold tensors on a device (factories, views, resize, cross-device copies,
 // .item()), and the ops whose CompositeImplicit decomposition would hide the
 // fused kernel (rms_norm) or that the simulator has no single op for
-// (addmm, cat, index_select/embedding and its backward). Everything else goes through
+// (addmm/addmv/dot, cat, index_select/embedding and its backward, and their out=
+// variants). composite_ops.cc has the ops composed of device kernels. Everything else goes through
 // fallback.cc to the simulator's own Neuron kernels.
 #include <ATen/EmptyTensor.h>
 #include <ATen/ExpandUtils.h>
@@ -19,6 +20,7 @@
 #include "torch_nsim/csrc/bridge.h"
 #include "torch_nsim/csrc/device.h"
 #include "torch_nsim/csrc/fallback.h"
+#include "torch_nsim/csrc/out_variant.h"
 #include "torch_nsim/csrc/streams.h"
 
 namespace torch_nsim {
@@ -131,14 +133,28 @@ Tensor RmsNorm(const Tensor& input, c10::IntArrayRef normalized_shape, const std
   return std::get<0>(at::_fused_rms_norm(input, normalized_shape, weight, eps));
 }
 
-// beta * self + alpha * (mat1 @ mat2): mm, then one fused scale-and-add.
-Tensor Addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const c10::Scalar& beta,
-             const c10::Scalar& alpha) {
-  Tensor product = at::mm(mat1, mat2);
+// beta * self + alpha * product (beta = 0 ignores self, NaN included, as PyTorch).
+Tensor ScaleAdd(Tensor product, const Tensor& self, const c10::Scalar& beta, const c10::Scalar& alpha) {
   if (alpha.toDouble() != 1.0) product = product.mul(alpha);
   if (beta.toDouble() == 0.0) return product;
   if (beta.toDouble() == 1.0) return product.add(self);
   return product.add(self, beta);
+}
+
+// beta * self + alpha * (mat1 @ mat2): mm, then one fused scale-and-add.
+Tensor Addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const c10::Scalar& beta,
+             const c10::Scalar& alpha) {
+  return ScaleAdd(at::mm(mat1, mat2), self, beta, alpha);
+}
+
+// beta * self + alpha * (mat @ vec): the vector as an [n, 1] matrix for mm.
+Tensor Addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const c10::Scalar& beta,
+             const c10::Scalar& alpha) {
+  TORCH_CHECK(mat.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got ", self.dim(), ", ",
+              mat.dim(), ", ", vec.dim());
+  TORCH_CHECK(mat.size(1) == vec.size(0), "size mismatch, got input (", self.numel(), "), mat (", mat.size(0), "x",
+              mat.size(1), "), vec (", vec.size(0), ")");
+  return ScaleAdd(at::mm(mat, vec.unsqueeze(1)).squeeze(1), self, beta, alpha);
 }
 
 // One device copy per input into its slice of the result.
@@ -171,6 +187,47 @@ Tensor Cat(const at::ITensorListRef& tensors, int64_t dim) {
     offset += t.size(dim);
   }
   return out;
+}
+
+// The out= variants of the kernels above (CopyToOut: out_variant.h).
+Tensor& CatOut(const at::ITensorListRef& tensors, int64_t dim, Tensor& out) {
+  return CopyToOut(Cat(tensors, dim), out);
+}
+
+Tensor& AddmmOut(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const c10::Scalar& beta,
+                 const c10::Scalar& alpha, Tensor& out) {
+  return CopyToOut(Addmm(self, mat1, mat2, beta, alpha), out);
+}
+
+// dot (and vdot, the same on real dtypes): a [1, n] x [n, 1] matmul on
+// TensorE, accumulated in fp32 like the CPU's opmath, as a 0-dim tensor.
+Tensor Dot(const Tensor& self, const Tensor& other) {
+  TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
+              other.dim(), "D tensors");
+  TORCH_CHECK(self.scalar_type() == other.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
+              self.scalar_type(), " and ", other.scalar_type());
+  TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
+              "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(),
+              " and ", other.numel(), " elements respectively");
+  TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "aten::dot on neuron: complex tensors are not supported");
+  return at::mm(self.unsqueeze(0), other.unsqueeze(1)).view(c10::IntArrayRef{});  // {} alone picks view(dtype)
+}
+
+Tensor& AddmvOut(const Tensor& self, const Tensor& mat, const Tensor& vec, const c10::Scalar& beta,
+                 const c10::Scalar& alpha, Tensor& out) {
+  return CopyToOut(Addmv(self, mat, vec, beta, alpha), out);
+}
+
+Tensor& DotOut(const Tensor& self, const Tensor& other, Tensor& out) { return CopyToOut(Dot(self, other), out); }
+
+// fill_ with a 0-dim tensor: a host number is the fill kernel's scalar; a
+// device value is broadcast by one device copy (a stride-0 read).
+Tensor& FillTensor(Tensor& self, const Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+              " dimensions.");
+  if (value.is_cpu()) return self.fill_(value.item());
+  self.copy_(value.expand_as(self));
+  return self;
 }
 
 // The indices are read to the host (nrta_tensor_read: the host waits for
@@ -251,6 +308,15 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("rms_norm", &RmsNorm);
   m.impl("addmm", &Addmm);
   m.impl("cat", &Cat);
+  m.impl("cat.out", &CatOut);
+  m.impl("addmm.out", &AddmmOut);
+  m.impl("addmv", &Addmv);
+  m.impl("addmv.out", &AddmvOut);
+  m.impl("dot", &Dot);
+  m.impl("vdot", &Dot);
+  m.impl("dot.out", &DotOut);
+  m.impl("vdot.out", &DotOut);
+  m.impl("fill_.Tensor", &FillTensor);
   m.impl("index_select", &IndexSelect);
   m.impl("embedding", &Embedding);
   m.impl("embedding_dense_backward", &EmbeddingDenseBackward);

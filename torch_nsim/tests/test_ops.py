@@ -156,3 +156,37 @@ def test_index_select_on_a_0dim_tensor():
         torch.index_select(s.to("neuron"), 0, torch.tensor([0, 0]).to("neuron"))
     with pytest.raises(RuntimeError, match="out of range for a 0-dim tensor"):
         torch.index_select(s.to("neuron"), 0, torch.tensor([1]).to("neuron"))
+
+
+SPECIAL = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0, -0.5, 2.0],
+                        [1e-3, -1e-3, 30.0, -30.0, 5.0, float("nan")]])
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("clamp", lambda t: t.clamp(-1.0, 1.0)),
+    # The device's maximum/minimum keep the first operand when the other is
+    # NaN, and amax/amin skip NaN (VectorE max/min semantics), unlike
+    # PyTorch: a known wrong result of those ops, inherited here.
+    pytest.param("clamp_min_tensor", lambda t: torch.clamp_min(t, t.flip(0)),
+                 marks=pytest.mark.xfail(strict=True, reason="device maximum drops a NaN second operand")),
+    ("hardtanh", F.hardtanh),
+    ("leaky_relu", lambda t: F.leaky_relu(t, 0.1)),
+    ("elu", F.elu),
+    ("selu", F.selu),
+    ("tril", lambda t: torch.tril(t, 1)),
+    ("triu", lambda t: torch.triu(t, -1)),
+    ("flip", lambda t: t.flip(0, 1)),
+    ("roll", lambda t: t.roll((1, -2), (0, 1))),
+    ("frac", torch.frac),
+    ("cosh", torch.cosh),
+    ("hardswish", F.hardswish),
+    pytest.param("vector_norm_inf", lambda t: torch.linalg.vector_norm(t, float("inf"), dim=1),
+                 marks=pytest.mark.xfail(strict=True, reason="device amax skips NaN")),
+])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_nan_and_infinities_match_cpu(name, fn, dtype):
+    """The ops torch_nsim composes of device kernels keep NaN, +-inf and the
+    zeros outside a triangle where the CPU has them (a mask multiply would
+    turn 0 * inf into NaN)."""
+    x = SPECIAL.to(dtype)
+    torch.testing.assert_close(fn(x.to("neuron")).cpu(), fn(x), equal_nan=True, rtol=1e-4, atol=1e-4)

@@ -134,6 +134,36 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
       EmitTensorScalar(s, t, x.ap, AluOp::kAdd, Imm(3), AluOp::kMax, Imm(0));
       return EmitTensorScalar(s, dst, t, AluOp::kMin, Imm(6), AluOp::kDivide, Imm(6));
     }
+    case OpKind::kHardswish: {  // x * min(max(x + 3, 0), 6) / 6, as the CPU reference
+      const AccessPattern t = s.Temp(x.kind == Operand::kColumn, 0);
+      EmitTensorScalar(s, t, x.ap, AluOp::kAdd, Imm(3), AluOp::kMax, Imm(0));
+      EmitTensorScalar(s, t, t, AluOp::kMin, Imm(6));
+      EmitTensorTensor(s, t, x.ap, t, AluOp::kMul);
+      return EmitTensorScalar(s, dst, t, AluOp::kDivide, Imm(6));
+    }
+    case OpKind::kLog2:
+    case OpKind::kLog10: {  // log(x) / ln(b), as a multiply by the fp32 constant 1 / ln(b)
+      const AccessPattern t = s.Temp(x.kind == Operand::kColumn, 0);
+      EmitActivation(s, t, x.ap, ActFunc::kLog, Imm(1), Imm(0));
+      const float inv_ln = n.kind == OpKind::kLog2 ? 1.4426950408889634f : 0.4342944819032518f;
+      return EmitTensorScalar(s, dst, t, AluOp::kMul, Imm(inv_ln));
+    }
+    case OpKind::kExp2: return EmitActivation(s, dst, x.ap, ActFunc::kExp, Imm(0.6931471805599453f), Imm(0));
+    case OpKind::kTan: {  // sin(x) / cos(x)
+      const bool col = x.kind == Operand::kColumn;
+      const AccessPattern sn = s.Temp(col, 0), cs = s.Temp(col, 1);
+      EmitActivation(s, sn, x.ap, ActFunc::kSin, Imm(1), Imm(0));
+      EmitActivation(s, cs, x.ap, ActFunc::kCos, Imm(1), Imm(0));
+      return EmitTensorTensor(s, dst, sn, cs, AluOp::kDivide);
+    }
+    case OpKind::kCosh: {  // exp(x - ln 2) + exp(-x - ln 2): no overflow below cosh's own
+      const bool col = x.kind == Operand::kColumn;
+      const AccessPattern up = s.Temp(col, 0), down = s.Temp(col, 1);
+      EmitActivation(s, up, x.ap, ActFunc::kExp, Imm(1), Imm(-0.6931471805599453f));
+      EmitActivation(s, down, x.ap, ActFunc::kExp, Imm(-1), Imm(-0.6931471805599453f));
+      return EmitTensorTensor(s, dst, up, down, AluOp::kAdd);
+    }
+    case OpKind::kFrac: return EmitTensorScalar(s, dst, x.ap, AluOp::kMod, Imm(1));  // fmod(x, 1) = x - trunc(x)
     case OpKind::kGeluTanh: return LowerGeluTanh(s, x, dst);
     case OpKind::kPowScalar: return LowerPow(s, x, n.scalar, dst);
     case OpKind::kCast: return EmitCopy(s, dst, x.ap);

@@ -112,8 +112,10 @@ def tile_slice(b, t):
 
 def step(b, a, tiles, outs):
     """One traced step of the kernel: appends new tiles or stores one."""
-    raw = b.byte()  # bytes from 240 on: the newer dst_step kinds (older seeds keep their meaning below it)
-    kind = raw % 30 if raw < 240 else 30 + raw % 4
+    # Bytes from 240 on: the newer dst_step kinds (older seeds keep their meaning below it); 254, which
+    # no seed used there, is the newest (nc_match_replace8).
+    raw = b.byte()
+    kind = raw % 30 if raw < 240 else 34 if raw == 254 else 30 + raw % 4
     t = tiles[b.byte() % len(tiles)]
     u = tiles[b.byte() % len(tiles)]
     if kind == 0:
@@ -255,6 +257,9 @@ def dst_step(b, kind, t, u):
         pred = b.pick([i_p >= i_f, i_p < b.pick([1, -2]) * i_f + 3, i_f > i_p - 1])
         d = nisa.affine_select(pred=b.choose([pred], [True, t, i_p < 3]), on_true_tile=t,
                                on_false_value=b.choose([0.0, -1e4], [u, "x"]))
+    elif kind == 18:
+        idx = nl.ndarray((t.shape[0], b.choose([8], [4, 9])), dtype=nl.uint32, buffer=nl.sbuf) if b.byte() % 2 else None
+        nisa.nc_match_replace8(dst=d, data=t, vals=u, imm=b.choose(SCALARS, HOSTILE_SCALARS), dst_idx=idx)
     else:
         nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
                            channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,

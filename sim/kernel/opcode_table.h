@@ -55,4 +55,7 @@
   /* dst[P, 6] = (count, mean, variance * count) of src0's even, then odd elements per partition */           \
   X(kBnStats, "bn_stats", "BN_STATS", kVectorMask, 2)                                                          \
   /* dst[P, 2] = (mean, variance) aggregated from src0's (count, mean, variance * count) triples */           \
-  X(kBnAggr, "bn_aggr", "BN_AGGR", kVectorMask, 2)
+  X(kBnAggr, "bn_aggr", "BN_AGGR", kVectorMask, 2)                                                             \
+  /* dst = data with the first match of each of vals' 8 values per partition replaced by scalar0; idx= */      \
+  /* (optional) gets the matched positions; dst, data, vals */                                                 \
+  X(kMatchReplace8, "nc_match_replace8", "MATCH_REPLACE8", kVectorMask, 3)

@@ -56,6 +56,7 @@ const std::vector<OpcodeSyntax>& Table() {
         {"free_step", NSIM_FIELD(free_step)}}},
       {"DST, DATA", {}},                                                     // bn_stats
       {"DST, DATA", {}},                                                     // bn_aggr
+      {"DST, DATA, VALS", {{"imm", NSIM_FIELD(scalar0), true}, {"idx", NSIM_FIELD(acc)}}},  // nc_match_replace8
   };
   return table;
 }

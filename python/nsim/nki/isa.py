@@ -656,6 +656,31 @@ def nc_find_index8(data, vals, dtype=None, mask=None):
 
 
 @_dst_form
+def _nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None, mask=None):
+    """dst = data with the first match of each of vals[P, 8] replaced by imm (VectorE); dst_idx[P, 8], when
+    given, gets the matched positions (vals taken from the last: duplicates pair with descending positions)."""
+    what = "nc_match_replace8"
+    nl._no_mask(mask, "nisa." + what)
+    dst, data, vals = _dst(dst, what), nl._tile(data, what), nl._tile(vals, what + " vals")
+    _same_size(dst, data, what)
+    if not nl._number(imm):
+        fail("nisa.%s: imm must be a number, got %r" % (what, imm))
+    attrs, writes = [("imm", float(imm))], []
+    if dst_idx is not None:
+        idx = _dst(dst_idx, what + " dst_idx")
+        attrs, writes = attrs + [("idx", idx)], [idx]
+    current().emit("vector", what, dst, [data, vals], attrs, writes=writes, write_only=("idx",))
+
+
+@_generations(lambda a: not a)  # Beta 1's form is keyword-only and has no dst
+def nc_match_replace8(data, vals, imm, dst_idx=None, dtype=None, mask=None):
+    data = nl._tile(data, "nc_match_replace8")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "mr8")
+    _nc_match_replace8(out, data, vals, imm, dst_idx=dst_idx, mask=mask)
+    return out
+
+
+@_dst_form
 def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
                    name=None, mask=None):
     """dst[p, i] = on_true_tile[p, i] where (offset + p * channel_multiplier + the pattern's index sum) cmp_op 0
@@ -770,7 +795,7 @@ def bn_aggr(data, dtype=None, mask=None):
 # ------------------------------------------------------------------ names the model lacks (issue 24)
 for _name in ("local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
-              "nc_match_replace8", "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
+              "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
               "tensor_scalar_cumulative",
               "nc_matmul_mx", "quantize_mx", "nc_n_gather", "nonzero_with_count", "register_alloc", "register_load",
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",

@@ -110,12 +110,15 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
+NEWEST_KINDS = {254: 34, 250: 35}  # nc_match_replace8, nonzero_with_count
+
+
 def step(b, a, tiles, outs):
     """One traced step of the kernel: appends new tiles or stores one."""
-    # Bytes from 240 on: the newer dst_step kinds (older seeds keep their meaning below it); 254, which
-    # no seed used there, is the newest (nc_match_replace8).
+    # Bytes from 240 on: the newer dst_step kinds (older seeds keep their meaning below it); bytes no
+    # seed used there name the newest (NEWEST_KINDS).
     raw = b.byte()
-    kind = raw % 30 if raw < 240 else 34 if raw == 254 else 30 + raw % 4
+    kind = raw % 30 if raw < 240 else NEWEST_KINDS.get(raw, 30 + raw % 4)
     t = tiles[b.byte() % len(tiles)]
     u = tiles[b.byte() % len(tiles)]
     if kind == 0:
@@ -260,6 +263,11 @@ def dst_step(b, kind, t, u):
     elif kind == 18:
         idx = nl.ndarray((t.shape[0], b.choose([8], [4, 9])), dtype=nl.uint32, buffer=nl.sbuf) if b.byte() % 2 else None
         nisa.nc_match_replace8(dst=d, data=t, vals=u, imm=b.choose(SCALARS, HOSTILE_SCALARS), dst_idx=idx)
+    elif kind == 19:
+        d = nl.ndarray((t.shape[0], b.choose([t.decl.free_size + 1], [t.decl.free_size, 1])), dtype=nl.int32,
+                       buffer=nl.sbuf)
+        nisa.nonzero_with_count(dst=d, src=t, index_offset=b.choose([0, 64], [-1.5, "x"]),
+                                padding_val=b.choose([-1, 0], [None]))
     else:
         nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
                            channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,

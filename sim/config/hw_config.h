@@ -51,6 +51,7 @@ struct ScalarEngineParams : EngineParams {
 struct GpSimdEngineParams : EngineParams {
   int64_t start_cycles = 0;              // GPSIMD_START
   double iota_cycles_per_elem = 0;       // per free element
+  double nonzero_cycles_per_elem = 0;    // nonzero_with_count, per source element
   double partition_reduce_cycles_per_elem = 0;  // per free element of a cross-partition reduce
 };
 

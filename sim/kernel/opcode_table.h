@@ -58,4 +58,7 @@
   X(kBnAggr, "bn_aggr", "BN_AGGR", kVectorMask, 2)                                                             \
   /* dst = data with the first match of each of vals' 8 values per partition replaced by scalar0; idx= */      \
   /* (optional) gets the matched positions; dst, data, vals */                                                 \
-  X(kMatchReplace8, "nc_match_replace8", "MATCH_REPLACE8", kVectorMask, 3)
+  X(kMatchReplace8, "nc_match_replace8", "MATCH_REPLACE8", kVectorMask, 3)                                     \
+  /* dst[p, 0:T+1] = src's non-zero positions + base, padding scalar0, then their count, for p = 0, 16, ... */ \
+  /* (each GpSimd core's 0-th partition; other partitions keep their values); dst, src */                      \
+  X(kNonzeroWithCount, "nonzero_with_count", "NONZERO_WITH_COUNT", kGpSimdMask, 2)

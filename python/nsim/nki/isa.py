@@ -680,6 +680,20 @@ def nc_match_replace8(data, vals, imm, dst_idx=None, dtype=None, mask=None):
     return out
 
 
+def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None):
+    """On GpSimd, partitions 0, 16, ..., 112 only (each core's 0-th): dst[p, :T] = the positions of src[p]'s
+    non-zero elements + index_offset, then padding_val; dst[p, T] = their count. Other partitions of dst keep
+    their values. NeuronCore-v3 and newer (trn2, trn3)."""
+    what = "nonzero_with_count"
+    if get_nc_version() < nc_version.gen3:
+        fail("nisa.%s needs NeuronCore-v3 or newer (trn2, trn3); the kernel runs on %s" % (what, nl._info()["name"]))
+    dst, src = _dst(dst, what), nl._tile(src, what)
+    for x, role in ((index_offset, "index_offset"), (padding_val, "padding_val")):
+        if not nl._number(x):
+            fail("nisa.%s: %s must be a number, got %r" % (what, role, x))
+    current().emit("gpsimd", what, dst, [src], [("base", index_offset), ("padding", float(padding_val))])
+
+
 @_dst_form
 def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
                    name=None, mask=None):
@@ -797,7 +811,7 @@ for _name in ("local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
               "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
               "tensor_scalar_cumulative",
-              "nc_matmul_mx", "quantize_mx", "nc_n_gather", "nonzero_with_count", "register_alloc", "register_load",
+              "nc_matmul_mx", "quantize_mx", "nc_n_gather", "register_alloc", "register_load",
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",
               "rand_get_state", "set_rng_seed", "exponential", "tensor_tensor_select", "builtin_custom_op"):
     globals()[_name] = nl._unsupported(_name, "nisa")

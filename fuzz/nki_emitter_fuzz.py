@@ -110,7 +110,7 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
-NEWEST_KINDS = {254: 34, 250: 35}  # nc_match_replace8, nonzero_with_count
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36}  # nc_match_replace8, nonzero_with_count, nc_n_gather
 
 
 def step(b, a, tiles, outs):
@@ -268,6 +268,11 @@ def dst_step(b, kind, t, u):
                        buffer=nl.sbuf)
         nisa.nonzero_with_count(dst=d, src=t, index_offset=b.choose([0, 64], [-1.5, "x"]),
                                 padding_val=b.choose([-1, 0], [None]))
+    elif kind == 20:
+        idx = nl.ndarray((t.shape[0], b.choose([4, 8], [0])), dtype=nl.uint32, buffer=b.choose([nl.sbuf], [nl.psum]))
+        nisa.iota(dst=idx, pattern=[[0, idx.shape[1]]], offset=0)
+        d = nl.ndarray(idx.shape, dtype=t.dtype, buffer=nl.sbuf)
+        nisa.nc_n_gather(dst=d, data=t, indices=b.choose([idx], [u]))
     else:
         nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
                            channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,

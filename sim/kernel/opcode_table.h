@@ -61,4 +61,6 @@
   X(kMatchReplace8, "nc_match_replace8", "MATCH_REPLACE8", kVectorMask, 3)                                     \
   /* dst[p, 0:T+1] = src's non-zero positions + base, padding scalar0, then their count, for p = 0, 16, ... */ \
   /* (each GpSimd core's 0-th partition; other partitions keep their values); dst, src */                      \
-  X(kNonzeroWithCount, "nonzero_with_count", "NONZERO_WITH_COUNT", kGpSimdMask, 2)
+  X(kNonzeroWithCount, "nonzero_with_count", "NONZERO_WITH_COUNT", kGpSimdMask, 2)                             \
+  /* dst[p, j] = data[p, indices[p, j]] (data's free dims flattened); dst, data, indices */                    \
+  X(kNGather, "nc_n_gather", "NC_N_GATHER", kGpSimdMask, 3)

@@ -58,6 +58,7 @@ const std::vector<OpcodeSyntax>& Table() {
       {"DST, DATA", {}},                                                     // bn_aggr
       {"DST, DATA, VALS", {{"imm", NSIM_FIELD(scalar0), true}, {"idx", NSIM_FIELD(acc)}}},  // nc_match_replace8
       {"DST, SRC", {{"base", NSIM_FIELD(base)}, {"padding", NSIM_FIELD(scalar0), true}}},  // nonzero_with_count
+      {"DST, DATA, INDICES", {}},                                            // nc_n_gather
   };
   return table;
 }

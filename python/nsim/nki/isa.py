@@ -694,6 +694,15 @@ def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None):
     current().emit("gpsimd", what, dst, [src], [("base", index_offset), ("padding", float(padding_val))])
 
 
+def nc_n_gather(dst, data, indices, name=None):
+    """dst[p, j] = data[p, indices[p, j]] on GpSimd, data's free dims flattened; all three in SBUF, indices
+    uint32. An index outside data's row is an error at the call (hardware returns garbage)."""
+    what = "nc_n_gather"
+    dst, data, idx = _dst(dst, what), nl._tile(data, what), nl._tile(indices, what + " indices")
+    _same_size(dst, idx, what)
+    current().emit("gpsimd", what, dst, [data, idx])
+
+
 @_dst_form
 def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
                    name=None, mask=None):
@@ -811,7 +820,7 @@ for _name in ("local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
               "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
               "tensor_scalar_cumulative",
-              "nc_matmul_mx", "quantize_mx", "nc_n_gather", "register_alloc", "register_load",
+              "nc_matmul_mx", "quantize_mx", "register_alloc", "register_load",
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",
               "rand_get_state", "set_rng_seed", "exponential", "tensor_tensor_select", "builtin_custom_op"):
     globals()[_name] = nl._unsupported(_name, "nisa")

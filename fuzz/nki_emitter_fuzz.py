@@ -110,7 +110,7 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
-NEWEST_KINDS = {254: 34, 250: 35, 246: 36}  # nc_match_replace8, nonzero_with_count, nc_n_gather
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37}  # match_replace8, nonzero_with_count, n_gather, stream_shuffle
 
 
 def step(b, a, tiles, outs):
@@ -273,6 +273,9 @@ def dst_step(b, kind, t, u):
         nisa.iota(dst=idx, pattern=[[0, idx.shape[1]]], offset=0)
         d = nl.ndarray(idx.shape, dtype=t.dtype, buffer=nl.sbuf)
         nisa.nc_n_gather(dst=d, data=t, indices=b.choose([idx], [u]))
+    elif kind == 21:
+        nisa.nc_stream_shuffle(dst=d, src=t, shuffle_mask=b.choose([[0] * 32, list(range(32)), [16] + [255] * 31],
+                                                                  [[0] * 8, [3, 1, 2] + [255] * 29, [40] * 32, "x"]))
     else:
         nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
                            channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,

@@ -184,6 +184,61 @@ void ExecMatchReplace8(ExecContext& ctx, const InstructionView& in) {
 SIM_REGISTER_OPCODE(nc_match_replace8, {Opcode::kMatchReplace8, ValidateMatchReplace8, CostRowScan,
                                         ExecMatchReplace8, RowFlops});
 
+// ---- nc_stream_shuffle ----
+// "shuffle_mask[i] indicates which input partition the output partition [i]
+// copies from within each 32-partition quadrant ... 255 means the output
+// tensor in partition [i] will be unmodified" (nki.isa.nc_stream_shuffle
+// docs). The model takes the masks that are affine: mask[j] = from + j * step
+// for j < count, 255 after (the frontend checks a mask is one).
+constexpr int64_t kQuadrant = 32;
+
+// The source partition of dst partition i (relative to the accesses), or -1
+// when the mask leaves it unmodified.
+int64_t ShuffleSource(const InstructionView& in, int64_t i) {
+  const int64_t j = i % kQuadrant;
+  if (j >= static_cast<int64_t>(in.partition_step)) return -1;
+  return i - j + static_cast<int64_t>(in.base) + j * static_cast<int64_t>(in.free_step);
+}
+
+void ValidateStreamShuffle(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src");
+  if (in.dst.FreeElements() != in.src0.FreeElements()) {
+    Fail(k, in, "dst has " + std::to_string(in.dst.FreeElements()) + " elements per partition, src " +
+                    std::to_string(in.src0.FreeElements()));
+  }
+  if (in.partition_step < 0 || in.partition_step > kQuadrant) Fail(k, in, "count must be 0..32");
+  for (int64_t i = 0; i < in.dst.Partitions(); ++i) {
+    const int64_t s = ShuffleSource(in, i);
+    const int64_t lane = s - (i - i % kQuadrant);
+    if (s >= 0 && (lane < 0 || lane >= kQuadrant || s >= in.src0.Partitions())) {
+      Fail(k, in, "dst partition " + std::to_string(i) + " would copy src partition " + std::to_string(s) +
+                      ", outside its quadrant of src's " + std::to_string(in.src0.Partitions()) + " partitions");
+    }
+  }
+}
+
+InstrCost CostStreamShuffle(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
+  double work = static_cast<double>(in.dst.FreeElements());
+  if (AnyStridePenalty(k, c.vector.stride_penalty_bytes, {&in.dst, &in.src0})) work *= 2;
+  return EngineCost(c.vector, work);
+}
+
+void ExecStreamShuffle(ExecContext& ctx, const InstructionView& in) {
+  const int64_t parts = in.dst.Partitions(), per = in.dst.FreeElements();
+  const ScratchFloats& x = ctx.Read(in.src0, 0);
+  ScratchFloats& out = ctx.Read(in.dst, 1);  // partitions the mask skips keep their values
+  for (int64_t i = 0; i < parts; ++i) {
+    const int64_t s = ShuffleSource(in, i);
+    if (s >= 0) std::copy(x.data() + s * per, x.data() + (s + 1) * per, out.data() + i * per);
+  }
+  ctx.Write(in.dst, out);
+}
+
+SIM_REGISTER_OPCODE(nc_stream_shuffle, {Opcode::kStreamShuffle, ValidateStreamShuffle, CostStreamShuffle,
+                                        ExecStreamShuffle,
+                                        [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
+
 }  // namespace
 }  // namespace isa
 }  // namespace nsim

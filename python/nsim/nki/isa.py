@@ -703,6 +703,39 @@ def nc_n_gather(dst, data, indices, name=None):
     current().emit("gpsimd", what, dst, [data, idx])
 
 
+_SHUFFLE_KEEP = 255  # shuffle_mask value: the dst partition is unmodified
+
+
+def _affine_mask(mask, what):
+    """(from, step, count) of a 32-entry shuffle mask that is from + j * step for j < count, then 255:
+    the masks the model takes (broadcast [0] * 32, shifts, [16] + [255] * 31)."""
+    if not isinstance(mask, (list, tuple)) or len(mask) != 32 or not all(nl._number(m) for m in mask):
+        fail("nisa.%s: shuffle_mask must be a list of 32 integers, got %r" % (what, mask))
+    mask = [int(m) for m in mask]
+    count = mask.index(_SHUFFLE_KEEP) if _SHUFFLE_KEEP in mask else 32
+    head = mask[:count]
+    step = head[1] - head[0] if count > 1 else 0
+    if any(m != _SHUFFLE_KEEP for m in mask[count:]) or any(m != head[0] + j * step for j, m in enumerate(head)):
+        fail("nisa.%s: shuffle_mask %s is not modelled (the model takes from + j * step for the first "
+             "count entries, 255 after)" % (what, mask), Unsupported)
+    if any(not 0 <= m < 32 for m in head):
+        fail("nisa.%s: shuffle_mask entries must be 0..31 or 255, got %s" % (what, mask))
+    return (head[0] if count else 0), step, count
+
+
+def nc_stream_shuffle(dst=None, src=None, shuffle_mask=None, name=None, mask=None, dtype=None):
+    """Per 32-partition quadrant on VectorE, dst partition j copies src partition shuffle_mask[j] of the same
+    quadrant (255: dst keeps it). Masks of the form from + j * step, then 255, are modelled. Beta 1 and
+    0.3+ both pass dst."""
+    what = "nc_stream_shuffle"
+    nl._no_mask(mask, "nisa." + what)
+    dst, src = _dst(dst, what), nl._tile(src, what)
+    if dst.free_elements != src.free_elements:
+        fail("nisa.%s: dst %s and src %s differ in elements per partition" % (what, dst.shape, src.shape))
+    first, step, count = _affine_mask(shuffle_mask, what)
+    current().emit("vector", what, dst, [src], [("from", first), ("step", step), ("count", count)])
+
+
 @_dst_form
 def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
                    name=None, mask=None):
@@ -818,7 +851,7 @@ def bn_aggr(data, dtype=None, mask=None):
 # ------------------------------------------------------------------ names the model lacks (issue 24)
 for _name in ("local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
-              "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
+              "dropout", "shuffle", "dma_transpose", "dma_compute",
               "tensor_scalar_cumulative",
               "nc_matmul_mx", "quantize_mx", "register_alloc", "register_load",
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",

@@ -31,7 +31,7 @@ def _shuffle(mask):
 
 
 MASKS = {"broadcast": [0] * 32, "reverse": list(range(31, -1, -1)), "one": [16] + [255] * 31,
-         "shift_half": list(range(8, 24)) + [255] * 16}
+         "shift_half": list(range(8, 24)) + [255] * 16, "window": [255] * 5 + list(range(10)) + [255] * 17}
 
 
 @pytest.mark.parametrize("name", sorted(MASKS))

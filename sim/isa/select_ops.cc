@@ -188,15 +188,16 @@ SIM_REGISTER_OPCODE(nc_match_replace8, {Opcode::kMatchReplace8, ValidateMatchRep
 // "shuffle_mask[i] indicates which input partition the output partition [i]
 // copies from within each 32-partition quadrant ... 255 means the output
 // tensor in partition [i] will be unmodified" (nki.isa.nc_stream_shuffle
-// docs). The model takes the masks that are affine: mask[j] = from + j * step
-// for j < count, 255 after (the frontend checks a mask is one).
+// docs). The model takes the masks that are affine on one window: mask[j] =
+// from + j * step for first <= j < first + count, 255 elsewhere (the
+// frontend checks a mask is one).
 constexpr int64_t kQuadrant = 32;
 
 // The source partition of dst partition i (relative to the accesses), or -1
 // when the mask leaves it unmodified.
 int64_t ShuffleSource(const InstructionView& in, int64_t i) {
-  const int64_t j = i % kQuadrant;
-  if (j >= static_cast<int64_t>(in.partition_step)) return -1;
+  const int64_t j = i % kQuadrant, first = static_cast<int64_t>(in.scalar0.imm);
+  if (j < first || j >= first + static_cast<int64_t>(in.partition_step)) return -1;
   return i - j + static_cast<int64_t>(in.base) + j * static_cast<int64_t>(in.free_step);
 }
 
@@ -207,7 +208,10 @@ void ValidateStreamShuffle(const Kernel& k, const InstructionView& in, const Har
     Fail(k, in, "dst has " + std::to_string(in.dst.FreeElements()) + " elements per partition, src " +
                     std::to_string(in.src0.FreeElements()));
   }
-  if (in.partition_step < 0 || in.partition_step > kQuadrant) Fail(k, in, "count must be 0..32");
+  if (in.scalar0.is_ap) Fail(k, in, "first must be a number");
+  if (in.scalar0.imm < 0 || in.partition_step < 0 || in.scalar0.imm + in.partition_step > kQuadrant) {
+    Fail(k, in, "first and count must pick lanes within 0..31");
+  }
   for (int64_t i = 0; i < in.dst.Partitions(); ++i) {
     const int64_t s = ShuffleSource(in, i);
     const int64_t lane = s - (i - i % kQuadrant);

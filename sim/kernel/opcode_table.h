@@ -64,6 +64,6 @@
   X(kNonzeroWithCount, "nonzero_with_count", "NONZERO_WITH_COUNT", kGpSimdMask, 2)                             \
   /* dst[p, j] = data[p, indices[p, j]] (data's free dims flattened); dst, data, indices */                    \
   X(kNGather, "nc_n_gather", "NC_N_GATHER", kGpSimdMask, 3)                                                    \
-  /* per 32-partition quadrant q, dst[32q + j] = src[32q + base + j * free_step] for j < partition_step */     \
-  /* (the affine shuffle masks; other dst partitions keep their values); dst, src */                           \
+  /* per 32-partition quadrant q, dst[32q + j] = src[32q + base + j * free_step] for the partition_step j */     \
+  /* from scalar0 on (the affine shuffle masks; other dst partitions keep their values); dst, src */                           \
   X(kStreamShuffle, "nc_stream_shuffle", "STREAM_SHUFFLE", kVectorMask, 2)

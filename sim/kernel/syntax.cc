@@ -60,7 +60,10 @@ const std::vector<OpcodeSyntax>& Table() {
       {"DST, SRC", {{"base", NSIM_FIELD(base)}, {"padding", NSIM_FIELD(scalar0), true}}},  // nonzero_with_count
       {"DST, DATA, INDICES", {}},                                            // nc_n_gather
       {"DST, SRC",                                                           // nc_stream_shuffle
-       {{"from", NSIM_FIELD(base)}, {"step", NSIM_FIELD(free_step)}, {"count", NSIM_FIELD(partition_step), true}}},
+       {{"from", NSIM_FIELD(base)},
+        {"step", NSIM_FIELD(free_step)},
+        {"first", NSIM_FIELD(scalar0)},
+        {"count", NSIM_FIELD(partition_step), true}}},
   };
   return table;
 }

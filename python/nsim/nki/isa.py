@@ -707,33 +707,37 @@ _SHUFFLE_KEEP = 255  # shuffle_mask value: the dst partition is unmodified
 
 
 def _affine_mask(mask, what):
-    """(from, step, count) of a 32-entry shuffle mask that is from + j * step for j < count, then 255:
-    the masks the model takes (broadcast [0] * 32, shifts, [16] + [255] * 31)."""
+    """(from, step, first, count) of a 32-entry shuffle mask that is from + j * step for the entries
+    first <= j < first + count and 255 elsewhere: the masks the model takes (broadcast [0] * 32, shifts,
+    [16] + [255] * 31, a window [255] * 5 + [0..9] + [255] * 17)."""
     if not isinstance(mask, (list, tuple)) or len(mask) != 32 or not all(nl._number(m) for m in mask):
         fail("nisa.%s: shuffle_mask must be a list of 32 integers, got %r" % (what, mask))
     mask = [int(m) for m in mask]
-    count = mask.index(_SHUFFLE_KEEP) if _SHUFFLE_KEEP in mask else 32
-    head = mask[:count]
-    step = head[1] - head[0] if count > 1 else 0
-    if any(m != _SHUFFLE_KEEP for m in mask[count:]) or any(m != head[0] + j * step for j, m in enumerate(head)):
-        fail("nisa.%s: shuffle_mask %s is not modelled (the model takes from + j * step for the first "
-             "count entries, 255 after)" % (what, mask), Unsupported)
-    if any(not 0 <= m < 32 for m in head):
+    if any(not (0 <= m < 32 or m == _SHUFFLE_KEEP) for m in mask):
         fail("nisa.%s: shuffle_mask entries must be 0..31 or 255, got %s" % (what, mask))
-    return (head[0] if count else 0), step, count
+    lanes = [j for j, m in enumerate(mask) if m != _SHUFFLE_KEEP]
+    if not lanes:
+        return 0, 0, 0, 0
+    first, count = lanes[0], lanes[-1] + 1 - lanes[0]
+    step = mask[first + 1] - mask[first] if count > 1 else 0
+    start = mask[first] - first * step
+    if any(mask[j] != start + j * step for j in range(first, first + count)):
+        fail("nisa.%s: shuffle_mask %s is not modelled (the model takes from + j * step on one window of "
+             "entries, 255 elsewhere)" % (what, mask), Unsupported)
+    return start, step, first, count
 
 
 def nc_stream_shuffle(dst=None, src=None, shuffle_mask=None, name=None, mask=None, dtype=None):
     """Per 32-partition quadrant on VectorE, dst partition j copies src partition shuffle_mask[j] of the same
-    quadrant (255: dst keeps it). Masks of the form from + j * step, then 255, are modelled. Beta 1 and
+    quadrant (255: dst keeps it). Masks from + j * step on one window of entries, 255 elsewhere, are modelled. Beta 1 and
     0.3+ both pass dst."""
     what = "nc_stream_shuffle"
     nl._no_mask(mask, "nisa." + what)
     dst, src = _dst(dst, what), nl._tile(src, what)
     if dst.free_elements != src.free_elements:
         fail("nisa.%s: dst %s and src %s differ in elements per partition" % (what, dst.shape, src.shape))
-    first, step, count = _affine_mask(shuffle_mask, what)
-    current().emit("vector", what, dst, [src], [("from", first), ("step", step), ("count", count)])
+    start, step, first, count = _affine_mask(shuffle_mask, what)
+    current().emit("vector", what, dst, [src], [("from", start), ("step", step), ("first", first), ("count", count)])
 
 
 @_dst_form

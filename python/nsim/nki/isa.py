@@ -75,6 +75,14 @@ def _call(fn, what, args, kwargs):
     return fn(*bound.args, **bound.kwargs)
 
 
+def _binds(fn, args, kwargs):
+    try:
+        inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
 def _generations(beta1_form):
     """The public instruction: the 0.3+ destination-passing form unless `beta1_form(args, kwargs)`
     says the call is Beta 1's, whose function (decorated) allocates and returns the result."""
@@ -83,9 +91,13 @@ def _generations(beta1_form):
 
         @functools.wraps(beta1)
         def instruction(*args, **kwargs):
+            dst_form = _DST_FORMS[name]
             if "dst" not in kwargs and beta1_form(args):
-                return _call(beta1, name, args, kwargs)
-            return _call(_DST_FORMS[name], name, args, kwargs)
+                # A 0.3+ call with dst positional and the rest by keyword (tensor_copy(view, src=t)) looks
+                # like Beta 1's by its positional arguments; the signature it binds to decides.
+                if _binds(beta1, args, kwargs) or not _binds(dst_form, args, kwargs):
+                    return _call(beta1, name, args, kwargs)
+            return _call(dst_form, name, args, kwargs)
         instruction.nsim_generations = True  # docs/nki-api.md: "both forms"
         return instruction
     return wrap

@@ -110,10 +110,15 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37}  # match_replace8, nonzero_with_count, n_gather, stream_shuffle
+
+
 def step(b, a, tiles, outs):
     """One traced step of the kernel: appends new tiles or stores one."""
-    raw = b.byte()  # bytes from 240 on: the newer dst_step kinds (older seeds keep their meaning below it)
-    kind = raw % 30 if raw < 240 else 30 + raw % 4
+    # Bytes from 240 on: the newer dst_step kinds (older seeds keep their meaning below it); bytes no
+    # seed used there name the newest (NEWEST_KINDS).
+    raw = b.byte()
+    kind = raw % 30 if raw < 240 else NEWEST_KINDS.get(raw, 30 + raw % 4)
     t = tiles[b.byte() % len(tiles)]
     u = tiles[b.byte() % len(tiles)]
     if kind == 0:
@@ -255,6 +260,22 @@ def dst_step(b, kind, t, u):
         pred = b.pick([i_p >= i_f, i_p < b.pick([1, -2]) * i_f + 3, i_f > i_p - 1])
         d = nisa.affine_select(pred=b.choose([pred], [True, t, i_p < 3]), on_true_tile=t,
                                on_false_value=b.choose([0.0, -1e4], [u, "x"]))
+    elif kind == 18:
+        idx = nl.ndarray((t.shape[0], b.choose([8], [4, 9])), dtype=nl.uint32, buffer=nl.sbuf) if b.byte() % 2 else None
+        nisa.nc_match_replace8(dst=d, data=t, vals=u, imm=b.choose(SCALARS, HOSTILE_SCALARS), dst_idx=idx)
+    elif kind == 19:
+        d = nl.ndarray((t.shape[0], b.choose([t.decl.free_size + 1], [t.decl.free_size, 1])), dtype=nl.int32,
+                       buffer=nl.sbuf)
+        nisa.nonzero_with_count(dst=d, src=t, index_offset=b.choose([0, 64], [-1.5, "x"]),
+                                padding_val=b.choose([-1, 0], [None]))
+    elif kind == 20:
+        idx = nl.ndarray((t.shape[0], b.choose([4, 8], [0])), dtype=nl.uint32, buffer=b.choose([nl.sbuf], [nl.psum]))
+        nisa.iota(dst=idx, pattern=[[0, idx.shape[1]]], offset=0)
+        d = nl.ndarray(idx.shape, dtype=t.dtype, buffer=nl.sbuf)
+        nisa.nc_n_gather(dst=d, data=t, indices=b.choose([idx], [u]))
+    elif kind == 21:
+        nisa.nc_stream_shuffle(dst=d, src=t, shuffle_mask=b.choose([[0] * 32, list(range(32)), [16] + [255] * 31],
+                                                                  [[0] * 8, [3, 1, 2] + [255] * 29, [40] * 32, "x"]))
     else:
         nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
                            channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,

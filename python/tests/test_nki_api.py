@@ -308,3 +308,22 @@ def test_beta1_activation_reduce_and_reciprocal_return_tiles(rng):
     r, s = k(a)
     np.testing.assert_allclose(r, np.exp(-a), rtol=1e-5)
     np.testing.assert_allclose(s[:, 0], np.exp(a).sum(1), rtol=1e-4)
+
+
+def test_dst_positional_and_the_rest_by_keyword_is_the_dst_form(rng):
+    """NKI Library tp_broadcast / attention_bwd: tensor_copy(view, src=t) and tensor_tensor(view, data1=,
+    data2=, op=) have one positional argument, as Beta 1's calls do; they bind only to the 0.3+ form
+    (before: 'multiple values for argument src')."""
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        x = nl.load(a)
+        y = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(y[...], src=x)
+        z = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_tensor(z[...], data1=x, data2=y, op=nl.multiply)
+        out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=z)
+        return out
+    np.testing.assert_array_equal(k(a), a * a)

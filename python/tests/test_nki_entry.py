@@ -259,3 +259,17 @@ def test_beta1_profile_names_its_artifacts_as_nki_does(tmp_path):
         prof(a)
     nki.profile(working_directory=str(tmp_path), overwrite=True)(double)(a)
     assert {"file.neff", "profile.ntff"} <= set(os.listdir(tmp_path))
+
+
+def test_nkiobject_dataclass_takes_plain_class_attributes_as_fields():
+    """The NKI Library's attention_cte: @dataclass class SectionParams(nl.NKIObject) with `section_idx = None`
+    (no annotation) is built as SectionParams(section_idx=...)."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Params(nl.NKIObject):
+        idx = None
+        size: int = 4
+        offset = 0
+    p = Params(idx=3, offset=7)
+    assert (p.idx, p.size, p.offset) == (3, 4, 7) and Params().idx is None

@@ -183,3 +183,23 @@ def test_a_grid_larger_than_the_chip_runs_in_waves():
         return out
     b = np.arange(64 * 8, dtype=np.float32).reshape(64, 8)
     np.testing.assert_array_equal(nki.simulate_kernel(k[2, 2], b, config="trn1"), b)
+
+
+@nki.jit
+def through_private_hbm(a):
+    """Each program bounces its rows through an nl.private_hbm scratch (the NKI Library's
+    reshape_with_dma): every core has its own, so the programs must not see each other's."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    rows = a.shape[0] // nl.num_programs()
+    lo = nl.program_id(0) * rows
+    scratch = nl.ndarray((rows, a.shape[1]), dtype=a.dtype, buffer=nl.private_hbm)
+    nl.store(scratch, value=nl.load(a[lo:lo + rows, :]))
+    half = (rows * 2, a.shape[1] // 2)  # a reshaped view of it keeps the program's own copy
+    nl.store(out[lo:lo + rows, :].reshape(half), value=nl.load(scratch.reshape(half)))
+    return out
+
+
+@pytest.mark.parametrize("programs", [1, 2, 4])
+def test_private_hbm_is_each_programs_own(rng, programs):
+    a = rng.standard_normal((8 * programs, 16)).astype(np.float32)
+    np.testing.assert_array_equal(through_private_hbm[programs](a), a)

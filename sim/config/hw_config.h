@@ -51,6 +51,8 @@ struct ScalarEngineParams : EngineParams {
 struct GpSimdEngineParams : EngineParams {
   int64_t start_cycles = 0;              // GPSIMD_START
   double iota_cycles_per_elem = 0;       // per free element
+  double nonzero_cycles_per_elem = 0;    // nonzero_with_count, per source element
+  double gather_cycles_per_elem = 0;     // nc_n_gather, per gathered element
   double partition_reduce_cycles_per_elem = 0;  // per free element of a cross-partition reduce
 };
 

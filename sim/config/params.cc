@@ -135,6 +135,12 @@ std::vector<ParamSpec> BuildTable() {
   add({"gpsimd.partition_reduce_per_elem", UnitKind::kRatio, Positive(1024),
        "cross-partition reduce GpSimdE cycles per free element",
        NSIM_FIELD(gpsimd.partition_reduce_cycles_per_elem)});
+  add({"gpsimd.nonzero_per_elem", UnitKind::kRatio, Positive(1024),
+       "nonzero_with_count GpSimdE cycles per source element (of a read partition)",
+       NSIM_FIELD(gpsimd.nonzero_cycles_per_elem)});
+  add({"gpsimd.gather_per_elem", UnitKind::kRatio, Positive(1024),
+       "nc_n_gather GpSimdE cycles per gathered (dst) element",
+       NSIM_FIELD(gpsimd.gather_cycles_per_elem)});
 
   AddEngineKeys("sync", "Sync engine", 0, [](HardwareConfig& c) -> EngineParams& { return c.sync; },
                 &t);

@@ -1,7 +1,11 @@
-// GpSimd instructions: iota, affine_select and the cross-partition reduce.
+// GpSimd instructions: iota, affine_select, nonzero_with_count and the
+// cross-partition reduce.
 // Costs follow S11: GPSIMD_START plus per-element cycles from the config
 // (S11 "iota / affine_select: 150 + N").
 #include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
 
 #include "sim/isa/common.h"
 #include "sim/isa/value_kernels.h"
@@ -65,6 +69,108 @@ void ExecAffineSelect(ExecContext& ctx, const InstructionView& in) {
 
 SIM_REGISTER_OPCODE(affine_select, {Opcode::kAffineSelect, ValidateAffineSelect, CostIota, ExecAffineSelect,
                                     [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
+
+// ---- nonzero_with_count ----
+// "Each of the eight GpSimd cores connects to 16 contiguous SBUF partitions
+// ... each GpSimd core reads from and writes to its 0-th partition only"
+// (nki.isa.nonzero_with_count docs, S11b): the instruction's definition.
+constexpr int64_t kPartitionsPerGpSimdCore = 16;
+
+bool CoreZeroPartition(const AccessPattern& ap, int64_t p) {
+  return (ap.partition_start + p) % kPartitionsPerGpSimdCore == 0;
+}
+
+void ValidateNonzeroWithCount(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src");
+  if (in.dst.Partitions() != in.src0.Partitions() || in.dst.partition_start != in.src0.partition_start ||
+      in.dst.FreeElements() != in.src0.FreeElements() + 1) {
+    Fail(k, in, "dst " + OperandName(k, in.dst) + " must be [" + std::to_string(in.src0.Partitions()) + ", " +
+                    std::to_string(in.src0.FreeElements() + 1) + "] on src's partitions (the indices, then the " +
+                    "count), got [" + std::to_string(in.dst.Partitions()) + ", " +
+                    std::to_string(in.dst.FreeElements()) + "]");
+  }
+  if (in.scalar0.is_ap) Fail(k, in, "padding must be a number");
+}
+
+// Streams each read partition once: GPSIMD_START + N x gpsimd.nonzero_per_elem
+// (no documented cost; config).
+InstrCost CostNonzeroWithCount(const Kernel&, const InstructionView& in, const HardwareConfig& c) {
+  const double n = static_cast<double>(in.src0.FreeElements());
+  return EngineCost(c.gpsimd, static_cast<double>(c.gpsimd.start_cycles) + c.gpsimd.nonzero_cycles_per_elem * n);
+}
+
+// dst keeps its values on partitions no core reads (read, then written back).
+void ExecNonzeroWithCount(ExecContext& ctx, const InstructionView& in) {
+  const int64_t parts = in.src0.Partitions(), per = in.src0.FreeElements();
+  const ScratchFloats& x = ctx.Read(in.src0, 0);
+  ScratchFloats& out = ctx.Read(in.dst, 1);
+  const float pad = static_cast<float>(in.scalar0.imm);
+  for (int64_t p = 0; p < parts; ++p) {
+    if (!CoreZeroPartition(in.src0, p)) continue;
+    float* row = out.data() + p * (per + 1);
+    int64_t n = 0;
+    for (int64_t i = 0; i < per; ++i) {
+      if (x[p * per + i] != 0.0f) row[n++] = static_cast<float>(in.base + static_cast<double>(i));
+    }
+    std::fill(row + n, row + per, pad);
+    row[per] = static_cast<float>(n);
+  }
+  ctx.Write(in.dst, out);
+}
+
+SIM_REGISTER_OPCODE(nonzero_with_count, {Opcode::kNonzeroWithCount, ValidateNonzeroWithCount, CostNonzeroWithCount,
+                                         ExecNonzeroWithCount,
+                                         [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
+
+// ---- nc_n_gather ----
+void ValidateNGather(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
+  for (const auto& [ap, role] : {std::pair{&in.dst, "dst"}, {&in.src0, "data"}, {&in.src1, "indices"}}) {
+    if (!InSpace(k, *ap, MemSpace::kSbuf)) Fail(k, in, std::string(role) + " must be in SBUF (GpSimd cannot access PSUM)");
+  }
+  RequireSameShape(k, in, in.dst, "dst", in.src1, "indices");
+  if (in.src0.Partitions() != in.src1.Partitions()) {
+    Fail(k, in, "data has " + std::to_string(in.src0.Partitions()) + " partitions, indices " +
+                    std::to_string(in.src1.Partitions()));
+  }
+}
+
+// "n groups of instructions in the underlying ISA, where n =
+// ceil(elems_per_partition / 512)" (nki.isa.nc_n_gather docs, S11b): a
+// GPSIMD_START per group, plus gpsimd.gather_per_elem per gathered element
+// (no documented rate; config).
+constexpr double kGatherGroupElems = 512;
+
+InstrCost CostNGather(const Kernel&, const InstructionView& in, const HardwareConfig& c) {
+  const double n = static_cast<double>(in.dst.FreeElements());
+  const double groups = std::max(1.0, std::ceil(n / kGatherGroupElems));
+  return EngineCost(c.gpsimd, groups * static_cast<double>(c.gpsimd.start_cycles) + c.gpsimd.gather_cycles_per_elem * n);
+}
+
+// An index outside the partition's data is an error at the instruction (the
+// hardware returns garbage, nki.language.gather_flattened docs).
+void ExecNGather(ExecContext& ctx, const InstructionView& in) {
+  const int64_t parts = in.dst.Partitions(), per = in.dst.FreeElements(), size = in.src0.FreeElements();
+  const ScratchFloats& data = ctx.Read(in.src0, 0);
+  const ScratchFloats& idx = ctx.Read(in.src1, 1);
+  ScratchFloats& out = ctx.buf[2];
+  out.resize(static_cast<size_t>(parts * per));
+  for (int64_t p = 0; p < parts; ++p) {
+    for (int64_t j = 0; j < per; ++j) {
+      const float i = idx[p * per + j];
+      if (!(i >= 0 && i < static_cast<float>(size))) {
+        Fail(ctx.kernel, in, "index " + std::to_string(static_cast<int64_t>(i)) + " (partition " +
+                                 std::to_string(p) + ") is outside data's " + std::to_string(size) +
+                                 " elements per partition");
+      }
+      out[p * per + j] = data[p * size + static_cast<int64_t>(i)];
+    }
+  }
+  ctx.Write(in.dst, out);
+}
+
+SIM_REGISTER_OPCODE(nc_n_gather, {Opcode::kNGather, ValidateNGather, CostNGather, ExecNGather,
+                                  [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
 void ValidatePartitionReduce(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   RequireOnChip(k, in, in.dst, "dst");

@@ -55,4 +55,15 @@
   /* dst[P, 6] = (count, mean, variance * count) of src0's even, then odd elements per partition */           \
   X(kBnStats, "bn_stats", "BN_STATS", kVectorMask, 2)                                                          \
   /* dst[P, 2] = (mean, variance) aggregated from src0's (count, mean, variance * count) triples */           \
-  X(kBnAggr, "bn_aggr", "BN_AGGR", kVectorMask, 2)
+  X(kBnAggr, "bn_aggr", "BN_AGGR", kVectorMask, 2)                                                             \
+  /* dst = data with the first match of each of vals' 8 values per partition replaced by scalar0; idx= */      \
+  /* (optional) gets the matched positions; dst, data, vals */                                                 \
+  X(kMatchReplace8, "nc_match_replace8", "MATCH_REPLACE8", kVectorMask, 3)                                     \
+  /* dst[p, 0:T+1] = src's non-zero positions + base, padding scalar0, then their count, for p = 0, 16, ... */ \
+  /* (each GpSimd core's 0-th partition; other partitions keep their values); dst, src */                      \
+  X(kNonzeroWithCount, "nonzero_with_count", "NONZERO_WITH_COUNT", kGpSimdMask, 2)                             \
+  /* dst[p, j] = data[p, indices[p, j]] (data's free dims flattened); dst, data, indices */                    \
+  X(kNGather, "nc_n_gather", "NC_N_GATHER", kGpSimdMask, 3)                                                    \
+  /* per 32-partition quadrant q, dst[32q + j] = src[32q + base + j * free_step] for the partition_step j */     \
+  /* from scalar0 on (the affine shuffle masks; other dst partitions keep their values); dst, src */                           \
+  X(kStreamShuffle, "nc_stream_shuffle", "STREAM_SHUFFLE", kVectorMask, 2)

@@ -56,6 +56,14 @@ const std::vector<OpcodeSyntax>& Table() {
         {"free_step", NSIM_FIELD(free_step)}}},
       {"DST, DATA", {}},                                                     // bn_stats
       {"DST, DATA", {}},                                                     // bn_aggr
+      {"DST, DATA, VALS", {{"imm", NSIM_FIELD(scalar0), true}, {"idx", NSIM_FIELD(acc)}}},  // nc_match_replace8
+      {"DST, SRC", {{"base", NSIM_FIELD(base)}, {"padding", NSIM_FIELD(scalar0), true}}},  // nonzero_with_count
+      {"DST, DATA, INDICES", {}},                                            // nc_n_gather
+      {"DST, SRC",                                                           // nc_stream_shuffle
+       {{"from", NSIM_FIELD(base)},
+        {"step", NSIM_FIELD(free_step)},
+        {"first", NSIM_FIELD(scalar0)},
+        {"count", NSIM_FIELD(partition_step), true}}},
   };
   return table;
 }

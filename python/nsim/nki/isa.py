@@ -75,6 +75,14 @@ def _call(fn, what, args, kwargs):
     return fn(*bound.args, **bound.kwargs)
 
 
+def _binds(fn, args, kwargs):
+    try:
+        inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
 def _generations(beta1_form):
     """The public instruction: the 0.3+ destination-passing form unless `beta1_form(args, kwargs)`
     says the call is Beta 1's, whose function (decorated) allocates and returns the result."""
@@ -83,9 +91,13 @@ def _generations(beta1_form):
 
         @functools.wraps(beta1)
         def instruction(*args, **kwargs):
+            dst_form = _DST_FORMS[name]
             if "dst" not in kwargs and beta1_form(args):
-                return _call(beta1, name, args, kwargs)
-            return _call(_DST_FORMS[name], name, args, kwargs)
+                # A 0.3+ call with dst positional and the rest by keyword (tensor_copy(view, src=t)) looks
+                # like Beta 1's by its positional arguments; the signature it binds to decides.
+                if _binds(beta1, args, kwargs) or not _binds(dst_form, args, kwargs):
+                    return _call(beta1, name, args, kwargs)
+            return _call(dst_form, name, args, kwargs)
         instruction.nsim_generations = True  # docs/nki-api.md: "both forms"
         return instruction
     return wrap
@@ -656,6 +668,91 @@ def nc_find_index8(data, vals, dtype=None, mask=None):
 
 
 @_dst_form
+def _nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None, mask=None):
+    """dst = data with the first match of each of vals[P, 8] replaced by imm (VectorE); dst_idx[P, 8], when
+    given, gets the matched positions (vals taken from the last: duplicates pair with descending positions)."""
+    what = "nc_match_replace8"
+    nl._no_mask(mask, "nisa." + what)
+    dst, data, vals = _dst(dst, what), nl._tile(data, what), nl._tile(vals, what + " vals")
+    _same_size(dst, data, what)
+    if not nl._number(imm):
+        fail("nisa.%s: imm must be a number, got %r" % (what, imm))
+    attrs, writes = [("imm", float(imm))], []
+    if dst_idx is not None:
+        idx = _dst(dst_idx, what + " dst_idx")
+        attrs, writes = attrs + [("idx", idx)], [idx]
+    current().emit("vector", what, dst, [data, vals], attrs, writes=writes, write_only=("idx",))
+
+
+@_generations(lambda a: not a)  # Beta 1's form is keyword-only and has no dst
+def nc_match_replace8(data, vals, imm, dst_idx=None, dtype=None, mask=None):
+    data = nl._tile(data, "nc_match_replace8")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "mr8")
+    _nc_match_replace8(out, data, vals, imm, dst_idx=dst_idx, mask=mask)
+    return out
+
+
+def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None):
+    """On GpSimd, partitions 0, 16, ..., 112 only (each core's 0-th): dst[p, :T] = the positions of src[p]'s
+    non-zero elements + index_offset, then padding_val; dst[p, T] = their count. Other partitions of dst keep
+    their values. NeuronCore-v3 and newer (trn2, trn3)."""
+    what = "nonzero_with_count"
+    if get_nc_version() < nc_version.gen3:
+        fail("nisa.%s needs NeuronCore-v3 or newer (trn2, trn3); the kernel runs on %s" % (what, nl._info()["name"]))
+    dst, src = _dst(dst, what), nl._tile(src, what)
+    for x, role in ((index_offset, "index_offset"), (padding_val, "padding_val")):
+        if not nl._number(x):
+            fail("nisa.%s: %s must be a number, got %r" % (what, role, x))
+    current().emit("gpsimd", what, dst, [src], [("base", index_offset), ("padding", float(padding_val))])
+
+
+def nc_n_gather(dst, data, indices, name=None):
+    """dst[p, j] = data[p, indices[p, j]] on GpSimd, data's free dims flattened; all three in SBUF, indices
+    uint32. An index outside data's row is an error at the call (hardware returns garbage)."""
+    what = "nc_n_gather"
+    dst, data, idx = _dst(dst, what), nl._tile(data, what), nl._tile(indices, what + " indices")
+    _same_size(dst, idx, what)
+    current().emit("gpsimd", what, dst, [data, idx])
+
+
+_SHUFFLE_KEEP = 255  # shuffle_mask value: the dst partition is unmodified
+
+
+def _affine_mask(mask, what):
+    """(from, step, first, count) of a 32-entry shuffle mask that is from + j * step for the entries
+    first <= j < first + count and 255 elsewhere: the masks the model takes (broadcast [0] * 32, shifts,
+    [16] + [255] * 31, a window [255] * 5 + [0..9] + [255] * 17)."""
+    if not isinstance(mask, (list, tuple)) or len(mask) != 32 or not all(nl._number(m) for m in mask):
+        fail("nisa.%s: shuffle_mask must be a list of 32 integers, got %r" % (what, mask))
+    mask = [int(m) for m in mask]
+    if any(not (0 <= m < 32 or m == _SHUFFLE_KEEP) for m in mask):
+        fail("nisa.%s: shuffle_mask entries must be 0..31 or 255, got %s" % (what, mask))
+    lanes = [j for j, m in enumerate(mask) if m != _SHUFFLE_KEEP]
+    if not lanes:
+        return 0, 0, 0, 0
+    first, count = lanes[0], lanes[-1] + 1 - lanes[0]
+    step = mask[first + 1] - mask[first] if count > 1 else 0
+    start = mask[first] - first * step
+    if any(mask[j] != start + j * step for j in range(first, first + count)):
+        fail("nisa.%s: shuffle_mask %s is not modelled (the model takes from + j * step on one window of "
+             "entries, 255 elsewhere)" % (what, mask), Unsupported)
+    return start, step, first, count
+
+
+def nc_stream_shuffle(dst=None, src=None, shuffle_mask=None, name=None, mask=None, dtype=None):
+    """Per 32-partition quadrant on VectorE, dst partition j copies src partition shuffle_mask[j] of the same
+    quadrant (255: dst keeps it). Masks from + j * step on one window of entries, 255 elsewhere, are modelled. Beta 1 and
+    0.3+ both pass dst."""
+    what = "nc_stream_shuffle"
+    nl._no_mask(mask, "nisa." + what)
+    dst, src = _dst(dst, what), nl._tile(src, what)
+    if dst.free_elements != src.free_elements:
+        fail("nisa.%s: dst %s and src %s differ in elements per partition" % (what, dst.shape, src.shape))
+    start, step, first, count = _affine_mask(shuffle_mask, what)
+    current().emit("vector", what, dst, [src], [("from", start), ("step", step), ("first", first), ("count", count)])
+
+
+@_dst_form
 def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
                    name=None, mask=None):
     """dst[p, i] = on_true_tile[p, i] where (offset + p * channel_multiplier + the pattern's index sum) cmp_op 0
@@ -770,9 +867,9 @@ def bn_aggr(data, dtype=None, mask=None):
 # ------------------------------------------------------------------ names the model lacks (issue 24)
 for _name in ("local_gather", "range_select", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
-              "nc_match_replace8", "dropout", "shuffle", "nc_stream_shuffle", "dma_transpose", "dma_compute",
+              "dropout", "shuffle", "dma_transpose", "dma_compute",
               "tensor_scalar_cumulative",
-              "nc_matmul_mx", "quantize_mx", "nc_n_gather", "nonzero_with_count", "register_alloc", "register_load",
+              "nc_matmul_mx", "quantize_mx", "register_alloc", "register_load",
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",
               "rand_get_state", "set_rng_seed", "exponential", "tensor_tensor_select", "builtin_custom_op"):
     globals()[_name] = nl._unsupported(_name, "nisa")

@@ -201,6 +201,18 @@ class NKIObject:
     """Base of kernel-side config and helper classes: annotated class attributes are its fields;
     NKIObject(**fields) (or positional, in annotation order) sets them."""
 
+    def __init_subclass__(cls, **kwargs):
+        """Plain class attributes (`section_idx = None`, no annotation) are fields too, so a @dataclass
+        subclass takes them as keywords (the NKI Library's attention_cte SectionParams(section_idx=...))."""
+        super().__init_subclass__(**kwargs)
+        annotations = dict(cls.__dict__.get("__annotations__", {}))
+        for name, value in cls.__dict__.items():
+            if name.startswith("_") or name in annotations or callable(value) or \
+                    isinstance(value, (classmethod, staticmethod, property, list, dict, set)):
+                continue
+            annotations[name] = object
+        cls.__annotations__ = annotations
+
     def __init__(self, *args, **kwargs):
         names = [n for c in reversed(type(self).__mro__) for n in getattr(c, "__annotations__", {})]
         names = list(dict.fromkeys(names))

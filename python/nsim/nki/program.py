@@ -10,6 +10,7 @@ import math
 import re
 
 from . import masks, opcodes, reversed_dims
+from . import spmd as _spmd
 from .passes import Pipeline, buffer_rule
 from .errors import KernelError, fail, stack, user_frames, where
 from .views import Decl, HbmTensor, Tile, positive_shape
@@ -84,9 +85,23 @@ class Program:
         return name
 
     def hbm_tensor(self, name, shape, dtype, argument=False, buffer="hbm"):
+        n = _spmd.grid_size(self.grid)
+        if buffer == "private_hbm" and n > 1:
+            return self._private_hbm(name, shape, dtype, n)
         decl = Decl(self.unique_name(name), "hbm", dtype, shape, None if argument else where(), buffer)
         self.decls.append(decl)
         return HbmTensor(decl)
+
+    def _private_hbm(self, name, shape, dtype, n):
+        """nl.private_hbm is each core's own memory: the programs of a grid share the kernel's HBM
+        tensors, so one tensor holds all n programs' copies and each program sees its own, at
+        program_id * size (the offset carries the .nk expression, so one text serves every program)."""
+        size = math.prod(shape)
+        decl = Decl(self.unique_name(name), "hbm", dtype, [n * shape[0]] + list(shape[1:]), where(), "private_hbm")
+        self.decls.append(decl)
+        whole = HbmTensor(decl)
+        offset = _spmd.ProgramIndex(self.program * size, "(program_id * %d)" % size)
+        return HbmTensor(decl, offset, whole.dims[:1] and [[whole.dims[0][0], shape[0]]] + whole.dims[1:])
 
     def constant(self, array, dtype):
         """An HBM tensor holding `array` (nl.shared_constant): an input of the run the kernel did not get."""

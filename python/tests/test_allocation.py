@@ -6,6 +6,7 @@ import pytest
 from nki_testing import bf16, f32
 
 import nsim.nki as nki
+import nsim.nki.compiler as ncc
 import nsim.nki.isa as nisa
 import nsim.nki.language as nl
 import vector_add as examples_vector_add
@@ -199,3 +200,54 @@ def test_a_value_licm_kept_stays_live_through_the_iterations_reading_it():
     assert " at=" in r.kernel_text  # the liveness pass placed buffers on shared bytes
     t = ((x * 2.0 + 1.0) * 2.0 + 1.0) * 2.0 + 1.0
     np.testing.assert_allclose(r.outputs, t + np.arange(8192, dtype=np.float32)[None, :], rtol=1e-6)
+
+
+@nki.jit
+def psum_round_robin(lhsT, rhs):
+    """Twelve matmul results, each in a PSUM tile the kernel places itself in bank i % 8 (as the NKI
+    Library's conv1d does with address=(0, bank * 2048)): side by side they would need 12 banks."""
+    out = nl.ndarray((128, 12 * 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    a, b = nl.load(lhsT), nl.load(rhs)
+    for i in range(12):
+        acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum, address=(0, (i % 8) * 2048))
+        acc[...] = nisa.nc_matmul(a, b)
+        nl.store(out[:, i * 512:(i + 1) * 512], value=nl.multiply(acc, float(i + 1)))
+    return out
+
+
+def test_buffers_the_kernel_placed_keep_their_bytes_and_may_share_them():
+    rng = np.random.default_rng(4)
+    lhsT = rng.standard_normal((128, 128)).astype(np.float32)
+    rhs = rng.standard_normal((128, 512)).astype(np.float32)
+    r = nki.benchmark(psum_round_robin, lhsT, rhs)
+    mm = lhsT.T.astype(np.float64) @ rhs
+    np.testing.assert_allclose(r.outputs, np.concatenate([mm * (i + 1) for i in range(12)], axis=1), rtol=1e-4,
+                               atol=1e-3)
+    placed = re.findall(r"tensor (\S+) psum f32 \[128, 512\] at=(\d+)", r.kernel_text)
+    assert [int(at) for _, at in placed] == [(i % 8) * 2048 for i in range(12)]
+    off = nki.benchmark(nki.jit(psum_round_robin.fn, passes={"liveness": False}), lhsT, rhs)
+    assert off.kernel_text == r.kernel_text  # the kernel's own placement is no decision of the pass
+
+
+@nki.jit
+def modulo_allocated_add(a, b):
+    """CS149's direct allocation: each operand rotates over 4 slots of 4000 B from its own base_addr."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for m in nl.affine_range(a.shape[0] // 128):
+        at = nl.ndarray((128, 1000), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(4,)))
+        bt = nl.ndarray((128, 1000), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=16000, num_free_tiles=(4,)))
+        at[...] = nl.load(a[m * 128:(m + 1) * 128, :])
+        bt[...] = nl.load(b[m * 128:(m + 1) * 128, :])
+        nl.store(out[m * 128:(m + 1) * 128, :], value=nl.add(at, bt))
+    return out
+
+
+def test_rotating_slots_sit_at_base_plus_slot_times_size_and_stay_apart():
+    """Slot k of a mod_alloc at base + k x 4000 B: unaligned, side by side, sharing no bytes, so no
+    access waits on another slot's (a 64 B-rounded size made neighbours overlap and serialised them)."""
+    a = np.random.default_rng(5).standard_normal((8 * 128, 1000)).astype(np.float32)
+    r = nki.benchmark(modulo_allocated_add, a, 2 * a)
+    np.testing.assert_array_equal(r.outputs, 3 * a)
+    placed = re.findall(r"tensor (tile_\S+) sbuf f32 \[128, 1000\] at=(\d+)", r.kernel_text)
+    assert sorted(int(at) for _, at in placed) == [k * 4000 for k in range(8)]
+    assert "shared_sbuf" not in r.kernel_text

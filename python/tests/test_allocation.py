@@ -142,15 +142,18 @@ def chain_of_big_temporaries(x):
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     for i in nl.affine_range(x.shape[0] // 128):
         t0 = nl.load(x[i * 128:(i + 1) * 128, :])
-        t1 = nl.multiply(t0, 2.0)
-        t2 = nl.add(t1, 1.0)
-        t3 = nl.multiply(t2, 2.0)
-        t4 = nl.add(t3, 1.0)
-        t5 = nl.multiply(t4, 2.0)
-        t6 = nl.add(t5, 1.0)
-        t7 = nl.multiply(t6, 2.0)
-        nl.store(out[i * 128:(i + 1) * 128, :], value=t7)
+        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.multiply(_six_steps(t0), 2.0))
     return out
+
+
+def _six_steps(t0):
+    """(((t0 * 2 + 1) * 2 + 1) * 2 + 1): six [128, 8192] fp32 temporaries, one site each."""
+    t1 = nl.multiply(t0, 2.0)
+    t2 = nl.add(t1, 1.0)
+    t3 = nl.multiply(t2, 2.0)
+    t4 = nl.add(t3, 1.0)
+    t5 = nl.multiply(t4, 2.0)
+    return nl.add(t5, 1.0)
 
 
 def test_tiles_never_live_together_share_bytes():
@@ -182,13 +185,7 @@ def invariant_iota_among_big_temporaries(x):
         w = nl.mgrid[0:128, 0:x.shape[1]]
         idx = nisa.iota(w.x, dtype=nl.float32)
         t0 = nl.load(x[i * 128:(i + 1) * 128, :])
-        t1 = nl.multiply(t0, 2.0)
-        t2 = nl.add(t1, 1.0)
-        t3 = nl.multiply(t2, 2.0)
-        t4 = nl.add(t3, 1.0)
-        t5 = nl.multiply(t4, 2.0)
-        t6 = nl.add(t5, 1.0)
-        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(t6, idx))
+        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(_six_steps(t0), idx))
     return out
 
 

@@ -168,14 +168,14 @@ def _lhs_column(lhsT):
     return lhs
 
 
-def column_then_matmuls(lhsT, rhs):
-    """Per N tile: a loop loading the whole K column of rhs into a declared block tile, then a loop of
-    matmuls reading block k in step k (the shape of the matmul tutorial's hoisted kernel)."""
+def column_then_matmuls(lhsT, rhs, address=None):
+    """Per N tile: a loop loading the K column of rhs into a declared block tile (at `address` if given),
+    then a loop of matmuls reading block k in step k (the matmul tutorial's hoisted kernel's shape)."""
     out = nl.ndarray((lhsT.shape[1], rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
     k_tiles = lhsT.shape[0] // 128
     lhs = _lhs_column(lhsT)
     for n in nl.affine_range(rhs.shape[1] // 512):
-        col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf)
+        col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf, address=address)
         for k in nl.affine_range(k_tiles):
             col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
         acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
@@ -292,19 +292,6 @@ def test_fusion_interchanges_loops_around_the_k_loop(mm_inputs):
 
 def test_fusion_leaves_tiles_the_kernel_placed(mm_inputs):
     """A block tile with an explicit address keeps the kernel's placement: its blocks stay apart."""
-    def placed_column(lhsT, rhs):
-        out = nl.ndarray((lhsT.shape[1], rhs.shape[1]), dtype=lhsT.dtype, buffer=nl.shared_hbm)
-        k_tiles = lhsT.shape[0] // 128
-        lhs = _lhs_column(lhsT)
-        for n in nl.affine_range(rhs.shape[1] // 512):
-            col = nl.ndarray((k_tiles, nl.par_dim(128), 512), dtype=rhs.dtype, buffer=nl.sbuf, address=65536)
-            for k in nl.affine_range(k_tiles):
-                col[k] = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
-            acc = nl.zeros((lhsT.shape[1], 512), nl.float32, buffer=nl.psum)
-            for k in nl.affine_range(k_tiles):
-                acc += nl.matmul(lhs[k], col[k], transpose_x=True)
-            nl.store(out[:, n * 512:(n + 1) * 512], value=nl.copy(acc, dtype=out.dtype))
-        return out
-
-    r = nki.benchmark(nki.jit(placed_column, explain=True), *mm_inputs, config="trn1", timing_only=True)
+    r = nki.benchmark(nki.jit(column_then_matmuls, explain=True), *mm_inputs, address=65536, config="trn1",
+                      timing_only=True)
     assert [d for d in r.decisions if d["pass"] == "fusion" and d["subject"] != "kernel"] == []

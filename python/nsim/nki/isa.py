@@ -119,8 +119,9 @@ def _dst_form(fn):
 @_dst_form
 def _nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
                accumulate=None, tile_position=(), tile_size=(), perf_mode=None, name=None, mask=None):
-    """dst[M, N] (+)= stationary[K, M]^T @ moving[K, N] into PSUM. accumulate=None: add into dst when the
-    tile was written since it was allocated (NKI's accumulation group), else overwrite.
+    """dst[M, N] (+)= stationary[K, M]^T @ moving[K, N] into PSUM. accumulate=None: add into dst when its
+    region was written since the tile was allocated (NKI's accumulation group), else overwrite: a
+    matmul into another column block of the same tile starts its own group.
     tile_position/tile_size (PE row/column tiling) are accepted; the model runs each matmul on the
     whole array."""
     nl._no_mask(mask, "nisa.nc_matmul")
@@ -138,7 +139,7 @@ def _nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_o
     prog = current()
     ins = prog.take_fresh(result)
     _same_size(dst, result, "nc_matmul")
-    add = accumulate if accumulate is not None else dst.owner.written
+    add = accumulate if accumulate is not None else dst.owner.region_written(dst)
     add = add and not prog._drop_zero_fill(dst)
     prog._retarget(ins, result, dst)
     if add:
@@ -218,7 +219,7 @@ def _activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=
         reduce_res = nl._tile(reduce_res, "activation reduce_res")
         if getattr(reduce_cmd, "name", None) == "reduce":
             keep, reduce_res = reduce_res, nl._new(nl._tile_shape(reduce_res), nl.float32, "act_sum")
-        reduce_res.owner.written = True  # the activation overwrites its accumulator: nothing stale is read
+        reduce_res.owner.mark_written(reduce_res)  # the activation overwrites its accumulator: nothing stale is read
     nl._activation_into(dst, func, data, scale, bias, reduce_res)
     if keep is not None:
         current().emit("vector", "tensor_tensor", keep, [keep, reduce_res], [("op", "add")])

@@ -230,7 +230,7 @@ class Program:
         for v in writes:
             self._check_live(v, reading=False)
             if isinstance(v, Tile):
-                v.owner.written = True
+                v.owner.mark_written(v)
         if opcode == "dma_copy" and not any(k == "queue" for k, _ in attrs):
             attrs = list(attrs) + [("queue", self.next_queue())]
         ins = Instr(engine, opcode, operands, list(attrs), stack(), reads, writes)
@@ -309,7 +309,7 @@ class Program:
         written = ins.operands[0]  # `old`, or the part of it a mask= cut
         ins.operands[0] = new
         ins.writes = [new if w is old or w is written else w for w in ins.writes]
-        new.owner.written = True
+        new.owner.mark_written(new)
         old.decl.version += 1  # the temporary is gone; any later use of it is an error
         if not ins.is_dma:
             self._last_engine[new.decl.name] = ins.engine

@@ -428,6 +428,17 @@ class Tile(View):
     def _what(self):
         return "tile '%s'" % self.decl.name
 
+    def mark_written(self, view):
+        """Notes that an instruction wrote `view` of this (whole) tile."""
+        self.written = True
+        self.__dict__.setdefault("written_spans", []).append(_free_span(view))
+
+    def region_written(self, view):
+        """Whether some instruction wrote elements of `view`'s free span since this tile was allocated
+        (a PSUM region a matmul would accumulate into; other regions start a new group)."""
+        lo, hi = _free_span(view)
+        return any(a < hi and lo < b for a, b in self.__dict__.get("written_spans", ()))
+
     def __getitem__(self, key):
         offset, dims, pdim = self._indexed(key)
         return self._sub(Tile(self.decl, offset, dims, pdim, self.owner))
@@ -518,3 +529,14 @@ def _broadcast_dims(view, shape):
             fail("cannot broadcast %s to %s: only size-1 dims repeat" % (view.shape, shape))
         dims.append([stride if size == n else 0, n])
     return dims
+
+
+def _free_span(view):
+    """[lo, hi) of the free offsets (within each partition) `view` touches; the whole partition row when
+    a step is negative or zero-sized views make it unclear."""
+    row = view.decl.free_size
+    free = [(stride, size) for i, (stride, size) in enumerate(view.dims) if i != view.pdim]
+    if any(stride < 0 for stride, _ in free) or any(size <= 0 for _, size in free):
+        return 0, row
+    lo = view.offset % row
+    return lo, lo + 1 + sum((size - 1) * stride for stride, size in free)

@@ -248,3 +248,28 @@ def test_rotating_slots_sit_at_base_plus_slot_times_size_and_stay_apart():
     placed = re.findall(r"tensor (tile_\S+) sbuf f32 \[128, 1000\] at=(\d+)", r.kernel_text)
     assert sorted(int(at) for _, at in placed) == [k * 4000 for k in range(8)]
     assert "shared_sbuf" not in r.kernel_text
+
+
+@nki.jit
+def psum_tile_per_python_iteration(lhsT, rhs):
+    """Twelve PSUM tiles made at one line in a Python loop: each has a buffer of its own (nothing
+    rotates) and is dead before the next is made, so the liveness pass lets them share banks."""
+    out = nl.ndarray((128, 12 * 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    a, b = nl.load(lhsT), nl.load(rhs)
+    for i in range(12):
+        acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+        acc[...] = nisa.nc_matmul(a, b)
+        nl.store(out[:, i * 512:(i + 1) * 512], value=nl.multiply(acc, float(i + 1)))
+    return out
+
+
+def test_tiles_of_a_python_loop_are_no_rotation_and_may_share_banks():
+    rng = np.random.default_rng(8)
+    lhsT = rng.standard_normal((128, 128)).astype(np.float32)
+    rhs = rng.standard_normal((128, 512)).astype(np.float32)
+    r = nki.benchmark(psum_tile_per_python_iteration, lhsT, rhs)
+    mm = lhsT.T.astype(np.float64) @ rhs
+    np.testing.assert_allclose(r.outputs, np.concatenate([mm * (i + 1) for i in range(12)], axis=1), rtol=1e-4,
+                               atol=1e-3)
+    banks = {int(at) // 2048 for at in re.findall(r"tensor \S+ psum f32 \[128, 512\] at=(\d+)", r.kernel_text)}
+    assert len(banks) < 12 and max(banks) < 8

@@ -192,8 +192,11 @@ def _interference(instrs, space):
 
 def _rotations_apart(program, conflicts):
     """The N buffers one allocation site rotates over (buffer_rule, num_buffers=) stay N memories:
-    they exist so that consecutive iterations overlap, which sharing bytes would undo."""
+    they exist so that consecutive iterations overlap, which sharing bytes would undo. A site outside
+    loops gives each tile a buffer of its own (n = 0): those rotate over nothing and may share."""
     for site in program.sites():
+        if (site.get("n") or 0) <= 1:
+            continue
         names = [d.name for d in site["decls"]]
         for name in names:
             conflicts.setdefault(name, set()).update(n for n in names if n != name)

@@ -199,27 +199,42 @@ def test_a_value_licm_kept_stays_live_through_the_iterations_reading_it():
     np.testing.assert_allclose(r.outputs, t + np.arange(8192, dtype=np.float32)[None, :], rtol=1e-6)
 
 
-@nki.jit
-def psum_round_robin(lhsT, rhs):
-    """Twelve matmul results, each in a PSUM tile the kernel places itself in bank i % 8 (as the NKI
-    Library's conv1d does with address=(0, bank * 2048)): side by side they would need 12 banks."""
-    out = nl.ndarray((128, 12 * 512), dtype=nl.float32, buffer=nl.shared_hbm)
-    a, b = nl.load(lhsT), nl.load(rhs)
-    for i in range(12):
-        acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum, address=(0, (i % 8) * 2048))
-        acc[...] = nisa.nc_matmul(a, b)
-        nl.store(out[:, i * 512:(i + 1) * 512], value=nl.multiply(acc, float(i + 1)))
-    return out
+def _twelve_psum_tiles(placed):
+    """Twelve matmul results, each in a PSUM tile made at one line of a Python loop: side by side they
+    would need 12 banks. placed: the kernel puts tile i in bank i % 8 itself (as the NKI Library's
+    conv1d does with address=(0, bank * 2048)); else each tile is a buffer of its own (nothing
+    rotates), dead before the next is made, so the liveness pass may let them share banks."""
+    def kernel(lhsT, rhs):
+        out = nl.ndarray((128, 12 * 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        a, b = nl.load(lhsT), nl.load(rhs)
+        for i in range(12):
+            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum,
+                             address=(0, (i % 8) * 2048) if placed else None)
+            acc[...] = nisa.nc_matmul(a, b)
+            nl.store(out[:, i * 512:(i + 1) * 512], value=nl.multiply(acc, float(i + 1)))
+        return out
+    kernel.__name__ = "psum_round_robin" if placed else "psum_tile_per_python_iteration"
+    return nki.jit(kernel)
 
 
-def test_buffers_the_kernel_placed_keep_their_bytes_and_may_share_them():
+psum_round_robin = _twelve_psum_tiles(placed=True)
+psum_tile_per_python_iteration = _twelve_psum_tiles(placed=False)
+
+
+def _run_twelve_psum_tiles(kernel):
+    """Runs `kernel` (_twelve_psum_tiles) and checks its values: tile i holds (lhsT^T @ rhs) * (i + 1)."""
     rng = np.random.default_rng(4)
     lhsT = rng.standard_normal((128, 128)).astype(np.float32)
     rhs = rng.standard_normal((128, 512)).astype(np.float32)
-    r = nki.benchmark(psum_round_robin, lhsT, rhs)
+    r = nki.benchmark(kernel, lhsT, rhs)
     mm = lhsT.T.astype(np.float64) @ rhs
     np.testing.assert_allclose(r.outputs, np.concatenate([mm * (i + 1) for i in range(12)], axis=1), rtol=1e-4,
                                atol=1e-3)
+    return r, (lhsT, rhs)
+
+
+def test_buffers_the_kernel_placed_keep_their_bytes_and_may_share_them():
+    r, (lhsT, rhs) = _run_twelve_psum_tiles(psum_round_robin)
     placed = re.findall(r"tensor (\S+) psum f32 \[128, 512\] at=(\d+)", r.kernel_text)
     assert [int(at) for _, at in placed] == [(i % 8) * 2048 for i in range(12)]
     off = nki.benchmark(nki.jit(psum_round_robin.fn, passes={"liveness": False}), lhsT, rhs)
@@ -250,26 +265,7 @@ def test_rotating_slots_sit_at_base_plus_slot_times_size_and_stay_apart():
     assert "shared_sbuf" not in r.kernel_text
 
 
-@nki.jit
-def psum_tile_per_python_iteration(lhsT, rhs):
-    """Twelve PSUM tiles made at one line in a Python loop: each has a buffer of its own (nothing
-    rotates) and is dead before the next is made, so the liveness pass lets them share banks."""
-    out = nl.ndarray((128, 12 * 512), dtype=nl.float32, buffer=nl.shared_hbm)
-    a, b = nl.load(lhsT), nl.load(rhs)
-    for i in range(12):
-        acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
-        acc[...] = nisa.nc_matmul(a, b)
-        nl.store(out[:, i * 512:(i + 1) * 512], value=nl.multiply(acc, float(i + 1)))
-    return out
-
-
 def test_tiles_of_a_python_loop_are_no_rotation_and_may_share_banks():
-    rng = np.random.default_rng(8)
-    lhsT = rng.standard_normal((128, 128)).astype(np.float32)
-    rhs = rng.standard_normal((128, 512)).astype(np.float32)
-    r = nki.benchmark(psum_tile_per_python_iteration, lhsT, rhs)
-    mm = lhsT.T.astype(np.float64) @ rhs
-    np.testing.assert_allclose(r.outputs, np.concatenate([mm * (i + 1) for i in range(12)], axis=1), rtol=1e-4,
-                               atol=1e-3)
+    r, _ = _run_twelve_psum_tiles(psum_tile_per_python_iteration)
     banks = {int(at) // 2048 for at in re.findall(r"tensor \S+ psum f32 \[128, 512\] at=(\d+)", r.kernel_text)}
     assert len(banks) < 12 and max(banks) < 8

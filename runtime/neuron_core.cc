@@ -120,7 +120,7 @@ std::vector<KernelRef> NeuronCoreDevice::ProgramsOf(const KernelRef& kernel) {
   if (it != spmd_copies_.end()) return it->second;
   std::vector<KernelRef> copies;
   for (Kernel& k : ParseGrid(spmd->text, spmd->filename, lnc())) {
-    k.file = kernel->loaded->kernel().file;
+    k.sources = kernel->loaded->kernel().sources;  // the same text: the same lines, as loaded
     copies.push_back(LoadKernel(k));
   }
   return spmd_copies_.emplace(kernel->hash, std::move(copies)).first->second;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "sim/base/error.h"
 #include "sim/kernel/hash.h"
@@ -64,9 +65,12 @@ TEST(Examples, AKernelFileNamesItsOwnLinesAsSource) {
   }
   const Kernel from_text = ParseKernel(ReadKernelFile(path), path);
   EXPECT_EQ(from_text.SourceAt(add.instruction(EngineId::kVector, 0).line), "");
-  Kernel annotated = add;
-  annotated.sources[7] = "gen.py:3 f";
-  EXPECT_EQ(annotated.SourceAt(7), "gen.py:3 f");
+  const std::string annotated_path = ::testing::TempDir() + "/annotated.nk";
+  std::ofstream(annotated_path) << "kernel k\ntensor t sbuf f32 [1, 4]\n"
+                                << "vector: memset t value=0  # src: gen.py:3 f\nvector: memset t value=1\n";
+  const Kernel annotated = LoadKernelFile(annotated_path);
+  EXPECT_EQ(annotated.SourceAt(3), "gen.py:3 f");
+  EXPECT_EQ(annotated.SourceAt(4), annotated_path + ":4 k");
 }
 
 TEST(Examples, MissingFileIsAnError) {

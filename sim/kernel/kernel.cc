@@ -143,11 +143,10 @@ int Kernel::FindSemaphore(const std::string& n) const {
   return -1;
 }
 
-std::string Kernel::SourceAt(int line) const {
+const std::string& Kernel::SourceAt(int line) const {
+  static const std::string kNone;
   auto it = sources.find(line);
-  if (it != sources.end()) return it->second;
-  if (file.empty() || line <= 0) return "";
-  return file + ":" + std::to_string(line) + " " + name;
+  return it == sources.end() ? kNone : it->second;
 }
 
 std::string KernelLoops::Label(uint32_t iteration) const {

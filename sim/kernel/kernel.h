@@ -100,13 +100,11 @@ struct Kernel {
   // Where a kernel line came from in the program that generated it: its
   // trailing `# ... src: FRAME < FRAME ...` comment (docs/kernel-format.md),
   // by kernel line. Profiles show it; it is no part of the kernel's hash.
+  // LoadKernelFile fills it for the lines that name none: a kernel file a
+  // person wrote is its own source ("FILE:LINE KERNEL").
   std::map<int, std::string> sources;
-  // The .nk file the kernel was read from (LoadKernelFile): a person wrote
-  // it, so a line with no `src:` comment is its own source.
-  std::string file;
-  // The source of kernel line `line`: its `src:` comment, else "FILE:LINE
-  // KERNEL" for a kernel read from a file, else "".
-  std::string SourceAt(int line) const;
+  // The source of kernel line `line` ("" when it names none).
+  const std::string& SourceAt(int line) const;
 
   // The loop form, or nullptr for a kernel without loops. Any edit of the
   // streams drops it (it would no longer unroll to them).

@@ -799,7 +799,16 @@ std::string ReadKernelFile(const std::string& path) {
 
 Kernel LoadKernelFile(const std::string& path) {
   Kernel k = ParseKernel(ReadKernelFile(path), path);
-  k.file = path;
+  std::vector<bool> named;  // by line: unrolled loops repeat lines
+  for (int e = 0; e < kNumEngines; ++e) {
+    for (size_t i = 0; i < k.stream(e).size(); ++i) {
+      const int line = k.instruction(static_cast<EngineId>(e), i).line;
+      if (line >= static_cast<int>(named.size())) named.resize(line + 1);
+      if (named[line]) continue;
+      named[line] = true;
+      k.sources.emplace(line, path + ":" + std::to_string(line) + " " + k.name);  // keeps a src: comment
+    }
+  }
   return k;
 }
 

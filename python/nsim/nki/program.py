@@ -162,7 +162,7 @@ class Program:
                 dims.insert(0, [stride, shape[i]])
                 stride *= shape[i]
         tile = Tile(decl, 0, dims, pdim)
-        tile.where, tile.written = where(), False
+        tile.where = where()
         decl.owner = tile
         return tile
 

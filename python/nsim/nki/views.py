@@ -428,16 +428,24 @@ class Tile(View):
     def _what(self):
         return "tile '%s'" % self.decl.name
 
+    # On the whole tile (owner) only: the free spans instructions wrote since it was allocated.
+    written_spans = ()
+
+    @property
+    def written(self):
+        return bool(self.written_spans)
+
     def mark_written(self, view):
         """Notes that an instruction wrote `view` of this (whole) tile."""
-        self.written = True
-        self.__dict__.setdefault("written_spans", []).append(_free_span(view))
+        if not self.written_spans:
+            self.written_spans = []
+        self.written_spans.append(_free_span(view))
 
     def region_written(self, view):
         """Whether some instruction wrote elements of `view`'s free span since this tile was allocated
         (a PSUM region a matmul would accumulate into; other regions start a new group)."""
         lo, hi = _free_span(view)
-        return any(a < hi and lo < b for a, b in self.__dict__.get("written_spans", ()))
+        return any(a < hi and lo < b for a, b in self.written_spans)
 
     def __getitem__(self, key):
         offset, dims, pdim = self._indexed(key)

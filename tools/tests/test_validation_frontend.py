@@ -24,8 +24,6 @@ KNOWN_GAPS = {
     # wait for the previous block's matmuls (TensorE 74 % busy; 85 % of peak measured); the hand-built
     # kernel double-buffers both (num_buffers=2 on both: -10.3 %, on lhsT only: +6.7 %, on rhs only:
     # +13.5 %). Which blocks the compiler double-buffers is not derived yet.
-    # (The hoisted and blocked kernels were here at -38 / -35 % until the fusion pass: their load
-    # loops are fused into the matmul loops, passes/fusion.py.)
     "matmul_fully_optimised": (0.15, 0.25),
 }
 sys.path.insert(0, str(ROOT / "tools"))

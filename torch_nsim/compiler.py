@@ -42,6 +42,13 @@ def _meta(t):
     return (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
 
 
+def _meta_like(t):
+    """A meta tensor with t's shape, strides, storage offset and dtype (no data)."""
+    storage = torch.empty(t.storage_offset() + sum((n - 1) * st for n, st in zip(t.shape, t.stride())) + 1,
+                          dtype=t.dtype, device="meta")
+    return storage.as_strided(t.shape, t.stride(), t.storage_offset())
+
+
 def _arg_spec(v):
     if isinstance(v, torch.Tensor):
         return ("t", *_meta(v), v.device.index or 0)
@@ -159,24 +166,36 @@ class _Segment:
                     self.inputs.append(a)
             if any(u not in members for u in n.users):
                 self.outputs.append(n)
+        # Views of the segment's inputs are taken on the tensors themselves after the kernel ran
+        # (free, and laid out as eager lays them out); the kernel writes only what it computes.
+        self.input_views = []
+        for n in self.nodes:
+            if _is_view(n) and all(a in self.inputs or a in self.input_views for a in n.all_input_nodes):
+                self.input_views.append(n)
+        self.kernel_outputs = [n for n in self.outputs if n not in self.input_views]
 
     def build(self, tensors=None):
         """The segment as an nsim compile() region, its inputs laid out as
         `tensors` (default: as FX's metadata says); raises Unsupported(op, why)."""
         b = _C.RegionBuilder()
-        ids = {}
+        ids, vals = {}, {}
         for i, n in enumerate(self.inputs):
             t = n.meta.get("val") if tensors is None else tensors[i]
+            vals[n] = _meta_like(t) if isinstance(t, torch.Tensor) else t
             if not isinstance(t, torch.Tensor) or t.device.type != "neuron":
                 raise Unsupported(f"input {n.name}", "is not a neuron tensor")
-            ids[n] = b.placeholder(n.name, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype,
-                                   t.device.index or 0)
+            try:
+                ids[n] = b.placeholder(n.name, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype,
+                                       t.device.index or 0)
+            except (NotImplementedError, ValueError) as e:  # a dtype the kernels do not compute
+                raise Unsupported(f"input {n.name}", str(e)) from None
         devices = {(n.meta["val"].device.index or 0) for n in self.inputs}
         b.set_device(min(devices) if devices else 0)
         for node in self.nodes:
             if node.target is operator.getitem:
                 src, i = node.args
                 ids[node] = ids[src][i]
+                vals[node] = vals[src][i] if isinstance(vals.get(src), (tuple, list)) else node.meta.get("val")
                 continue
             if not isinstance(node.target, torch._ops.OpOverload):
                 raise Unsupported(str(node.target), "is not an ATen op")
@@ -187,15 +206,32 @@ class _Segment:
             values = _check_args(node, name, nsim_args)
             args = [("v", ids[values[n]]) if isinstance(values.get(n), torch.fx.Node) else ("c", values.get(n))
                     for n in nsim_args]
-            val = node.meta.get("val")
+            val = self._layout(node, vals) if tensors is not None else node.meta.get("val")
+            vals[node] = val
             outs = val if isinstance(val, (tuple, list)) else [val]
             try:
                 res = b.call(name, args, [_meta(o) for o in outs], node.name)
             except ValueError as e:
                 raise Unsupported(name, str(e)) from None
             ids[node] = res if isinstance(val, (tuple, list)) else res[0]
-        b.set_outputs([ids[n] for n in self.outputs])
+        b.set_outputs([ids[n] for n in self.kernel_outputs])
         return b
+
+    @staticmethod
+    def _layout(node, vals):
+        """The node's result for the layouts its inputs actually have: FX's metadata describes the
+        traced layouts, but an input the previous step produced may be laid out otherwise (a view
+        node a kernel wrote densely), and a view's strides follow its input's."""
+        if not node.all_input_nodes:
+            return node.meta.get("val")
+        args = torch.fx.node.map_arg(node.args, lambda n: vals[n])
+        kwargs = torch.fx.node.map_arg(node.kwargs, lambda n: vals[n])
+        with torch.device("meta"):
+            return node.target(*args, **kwargs)
+
+
+def _is_view(node):
+    return isinstance(node.target, torch._ops.OpOverload) and _op_name(node.target) in _VIEW_OPS
 
 
 def _partition(gm):
@@ -206,7 +242,7 @@ def _partition(gm):
     steps, seg, reasons = [], [], []
 
     def close():
-        if seg and all(_op_name(n.target) in _VIEW_OPS for n in seg if isinstance(n.target, torch._ops.OpOverload)):
+        if seg and all(_is_view(n) for n in seg if isinstance(n.target, torch._ops.OpOverload)):
             steps.extend(("eager", n) for n in seg)  # views alone: no kernel
         elif seg:
             steps.append(("fused", list(seg)))
@@ -222,8 +258,7 @@ def _partition(gm):
         except Unsupported as e:
             why = e
         close()
-        is_view = isinstance(node.target, torch._ops.OpOverload) and _op_name(node.target) in _VIEW_OPS
-        if not is_view:
+        if not _is_view(node):
             try:
                 _Segment([node], gm).build()
                 seg.append(node)
@@ -266,10 +301,11 @@ class _FusedStep:
         if isinstance(region, _EagerNodes):
             region(env)
         else:
-            outputs = region.run(inputs)
+            outputs = region.run(inputs) if self.segment.kernel_outputs else []
             if _check_against_cpu[0]:
                 _check_segment(self.segment, inputs, outputs)
-            env.update(zip(self.segment.outputs, outputs))
+            env.update(zip(self.segment.kernel_outputs, outputs))
+            _EagerNodes(self.segment.input_views)(env)
 
 
 _check_against_cpu = [os.environ.get(CHECK_ENV, "") not in ("", "0")]
@@ -290,7 +326,7 @@ def set_check(enabled=True):
 def _check_segment(segment, inputs, outputs):
     env = {n: (t.cpu() if isinstance(t, torch.Tensor) else t) for n, t in zip(segment.inputs, inputs)}
     _EagerNodes(segment.nodes, device="cpu")(env)
-    for node, got in zip(segment.outputs, outputs):
+    for node, got in zip(segment.kernel_outputs, outputs):
         want = env[node]
         rtol, atol = _TOLERANCE.get(want.dtype, _FP32_TOLERANCE)
         got = got.cpu()

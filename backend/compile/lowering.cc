@@ -3,11 +3,23 @@
 #include <map>
 
 #include "backend/compile/graph_printer.h"
+#include "backend/shape.h"
 #include "sim/base/error.h"
 
 namespace nsim {
 namespace compiler {
 namespace {
+
+// Whether `out` lists the elements of `in` in the same row order (a reshape, size-1 dims aside).
+bool IsReshape(const ValueMeta& in, const ValueMeta& out) {
+  bool ok = true;
+  const at::IntList strides = at::ComputeViewStrides(in.sizes, in.strides, out.sizes, &ok);
+  if (!ok || in.storage_offset != out.storage_offset) return false;
+  for (size_t d = 0; d < out.sizes.size(); ++d) {
+    if (out.sizes[d] != 1 && strides[d] != out.strides[d]) return false;
+  }
+  return true;
+}
 
 class Lowerer : public LowerContext {
  public:
@@ -71,13 +83,18 @@ class Lowerer : public LowerContext {
           entries_[result] = entries_[in];
         }
         break;
-      case LoweringRule::Kind::kView:
-        if (entries_[in].id < 0) {
-          entries_[result] = Entry{-1, entries_[in].placeholder, g_.value(result).meta};
+      case LoweringRule::Kind::kView: {
+        const Entry& src = entries_[in];
+        const ValueMeta& view = g_.value(result).meta;
+        // A value already read is kept in row order, so only a reshape of it is a codegen view; a
+        // transpose, broadcast or slice of an input reads the input again through its strides.
+        if (src.id < 0 || (src.placeholder >= 0 && !IsReshape(g_.value(in).meta, view))) {
+          entries_[result] = Entry{-1, src.placeholder, view};
         } else {
-          entries_[result].id = out_.graph.View(entries_[in].id, g_.value(result).meta.sizes);
+          entries_[result].id = out_.graph.View(src.id, view.sizes);
         }
         break;
+      }
       case LoweringRule::Kind::kCompute:
         entries_[result].id = rule.lower(*this, c);
         break;

@@ -98,6 +98,17 @@ TEST_P(Numerics, ViewOfALayoutChangingCopy) {
   EXPECT_LE(MaxRelError(compiled(q.to(kNeuron)), merge(q)), Tolerance(GetParam()));
 }
 
+// An input read once (v @ w) and then transposed (v.t() @ w, as a linear
+// layer's weight gradient does): the transpose reads the input again through
+// its strides, not the copy already in row order (it once gave v @ w twice).
+TEST_P(Numerics, TransposeOfAnInputAlreadyRead) {
+  auto both = [](const Tensor& v, const Tensor& w) {
+    const Tensor first = at::mm(v, w);
+    return first + at::mm(v.t(), w);
+  };
+  ExpectAgreement(both, Tolerance(GetParam()), Rand({32, 32}, 0, GetParam()), Rand({32, 48}, 1, GetParam()));
+}
+
 // Every op of the unary table (backend/unary_ops.def), so a newly declared op
 // is checked with no test to write: compiled vs eager on the device vs the
 // CPU reference, on inputs in every op's domain (log, sqrt: positive).

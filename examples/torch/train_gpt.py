@@ -5,14 +5,17 @@ device "neuron" -- forward, backward and optimizer step all as simulated
 kernels -- and the same model trained on the CPU from the same weights and
 batches. The losses must agree (TOLERANCE); the script prints both, the
 kernels each step ran on the device and their simulated device time.
+With --compile the device's model is torch.compile(backend="neuron")d:
+AOTAutograd's forward and backward graphs run as fused kernels.
 
-    python3 examples/torch/train_gpt.py [--steps 4] [--config trn2]
+    python3 examples/torch/train_gpt.py [--steps 4] [--config trn2] [--compile]
 """
 import argparse
 import copy
 import math
 import os
 import sys
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -81,9 +84,11 @@ def batches(steps, batch, seq, vocab):
         yield tokens[:, :-1], F.one_hot(tokens[:, 1:], vocab).float()
 
 
-def train(model, device, data, mask, lr, foreach, on_step=None):
+def train(model, device, data, mask, lr, foreach, on_step=None, compiled=False):
     model = model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, foreach=foreach)
+    if compiled:
+        model = torch.compile(model, backend="neuron")
     mask = mask.to(device)
     losses = []
     for idx, target in data:
@@ -105,6 +110,7 @@ def main(argv=None):
     p.add_argument("--seq", type=int, default=32)
     p.add_argument("--lr", type=float, default=1e-2)
     p.add_argument("--foreach", action="store_true", help="AdamW's foreach (multi-tensor) implementation")
+    p.add_argument("--compile", action="store_true", help="torch.compile(backend='neuron') the device's model")
     args = p.parse_args(argv)
     torch_nsim.set_config(args.config)
 
@@ -124,10 +130,12 @@ def main(argv=None):
 
     torch.neuron.synchronize()
     torch_nsim._C.mark_executions()
-    dev_losses = train(copy.deepcopy(model), "neuron", data, mask, args.lr, args.foreach, record)
+    with warnings.catch_warnings():  # the ops left out of the fused kernels are named once per graph
+        warnings.filterwarnings("ignore", message=r"torch.compile\(backend='neuron'\)")
+        dev_losses = train(copy.deepcopy(model), "neuron", data, mask, args.lr, args.foreach, record, args.compile)
 
     print(f"tiny GPT (2 layers, d=64, vocab 64, seq {args.seq}, batch {args.batch}), AdamW lr={args.lr}, "
-          f"foreach={args.foreach}, config {args.config}")
+          f"foreach={args.foreach}, {'compiled' if args.compile else 'eager'}, config {args.config}")
     print(f"{'step':>4} {'loss (neuron)':>14} {'loss (cpu)':>12} {'kernels':>8} {'device time (us)':>17}")
     for i, (d, c, (kernels, ps)) in enumerate(zip(dev_losses, cpu_losses, per_step)):
         print(f"{i:>4} {d:>14.6f} {c:>12.6f} {kernels:>8} {ps / 1e6:>17.1f}")

@@ -104,3 +104,34 @@ def test_check_mode_names_a_wrong_kernel(monkeypatch):
     monkeypatch.setattr(compiler, "_check_segment", tamper)
     with pytest.raises(RuntimeError, match=r"check: the fused kernel of aten::mul.Tensor .*differ from the CPU"):
         run(f, x.to("neuron"))
+
+
+def test_transpose_of_an_input_already_read_reads_it_again():
+    def f(v, w):  # the second product is a linear layer's weight gradient
+        return v @ w, v.t() @ w
+    v, w = torch.randn(32, 32), torch.randn(32, 48)
+    out, ex = run(torch.compile(f, backend="neuron", fullgraph=True), v.to("neuron"), w.to("neuron"))
+    assert len(ex) == 1
+    for got, want in zip(out, f(v, w)):  # the second was v @ w again
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_views_of_inputs_keep_the_layout_eager_gives_them():
+    def f(x):
+        a = x.t()
+        m = a * 2
+        s = m.sum(0)  # runs eagerly: the fused kernel of t + mul ends before it
+        return a.t().view(-1) * s.sum(), m  # a.t() is contiguous only if `a` is x's view, not a dense copy
+    x = torch.randn(8, 16)
+    out, _ = run(torch.compile(f, backend="neuron"), x.to("neuron"))
+    for got, want in zip(out, f(x)):
+        torch.testing.assert_close(got.cpu(), want)
+
+
+def test_an_op_on_an_integer_input_runs_eagerly_beside_the_kernel():
+    def f(idx, w):
+        return F.embedding(idx, w) * 2.0
+    idx, w = torch.tensor([[1, 3, 0], [2, 2, 1]]), torch.randn(4, 8)
+    with pytest.warns(UserWarning, match=r"not fused: input"):
+        out, _ = run(torch.compile(f, backend="neuron"), idx.to("neuron"), w.to("neuron"))
+    torch.testing.assert_close(out.cpu(), f(idx, w))

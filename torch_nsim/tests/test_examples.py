@@ -15,6 +15,7 @@ EXAMPLES = os.path.join(ROOT, "examples", "torch")
     ("decoder_layer.py", ["--seq", "32", "--hidden", "64", "--heads", "2", "--intermediate", "128",
                           "--no-device-capture"]),
     ("train_gpt.py", ["--steps", "3"]),
+    ("train_gpt.py", ["--steps", "3", "--compile"]),
 ])
 def test_example_runs_and_checks_its_values(script, args, tmp_path):
     # This checkout's torch_nsim (torch_testing.py refreshed it), as a user's

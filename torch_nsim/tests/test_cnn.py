@@ -1,0 +1,82 @@
+"""Convolution, average pooling and batch norm on device "neuron" (torch_nsim/csrc/cnn_ops.cc):
+values and gradients against the CPU in fp32, each step a timed device kernel (the convolution one
+TensorE matmul per group, as the Neuron compiler lowers it), and clear errors for what is not
+supported."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from torch_testing import executions, mark
+
+
+def _grads(fn, *tensors, device):
+    leaves = [t.detach().clone().to(device).requires_grad_() for t in tensors]
+    out = fn(*leaves)
+    out.backward(torch.linspace(-1, 1, out.numel()).reshape(out.shape).to(device))
+    return out.detach().cpu(), [t.grad.cpu() for t in leaves]
+
+
+def _expect_same_as_cpu(fn, *tensors, rtol=1e-5, atol=1e-5):
+    want, want_grads = _grads(fn, *tensors, device="cpu")
+    got, got_grads = _grads(fn, *tensors, device="neuron")
+    torch.testing.assert_close(got, want, rtol=rtol, atol=atol)
+    for g, w in zip(got_grads, want_grads):
+        torch.testing.assert_close(g, w, rtol=rtol, atol=atol)
+
+
+X = torch.randn(2, 4, 9, 8)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"padding": 1},
+    {"stride": 2, "padding": 1},
+    {"stride": (2, 1), "padding": (0, 2), "dilation": (1, 2)},
+    {"groups": 2, "padding": 1},
+], ids=["pad1", "stride2", "mixed", "groups2"])
+def test_conv2d_values_and_gradients(kwargs):
+    w = torch.randn(6, 4 // kwargs.get("groups", 1), 3, 3)
+    b = torch.randn(6)
+    _expect_same_as_cpu(lambda x, w, b: F.conv2d(x, w, b, **kwargs), X, w, b, rtol=1e-4, atol=1e-4)
+
+
+def test_conv1d_values_and_gradients():
+    _expect_same_as_cpu(lambda x, w: F.conv1d(x, w, padding=2, stride=2), torch.randn(2, 3, 17),
+                        torch.randn(5, 3, 4), rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_is_one_matmul_on_tensor_engine():
+    mark()
+    F.conv2d(X.to("neuron"), torch.randn(6, 4, 3, 3).to("neuron"), padding=1)
+    torch.neuron.synchronize()
+    kernels = [name for name, _, _ in executions()]
+    assert sum("mm" in k for k in kernels) == 1, kernels
+
+
+@pytest.mark.parametrize("kwargs", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1}],
+                         ids=["k2", "k3s2p1"])
+def test_avg_pool2d_values_and_gradients(kwargs):
+    _expect_same_as_cpu(lambda x: F.avg_pool2d(x, **kwargs), X)
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_batch_norm_values_gradients_and_running_statistics(training):
+    rm, rv = torch.randn(4), torch.rand(4) + 0.5
+    stats = {}
+
+    def bn(x, w, b):
+        device = x.device.type
+        stats[device] = (rm.clone().to(x.device), rv.clone().to(x.device))
+        return F.batch_norm(x, *stats[device], w, b, training=training, momentum=0.3, eps=1e-3)
+    _expect_same_as_cpu(bn, X, torch.randn(4), torch.randn(4), rtol=1e-4, atol=1e-4)
+    for got, want in zip(stats["neuron"], stats["cpu"]):
+        torch.testing.assert_close(got.cpu(), want)
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda x: F.conv_transpose2d(x, torch.randn(4, 2, 3, 3).to(x.device)), "transposed convolution"),
+    (lambda x: F.conv3d(x.unsqueeze(2), torch.randn(2, 4, 1, 3, 3).to(x.device)), "1-d and 2-d convolutions"),
+    (lambda x: F.avg_pool2d(x, 2, ceil_mode=True), "ceil_mode"),
+])
+def test_unsupported_forms_name_the_op(call, message):
+    with pytest.raises(NotImplementedError, match=message):
+        call(X.to("neuron"))

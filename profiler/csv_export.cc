@@ -39,7 +39,7 @@ std::string InstructionsCsv(const Recording& rec) {
                          "model_flops", "bytes", "dma_engine", "line", "operands", "hw_opcode", "index", "source",
                          "source_stack", "aten_op", "wait_ns", "semaphore_wait_ns", "engine_busy_wait_ns", "dependency_wait_ns",
                          "table_load_ns", "signalled_by", "dma_copy", "hbm_read_bytes", "hbm_write_bytes",
-                         "queue_wait_ns", "dma_engine_wait_ns", "execution"});
+                         "queue_wait_ns", "dma_engine_wait_ns", "execution", "loop"});
   int execution = -1;  // captured executions, numbered: LANE#INDEX names an instruction within one
   for (const RecordedExecution& e : rec.executions) {
     if (!e.captured) continue;
@@ -55,18 +55,19 @@ std::string InstructionsCsv(const Recording& rec) {
                              Value(detail, "operands")});
       row.pop_back();
       for (const char* key : kDetailColumns) row += "," + Cell(Value(detail, key));
-      out += row + ",,,,,," + ordinal + "\n";
+      out += row + ",,,,,," + ordinal + "," + Cell(Value(detail, "loop")) + "\n";
     }
     for (const DmaSlice& d : x.dma) {
       const std::string copy = InstructionName(d.trigger_lane, d.trigger_index);
       auto it = by_name.find(copy);
       const std::string stack = it == by_name.end() ? "" : it->second->source;
       const std::string op = it == by_name.end() ? "" : it->second->aten_op;
+      const std::string loop = it == by_name.end() ? "" : Value(it->second->args, "loop");
       out += Row({x.kernel_name, hash, nc, d.queue, "dma_transfer", NsText(x.start + d.start), NsText(x.start + d.end),
                   NsText(d.end - d.start), "0", std::to_string(d.bytes), std::to_string(d.dma_engine), "", "", "", "",
                   SourceLine(stack), stack, op, NsText(d.start - d.submitted), "", "", "", "", "", copy,
                   std::to_string(d.hbm_read_bytes), std::to_string(d.hbm_write_bytes), NsText(d.ready - d.submitted),
-                  NsText(d.start - d.ready), ordinal});
+                  NsText(d.start - d.ready), ordinal, loop});
     }
   }
   return out;

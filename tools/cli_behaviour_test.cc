@@ -135,6 +135,26 @@ TEST(CliTest, RunOutWritesEveryArtefact) {
   EXPECT_GT(fs::file_size(dir / "tensors/c.npy"), 64u * 256 * 4);
 }
 
+// A kernel written with loops names each instruction's iteration: the load of
+// iteration i=2, j=4 and the DMA pieces it issued carry "i=2,j=4" in
+// instructions.csv's last column (loop), and the trace shows the same.
+TEST(CliTest, LoopKernelRowsNameTheirIteration) {
+  const fs::path dir = TmpDir() / "loop_out";
+  const Outcome o = RunTool(kNsim, "run sim/kernel/examples/double_buffer_loop.nk --out " + dir.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string csv = Slurp(dir / "instructions.csv");
+  ASSERT_EQ(csv.substr(0, csv.find('\n')).substr(csv.find('\n') - 5), ",loop");
+  int loads = 0, pieces = 0;
+  std::istringstream rows(csv);
+  for (std::string row; std::getline(rows, row);) {
+    if (row.size() < 8 || row.substr(row.size() - 8) != ",i=2,j=4" && row.substr(row.size() - 10) != ",\"i=2,j=4\"") continue;
+    (row.find(",dma_copy,") != std::string::npos ? loads : pieces) += 1;
+  }
+  EXPECT_EQ(loads, 1) << csv;
+  EXPECT_GE(pieces, 1) << csv;
+  EXPECT_NE(Slurp(dir / "trace.json").find("\"loop\": \"i=2,j=4\""), std::string::npos);
+}
+
 TEST(CliTest, CompareShowsTheWhatIf) {
   // trn1-fastvec doubles VectorE's clock: VectorE busy time halves exactly
   // (rmsnorm.nk's VectorE work is cycle-bound), the rest of the engines stay.

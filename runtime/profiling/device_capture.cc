@@ -20,6 +20,10 @@ prof::InstructionSlice Slice(const Kernel& k, const InstructionRecord& rec) {
   s.opcode = spec.name;
   s.args = {{"operands", FormatOperands(k, in)}, {"hw_opcode", spec.hw_name}};
   if (in.line > 0) s.args.emplace_back("line", std::to_string(in.line));
+  // The iteration of a loop-form kernel it belongs to ("i=3,j=0"), so a profile names the loop trip.
+  if (std::string loop = k.LoopIndicesAt(static_cast<int>(rec.engine), rec.index); !loop.empty()) {
+    s.args.emplace_back("loop", std::move(loop));
+  }
   s.start = rec.start;
   s.end = rec.end;
   s.flops = spec.flops(k, in);

@@ -134,6 +134,8 @@ std::string Who(const Kernel& k, const Access& a) {
   }
   os << " (";
   if (in.line > 0) os << "line " << in.line << ", ";
+  const std::string loop = k.LoopIndicesAt(static_cast<int>(in.engine), static_cast<size_t>(a.li->index));
+  if (!loop.empty()) os << "iteration " << loop << ", ";
   os << EngineName(in.engine) << " instruction " << a.li->index;
   if (a.agent.dma) os << ", queue " << in.queue;
   os << ")";

@@ -50,6 +50,25 @@ vector: tensor_copy tc, ta
       << msg;
 }
 
+// In a kernel written with loops the message names the iteration: the load
+// of iteration i=1 writes the one buffer while iteration 0's load still does
+// (no semaphore orders them).
+TEST(RaceDetector, ALoopKernelsRaceNamesTheIteration) {
+  const std::string msg = RaceError(R"(kernel k
+tensor a  hbm  f32 [2, 128, 512] init=ones
+tensor t  sbuf f32 [128, 512]
+tensor o  sbuf f32 [128, 512]
+semaphore loaded
+loop i in 0:2 {
+  sync:   dma_copy t, a[i] signal=loaded
+  vector: tensor_copy o, t wait=loaded>=i+1
+}
+)");
+  EXPECT_THAT(msg, AllOf(HasSubstr("race in kernel 'k'"), HasSubstr("iteration i=1, sync instruction 1"),
+                         HasSubstr("(line 7, iteration i=0, sync instruction 0")))
+      << msg;
+}
+
 // Two SBUF tensors placed on the same bytes (at=, a compiler's reuse of a
 // dead tile's memory) are one memory to the detector: writing the second
 // while the first is still being read is a race, under either name.

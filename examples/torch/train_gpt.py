@@ -14,14 +14,14 @@ import argparse
 import copy
 import math
 import os
-import sys
-import warnings
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 import torch_nsim
+
+import device_training
 
 # fp32 throughout. The device sums rows in another order than the CPU
 # (~1e-7 relative per reduction); over a few AdamW steps the losses were
@@ -120,31 +120,11 @@ def main(argv=None):
     data = list(batches(args.steps, args.batch, args.seq, 64))
 
     cpu_losses = train(copy.deepcopy(model), "cpu", data, mask, args.lr, args.foreach)
-    per_step = []
-
-    def record():
-        torch.neuron.synchronize()
-        ex = torch_nsim._C.executions()
-        per_step.append((len(ex), sum(ps for _, ps, _ in ex)))
-        torch_nsim._C.mark_executions()
-
-    torch.neuron.synchronize()
-    torch_nsim._C.mark_executions()
-    with warnings.catch_warnings():  # the ops left out of the fused kernels are named once per graph
-        warnings.filterwarnings("ignore", message=r"torch.compile\(backend='neuron'\)")
-        dev_losses = train(copy.deepcopy(model), "neuron", data, mask, args.lr, args.foreach, record, args.compile)
-
-    print(f"tiny GPT (2 layers, d=64, vocab 64, seq {args.seq}, batch {args.batch}), AdamW lr={args.lr}, "
-          f"foreach={args.foreach}, {'compiled' if args.compile else 'eager'}, config {args.config}")
-    print(f"{'step':>4} {'loss (neuron)':>14} {'loss (cpu)':>12} {'kernels':>8} {'device time (us)':>17}")
-    for i, (d, c, (kernels, ps)) in enumerate(zip(dev_losses, cpu_losses, per_step)):
-        print(f"{i:>4} {d:>14.6f} {c:>12.6f} {kernels:>8} {ps / 1e6:>17.1f}")
-    err = max(abs(d - c) for d, c in zip(dev_losses, cpu_losses))
-    print(f"losses: max |error| vs CPU = {err:.2e} (tolerance {TOLERANCE:.0e})")
-    if not err <= TOLERANCE:
-        sys.exit(f"train_gpt: the device's losses differ from the CPU's by {err:.2e} > {TOLERANCE:.0e}")
-    if not dev_losses[-1] < dev_losses[0]:
-        sys.exit(f"train_gpt: the loss did not decrease ({dev_losses[0]:.4f} -> {dev_losses[-1]:.4f})")
+    dev_losses, per_step = device_training.train_on_device(lambda on_step: train(
+        copy.deepcopy(model), "neuron", data, mask, args.lr, args.foreach, on_step, args.compile))
+    title = (f"tiny GPT (2 layers, d=64, vocab 64, seq {args.seq}, batch {args.batch}), AdamW lr={args.lr}, "
+             f"foreach={args.foreach}, {'compiled' if args.compile else 'eager'}, config {args.config}")
+    device_training.report("train_gpt", title, dev_losses, cpu_losses, per_step, TOLERANCE)
 
 
 if __name__ == "__main__":

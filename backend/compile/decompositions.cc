@@ -1,5 +1,6 @@
 #include "backend/compile/decompositions.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -70,7 +71,8 @@ Tensor Var(const Tensor& self, const std::optional<IntList>& dim, const std::opt
   for (int64_t d = 0; d < self.dim(); ++d) n *= (dims.empty() || reduced[d]) ? self.size(d) : 1;
   const Tensor x = Upcast(self);
   const Tensor centered = x - x.mean(dims, true);
-  const double divisor = static_cast<double>(n) - (correction ? correction->toDouble() : 1.0);
+  // PyTorch's divisor: never below 0 (correction > n gives inf or NaN, not a negative variance).
+  const double divisor = std::max(0.0, static_cast<double>(n) - (correction ? correction->toDouble() : 1.0));
   return CastTo((centered * centered).sum(dims, keepdim) / divisor, self.dtype());
 }
 

@@ -32,7 +32,9 @@ std::tuple<Tensor, Tensor, Tensor> Normalize(const Tensor& input, const IntList&
   const Tensor x = Upcast(input);
   const Tensor mean = x.mean(dims, true);
   const Tensor centered = x - mean;
-  const Tensor rstd = at::rsqrt((centered * centered).mean(dims, true) + eps);
+  // square, not centered * centered: the same value, and one activation
+  // that also sums the row (what a device kernel does for a variance).
+  const Tensor rstd = at::rsqrt(at::square(centered).mean(dims, true) + eps);
   return {centered * rstd, mean, rstd};
 }
 
@@ -73,7 +75,7 @@ Tensor Var(const Tensor& self, const std::optional<IntList>& dim, const std::opt
   const Tensor centered = x - x.mean(dims, true);
   // PyTorch's divisor: never below 0 (correction > n gives inf or NaN, not a negative variance).
   const double divisor = std::max(0.0, static_cast<double>(n) - (correction ? correction->toDouble() : 1.0));
-  return CastTo((centered * centered).sum(dims, keepdim) / divisor, self.dtype());
+  return CastTo(at::square(centered).sum(dims, keepdim) / divisor, self.dtype());
 }
 
 struct Decomposition {

@@ -8,10 +8,10 @@
 // (and as the CPU reference computes).
 //
 //   softmax.int        amax, sub, exp, sum, div
-//   layer_norm         mean, sub, mul, mean, add, rsqrt, mul (, mul, add)
+//   layer_norm         mean, sub, square, mean, add, rsqrt, mul (, mul, add)
 //   native_layer_norm  the same, also returning mean and rstd
 //   _fused_rms_norm    mul, mean, add, rsqrt, mul (, mul)
-//   var.correction     mean, sub, mul, sum, div
+//   var.correction     mean, sub, square, sum, div
 //
 // These are the only decompositions: compile() traces through them,
 // torch.compile(backend="neuron") replays RecordDecomposition's graph on its

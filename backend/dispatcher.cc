@@ -201,7 +201,7 @@ void Dispatcher::UpdateAllTables() {
 void Dispatcher::CallSelected(const OperatorEntry& e, DispatchKey key, const KernelFunction& k,
                               const detail::DispatchInfo& info, Stack* stack) {
   const OperatorHandle op(const_cast<OperatorEntry*>(&e));
-  if (!HooksActive()) {
+  if (!HooksActive() || Unobserved()) {
     detail::PrepareArguments(e, key, info, stack);
     k.callBoxed(op, stack);
     return;

@@ -104,6 +104,14 @@ RecordOpScope::RecordOpScope(const FunctionSchema& schema, DispatchKey key, cons
   if (cost != nullptr && Traits(key).charges_host_cost) clock.Advance(cost->DispatchCost(call_));
 }
 
+namespace {
+thread_local bool t_unobserved = false;
+}  // namespace
+
+UnobservedScope::UnobservedScope() : previous_(t_unobserved) { t_unobserved = true; }
+UnobservedScope::~UnobservedScope() { t_unobserved = previous_; }
+bool Unobserved() { return t_unobserved; }
+
 RecordOpScope::~RecordOpScope() {
   if (!ended_) Finish(nullptr);
 }

@@ -79,6 +79,22 @@ extern std::atomic<bool> g_hooks_active;
 // True when an observer or a host cost model is registered.
 inline bool HooksActive() { return detail::g_hooks_active.load(std::memory_order_relaxed); }
 
+// While one is alive on this thread, ops dispatched on it are not observed
+// (no observer callbacks, no host cost): work a kernel does on metadata to
+// build itself (tracing its decomposition, compiler/decomposed_kernels.cc)
+// is not a framework op of the user's program.
+class UnobservedScope {
+ public:
+  UnobservedScope();
+  ~UnobservedScope();
+  UnobservedScope(const UnobservedScope&) = delete;
+  UnobservedScope& operator=(const UnobservedScope&) = delete;
+
+ private:
+  bool previous_;
+};
+bool Unobserved();
+
 // Scope of one observed op: begin callbacks and host cost on construction,
 // end callbacks on End() (or, with outputs == nullptr, when unwinding).
 class RecordOpScope {

@@ -1,5 +1,6 @@
 #include "backend/compile/decompositions.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -31,7 +32,9 @@ std::tuple<Tensor, Tensor, Tensor> Normalize(const Tensor& input, const IntList&
   const Tensor x = Upcast(input);
   const Tensor mean = x.mean(dims, true);
   const Tensor centered = x - mean;
-  const Tensor rstd = at::rsqrt((centered * centered).mean(dims, true) + eps);
+  // square, not centered * centered: the same value, and one activation
+  // that also sums the row (what a device kernel does for a variance).
+  const Tensor rstd = at::rsqrt(at::square(centered).mean(dims, true) + eps);
   return {centered * rstd, mean, rstd};
 }
 
@@ -70,8 +73,9 @@ Tensor Var(const Tensor& self, const std::optional<IntList>& dim, const std::opt
   for (int64_t d = 0; d < self.dim(); ++d) n *= (dims.empty() || reduced[d]) ? self.size(d) : 1;
   const Tensor x = Upcast(self);
   const Tensor centered = x - x.mean(dims, true);
-  const double divisor = static_cast<double>(n) - (correction ? correction->toDouble() : 1.0);
-  return CastTo((centered * centered).sum(dims, keepdim) / divisor, self.dtype());
+  // PyTorch's divisor: never below 0 (correction > n gives inf or NaN, not a negative variance).
+  const double divisor = std::max(0.0, static_cast<double>(n) - (correction ? correction->toDouble() : 1.0));
+  return CastTo(at::square(centered).sum(dims, keepdim) / divisor, self.dtype());
 }
 
 struct Decomposition {

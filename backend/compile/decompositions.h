@@ -8,14 +8,16 @@
 // (and as the CPU reference computes).
 //
 //   softmax.int        amax, sub, exp, sum, div
-//   layer_norm         mean, sub, mul, mean, add, rsqrt, mul (, mul, add)
+//   layer_norm         mean, sub, square, mean, add, rsqrt, mul (, mul, add)
 //   native_layer_norm  the same, also returning mean and rstd
 //   _fused_rms_norm    mul, mean, add, rsqrt, mul (, mul)
-//   var.correction     mean, sub, mul, sum, div
+//   var.correction     mean, sub, square, sum, div
 //
-// These are the only decompositions: compile() traces through them, and
+// These are the only decompositions: compile() traces through them,
 // torch.compile(backend="neuron") replays RecordDecomposition's graph on its
-// own tensors (torch_nsim/compiler.py).
+// own tensors (torch_nsim/compiler.py), and the eager Neuron kernels of
+// softmax, native_layer_norm and var are that graph lowered into one kernel
+// (decomposed_kernels.cc).
 #include <optional>
 #include <vector>
 

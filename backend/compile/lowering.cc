@@ -23,7 +23,8 @@ bool IsReshape(const ValueMeta& in, const ValueMeta& out) {
 
 class Lowerer : public LowerContext {
  public:
-  explicit Lowerer(const Graph& g) : g_(g), entries_(g.values().size()) {}
+  Lowerer(const Graph& g, const std::vector<cg::TensorDesc>* output_descs)
+      : g_(g), output_descs_(output_descs), entries_(g.values().size()) {}
 
   LoweredRegion Run() {
     for (size_t i = 0; i < g_.placeholders().size(); ++i) {
@@ -31,7 +32,7 @@ class Lowerer : public LowerContext {
       entries_[v] = Entry{-1, static_cast<int>(i), g_.value(v).meta};
     }
     for (const Graph::Call& c : g_.calls()) LowerCall(c);
-    for (int v : g_.outputs()) AddOutput(v);
+    for (size_t i = 0; i < g_.outputs().size(); ++i) AddOutput(g_.outputs()[i], i);
     return std::move(out_);
   }
 
@@ -101,18 +102,19 @@ class Lowerer : public LowerContext {
     }
   }
 
-  void AddOutput(int v) {
+  void AddOutput(int v, size_t i) {
     const ValueMeta& m = g_.value(v).meta;
     const DType dtype = at::ToSimDType(m.dtype);
     cg::ValueId id = Read(v);
     // The kernel cannot hand back its input's memory: copy (cast to the same dtype).
     if (out_.graph.node(id).kind == cg::OpKind::kInput) id = out_.graph.Cast(id, dtype);
     const std::string name = "out" + std::to_string(out_.outputs.size());
-    out_.graph.Output(id, name, cg::TensorDesc::Contiguous(dtype, m.sizes));
+    out_.graph.Output(id, name, output_descs_ ? output_descs_->at(i) : cg::TensorDesc::Contiguous(dtype, m.sizes));
     out_.outputs.push_back(name);
   }
 
   const Graph& g_;
+  const std::vector<cg::TensorDesc>* output_descs_;
   std::vector<Entry> entries_;
   std::map<std::string, cg::ValueId> input_ids_;
   LoweredRegion out_;
@@ -132,7 +134,9 @@ std::optional<std::string> WhyNotLowerable(const Graph& g, const Graph::Call& ca
   return rule->check != nullptr ? rule->check(g, call) : std::nullopt;
 }
 
-LoweredRegion Lower(const Graph& g) { return Lowerer(g).Run(); }
+LoweredRegion Lower(const Graph& g, const std::vector<cg::TensorDesc>* output_descs) {
+  return Lowerer(g, output_descs).Run();
+}
 
 }  // namespace compiler
 }  // namespace nsim

@@ -35,7 +35,9 @@ struct LoweredRegion {
 };
 
 // Throws SimError naming the op when a call has no rule or fails its check.
-LoweredRegion Lower(const Graph& g);
+// `output_descs`, when given (one per graph output, with its sizes), says
+// where each output is written; by default contiguously.
+LoweredRegion Lower(const Graph& g, const std::vector<cg::TensorDesc>* output_descs = nullptr);
 
 // Why the Neuron backend cannot compile `call` (nullopt: it can).
 std::optional<std::string> WhyNotLowerable(const Graph& g, const Graph::Call& call);

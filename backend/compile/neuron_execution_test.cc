@@ -110,6 +110,39 @@ TEST(NeuronExecution, AnotherDeviceRecompiles) {
 // Runtime::Reset makes new cores (here of LNC=2): the region's kernels,
 // loaded on the old neuron:0, are generated and loaded again for the new one
 // (one program per physical core) instead of being run stale.
+// The ops each call dispatches, as the profiler sees them.
+struct SeenOps : at::OpObserver {
+  std::vector<std::string> names;
+  void OnOpBegin(const at::OpCall& c) override { names.push_back(c.schema->full_name()); }
+};
+
+// An eager composite op is its decomposition lowered into one kernel: one
+// execution under the op's own name (recording the decomposition is not
+// observed), the kernel compile() makes of the op alone (same device time).
+TEST(NeuronExecution, EagerCompositeOpsAreTheirCompiledDecomposition) {
+  const Tensor x = Dev({8, 384}, 5), w = Dev({384}, 6), b = Dev({384}, 7);
+  auto check = [](const std::string& op, auto fn, const auto&... args) {
+    SeenOps seen;
+    at::AddOpObserver(&seen);
+    size_t from = RecordCount();
+    fn(args...);  // the first call derives the kernel
+    const testing::RuntimeActivity first = ActivitySince(from);
+    at::RemoveOpObserver(&seen);
+    EXPECT_EQ(seen.names, std::vector<std::string>{op});
+    EXPECT_EQ(first.executions, 1) << op;
+    const auto [compiled, eager] = CompiledAndEager(fn, args...);
+    EXPECT_EQ(eager.executions, 1) << op;
+    EXPECT_EQ(eager.device_time, compiled.device_time) << op;
+  };
+  check("aten::softmax.int", [](const Tensor& t) { return t.softmax(-1); }, x);
+  check("aten::native_layer_norm",
+        [](const Tensor& t, const Tensor& w, const Tensor& b) {
+          return std::get<0>(at::native_layer_norm(t, {384}, w, b, 1e-5));
+        },
+        x, w, b);
+  check("aten::var.correction", [](const Tensor& t) { return t.var({-1}, 0.0, true); }, x);
+}
+
 TEST(NeuronExecution, ACoreMadeAfterResetGetsNewKernels) {
   struct ResetAtEnd {  // later tests get LNC=1 cores even if an assertion returns early
     ~ResetAtEnd() { rt::Runtime::Get().Reset(); }

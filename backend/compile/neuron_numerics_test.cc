@@ -74,6 +74,19 @@ TEST_P(Numerics, CompositeOps) {
                   Rand({8, 256}, 0, GetParam()), Rand({256}, 1, GetParam()));
 }
 
+// PyTorch's var divides by max(0, n - correction): a correction above the
+// count gives +inf (a positive sum over 0), never a negative variance.
+// Eager on the device, compile() and the CPU reference agree.
+TEST(Numerics, VarWithCorrectionAboveTheCount) {
+  auto var = [](const Tensor& x) { return x.var({-1}, /*correction=*/11.0); };
+  const Tensor x = Rand({4, 8}, 5, at::kFloat);
+  auto compiled = compile(var, CompileOptions{.fullgraph = true});
+  for (const Tensor& r : {var(x), var(x.to(kNeuron)), compiled(x.to(kNeuron))}) {
+    const Tensor h = r.cpu();
+    for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(h.data_ptr<float>()[i], INFINITY) << r.device().str() << " row " << i;
+  }
+}
+
 // Many rows and a long free dim: several tiles, loads double-buffered.
 TEST_P(Numerics, LargeElementwiseChain) {
   auto chain = [](const Tensor& x, const Tensor& b) { return at::relu(x * 0.5 + b) - at::sigmoid(x) * x; };

@@ -29,15 +29,14 @@ Cache& GetCache() {
   return *c;
 }
 
-// "aten::mul.Tensor" -> "aten_mul_Tensor": kernel names are identifiers.
+}  // namespace
+
 std::string KernelName(const std::string& op) {
   std::string s;
   for (char c : op) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   while (s.find("__") != std::string::npos) s.replace(s.find("__"), 2, "_");
   return s;
 }
-
-}  // namespace
 
 rt::ExecutionHandle LaunchPrograms(rt::NeuronCoreDevice& core, const std::string& key,
                                    const std::function<std::vector<Kernel>()>& build, const rt::Bindings& bindings) {

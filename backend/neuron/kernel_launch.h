@@ -57,6 +57,10 @@ struct GraphOperands {
 rt::ExecutionHandle LaunchGraph(const std::string& op, const GraphOperands& operands,
                                 const std::function<codegen::Graph()>& build);
 
+// The kernel name of an op's kernel: "aten::mul.Tensor" -> "aten_mul_Tensor"
+// (kernel names are identifiers).
+std::string KernelName(const std::string& op);
+
 // Kernels generated so far in this process (the cache's misses), for tests.
 int64_t GeneratedKernelCount();
 

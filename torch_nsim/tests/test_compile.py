@@ -60,6 +60,21 @@ def test_mlp_with_softmax_layer_norm_and_linear():
     torch.testing.assert_close(out.cpu(), block(*args), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.filterwarnings("ignore:var\\(\\)")  # torch warns that the correction exceeds the count
+def test_var_with_correction_above_the_count_matches_cpu():
+    """PyTorch divides by max(0, n - correction): +inf here, never a negative
+    variance. Eager on the device, torch.compile and the CPU agree."""
+    def f(t):
+        return torch.var(t, -1, correction=11)
+    x = torch.randn(4, 8)
+    expected = f(x)
+    assert torch.isinf(expected).all() and (expected > 0).all()
+    torch.testing.assert_close(f(x.to("neuron")).cpu(), expected)
+    out, ex = run(torch.compile(f, backend="neuron", fullgraph=True), x.to("neuron"))
+    assert len(ex) == 1
+    torch.testing.assert_close(out.cpu(), expected)
+
+
 def test_graph_break_gives_two_regions():
     def f(x):
         y = torch.exp(x)

@@ -106,6 +106,28 @@ TEST(Codegen, SoftmaxInFp32FusesTheSumIntoTheExpActivation) {
   EXPECT_EQ(acc, 2);
 }
 
+// A decomposition's form of the same softmax: upcast, compute in fp32, cast
+// back. The exact casts fold away (cast_folding.h): the same kernel, the
+// same values, the same device time.
+TEST(Codegen, ExactCastsFoldIntoTheOpsAroundThem) {
+  auto softmax = [](bool casts) {
+    Graph g;
+    const ValueId in = g.Input("x", C(kBF, {200, 300}));
+    const ValueId x = casts ? g.Cast(in, kF) : in;
+    const ValueId e = g.Unary(OpKind::kExp, g.Binary(OpKind::kSub, x, g.RowReduce(OpKind::kRowAmax, x, kF), kF), kF);
+    const ValueId y = g.Binary(OpKind::kDiv, e, g.RowReduce(OpKind::kRowSum, e, kF), casts ? kF : kBF);
+    g.Output(casts ? g.Cast(y, kBF) : y, "y", C(kBF, {200, 300}));
+    return g;
+  };
+  const std::map<std::string, std::vector<float>> in = {{"x", Random(200 * 300, 6, kBF, 4)}};
+  const auto plain = RunOnDevice(softmax(false), in), cast = RunOnDevice(softmax(true), in);
+  ExpectNear(cast.outputs.at("y"), plain.outputs.at("y"), 0.0f, "softmax with casts");
+  EXPECT_EQ(cast.device_time, plain.device_time);
+  for (EngineId e : {EngineId::kVector, EngineId::kScalar, EngineId::kGpSimd, EngineId::kSync}) {
+    EXPECT_EQ(cast.kernel.kernel.stream(e).size(), plain.kernel.kernel.stream(e).size()) << static_cast<int>(e);
+  }
+}
+
 TEST(Codegen, ManyTilesDoubleBufferAndAgree) {
   Graph g;
   const ValueId x = g.Input("x", C(kBF, {300, 700}));

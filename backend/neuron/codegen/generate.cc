@@ -7,6 +7,7 @@
 #include <set>
 
 #include "backend/neuron/codegen/activation_warmup.h"
+#include "backend/neuron/codegen/cast_folding.h"
 #include "backend/neuron/codegen/lowering.h"
 #include "backend/neuron/codegen/pointwise_lowering.h"
 #include "sim/base/error.h"
@@ -243,7 +244,8 @@ GeneratedKernel GenerateKernel(const Graph& graph_in, const HardwareConfig& conf
   if (graph_in.outputs().empty()) throw SimError("codegen: the graph has no outputs");
   if (!IsIdentifier(options.kernel_name)) throw SimError("codegen: kernel name '" + options.kernel_name + "' is not an identifier");
   CheckDtypes(graph_in);
-  const Graph graph = WithComputedOutputs(graph_in, PlanStages(graph_in));
+  const Graph folded = FoldCasts(graph_in);
+  const Graph graph = WithComputedOutputs(folded, PlanStages(folded));
   const StagePlan plan = PlanStages(graph);
   Budget budget;
   for (const Stage& st : plan.stages) {

@@ -1,7 +1,7 @@
-// Neuron kernels for softmax and the norms. softmax and layer norm are one
-// generated kernel each over rows of the normalised dims, computed in fp32
-// with one rounding at the end (as the CPU reference); _fused_rms_norm is
-// the hand-scheduled kernel of kernels/rms_norm_kernel.h.
+// The Neuron kernel of _fused_rms_norm: the hand-scheduled kernel of
+// kernels/rms_norm_kernel.h (a tuned kernel, not a restated decomposition;
+// it rounds as the decomposition does). softmax and layer norm are derived
+// from their decompositions (backend/compile/decomposed_kernels.cc).
 #include <iomanip>
 #include <numeric>
 #include <sstream>
@@ -19,10 +19,6 @@ namespace neuron {
 namespace {
 
 using at::Tensor;
-using codegen::Graph;
-using codegen::OpKind;
-using codegen::ValueId;
-constexpr DType kF32 = DType::kF32;
 
 std::string Exact(double v) {
   std::ostringstream os;
@@ -36,56 +32,8 @@ std::vector<int64_t> Trailing(int64_t from, int64_t nd) {
   return dims;
 }
 
-Tensor softmax(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
-  const std::string op = "aten::softmax.int";
-  const at::TensorMeta m = at::SoftmaxMeta(self, dim, dtype);
-  RequireFloat(op, m.dtype);
-  RequireDeviceType(op, self.dtype());
-  Tensor out = at::MakeOutput(m);
-  const std::vector<int64_t> dims = self.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{at::MaybeWrapDim(dim, self.dim())};
-  const RowLayout in = RowsOver(self, dims), res = RowsOver(out, dims);
-  LaunchGraph(op, {{{"x", in.tensor}}, {{"out", res.tensor}}}, [&] {
-    Graph g;
-    const ValueId x = g.Input("x", in.desc);
-    const ValueId e = g.Unary(OpKind::kExp, g.Binary(OpKind::kSub, x, g.RowReduce(OpKind::kRowAmax, x, kF32), kF32), kF32);
-    g.Output(g.Binary(OpKind::kDiv, e, g.RowReduce(OpKind::kRowSum, e, kF32), at::ToSimDType(m.dtype)), "out", res.desc);
-    return g;
-  });
-  return out;
-}
-
-// Weight or bias as [n] (they have the normalised shape).
+// The weight as [n] (it has the normalised shape).
 codegen::TensorDesc ParamDesc(const Tensor& p) { return RowsOver(p, Trailing(0, p.dim())).desc; }
-
-std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, const at::IntList& shape,
-                                                     const std::optional<Tensor>& weight,
-                                                     const std::optional<Tensor>& bias, double eps) {
-  const std::string op = "aten::native_layer_norm";
-  const at::NormMetaResult r = at::NormMeta(input, shape, weight, bias);
-  RequireFloat(op, input.dtype());
-  Tensor out = at::MakeOutput(r.out), mean_t = at::MakeOutput(r.stat), rstd_t = at::MakeOutput(r.stat);
-  const RowLayout l = RowsOver(input, Trailing(r.axis, input.dim()));
-  const bool has_w = weight && weight->defined(), has_b = bias && bias->defined();
-  GraphOperands ops{{{"x", l.tensor}}, {{"y", out}, {"mean", mean_t}, {"rstd", rstd_t}}};
-  if (has_w) ops.inputs.push_back({"w", *weight});
-  if (has_b) ops.inputs.push_back({"b", *bias});
-  LaunchGraph(op, ops, [&] {
-    Graph g;
-    const ValueId x = g.Input("x", l.desc);
-    const ValueId mean = g.RowReduce(OpKind::kRowMean, x, kF32);
-    const ValueId d = g.Binary(OpKind::kSub, x, mean, kF32);
-    const ValueId var = g.RowReduce(OpKind::kRowMean, g.Unary(OpKind::kSquare, d, kF32), kF32);
-    const ValueId rstd = g.Unary(OpKind::kRsqrt, g.Binary(OpKind::kAdd, var, g.Constant(static_cast<float>(eps)), kF32), kF32);
-    ValueId y = g.Binary(OpKind::kMul, d, rstd, kF32);
-    if (has_w) y = g.Binary(OpKind::kMul, y, g.Input("w", ParamDesc(*weight)), kF32);
-    if (has_b) y = g.Binary(OpKind::kAdd, y, g.Input("b", ParamDesc(*bias)), kF32);
-    g.Output(g.Cast(y, at::ToSimDType(input.dtype())), "y", FullDesc(l, input.dtype()));
-    g.Output(mean, "mean", ReducedDesc(l, at::kFloat));
-    g.Output(rstd, "rstd", ReducedDesc(l, at::kFloat));
-    return g;
-  });
-  return std::make_tuple(out, mean_t, rstd_t);
-}
 
 // One kernel, or one per physical core of an LNC>1 core, each normalising
 // its share of the rows.
@@ -127,8 +75,6 @@ std::tuple<Tensor, Tensor> fused_rms_norm(const Tensor& input, const at::IntList
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
-  m.impl("softmax.int", &softmax);
-  m.impl("native_layer_norm", &native_layer_norm);
   m.impl("_fused_rms_norm", &fused_rms_norm);
 }
 

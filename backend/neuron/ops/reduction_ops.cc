@@ -4,8 +4,6 @@
 // long for one SBUF tile are reduced in two levels (chunks, then the chunk
 // results), which is exact for max and a different fp32 summation order for
 // sum and mean.
-#include <limits>
-
 #include "backend/library.h"
 #include "backend/meta/shape_functions.h"
 #include "backend/neuron/hbm_tensor.h"
@@ -70,8 +68,8 @@ Graph ReduceGraph(const std::string& op, OpKind kind, const RowLayout& l, const 
 }
 
 // A reduction over no elements launches no kernel (there is nothing to
-// read): its result is PyTorch's, 0 for a sum and NaN (0 / 0) for a mean or
-// a variance. (amax over nothing is an error of its meta function.)
+// read): its result is PyTorch's, 0 for a sum and NaN (0 / 0) for a mean.
+// (amax over nothing is an error of its meta function.)
 bool FillEmptyReduction(Tensor& out, const at::ReduceMetaResult& r, double value) {
   if (r.count != 0) return false;
   if (out.numel() > 0) out.fill_(value);
@@ -110,37 +108,11 @@ Tensor Reduce(const std::string& op, const Tensor& self, const at::ReduceMetaRes
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
 
-// Two passes, as the CPU reference: the mean, then the squared deviations
-// (summed by the square activation's accumulator), over count - correction.
-Tensor var(const Tensor& self, const std::optional<at::IntList>& dim, const std::optional<at::Scalar>& correction,
-           bool keepdim) {
-  const std::string op = "aten::var.correction";
-  const auto r = at::ReduceMeta("var", self, dim, keepdim, std::nullopt, at::ReduceKind::kVar);
-  RequireFloat(op, r.out.dtype);
-  Tensor out = at::MakeOutput(r.out);
-  if (FillEmptyReduction(out, r, std::numeric_limits<double>::quiet_NaN())) return out;
-  const RowLayout l = RowsOver(self, ReducedDims(r));
-  const double c = correction ? correction->toDouble() : 1.0;
-  const double denom = std::max(0.0, static_cast<double>(r.count) - c);
-  LaunchGraph(op, {{{"x", l.tensor}}, {{"out", out}}}, [&] {
-    Graph g;
-    const DType f32 = DType::kF32;
-    const ValueId x = g.Input("x", l.desc);
-    const ValueId d = g.Binary(OpKind::kSub, x, g.RowReduce(OpKind::kRowMean, x, f32), f32);
-    const ValueId ss = g.RowReduce(OpKind::kRowSum, g.Unary(OpKind::kSquare, d, f32), f32);
-    const ValueId v = g.Binary(OpKind::kDiv, ss, g.Constant(static_cast<float>(denom)), at::ToSimDType(r.out.dtype));
-    g.Output(v, "out", ReducedDesc(l, r.out.dtype));
-    return g;
-  });
-  return out;
-}
-
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
-  m.impl("var.correction", &var);
 }
 
 }  // namespace neuron

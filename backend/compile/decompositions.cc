@@ -1,6 +1,5 @@
 #include "backend/compile/decompositions.h"
 
-#include <algorithm>
 #include <map>
 #include <string>
 
@@ -16,66 +15,11 @@ namespace {
 using at::IntList;
 using at::ScalarType;
 using at::Tensor;
-using namespace at::decomp;  // Upcast, CastTo, LastDims and the training ops (composite/training_ops.h)
-
-Tensor Softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const Tensor x = dtype ? CastTo(self, *dtype) : self;
-  const Tensor x32 = Upcast(x);
-  const Tensor e = at::exp(x32 - x32.amax({dim}, true));
-  return CastTo(e / e.sum({dim}, true), x.dtype());
-}
-
-// (normalised x in fp32, mean, rstd) over the trailing dims.
-std::tuple<Tensor, Tensor, Tensor> Normalize(const Tensor& input, const IntList& normalized_shape,
-                                             double eps) {
-  const IntList dims = LastDims(input.dim(), normalized_shape.size());
-  const Tensor x = Upcast(input);
-  const Tensor mean = x.mean(dims, true);
-  const Tensor centered = x - mean;
-  // square, not centered * centered: the same value, and one activation
-  // that also sums the row (what a device kernel does for a variance).
-  const Tensor rstd = at::rsqrt(at::square(centered).mean(dims, true) + eps);
-  return {centered * rstd, mean, rstd};
-}
-
-Tensor Affine(Tensor y, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
-              ScalarType out_dtype) {
-  if (weight) y = y * *weight;
-  if (bias) y = y + *bias;
-  return CastTo(y, out_dtype);
-}
-
-std::tuple<Tensor, Tensor, Tensor> NativeLayerNorm(const Tensor& input, const IntList& normalized_shape,
-                                                   const std::optional<Tensor>& weight,
-                                                   const std::optional<Tensor>& bias, double eps) {
-  auto [y, mean, rstd] = Normalize(input, normalized_shape, eps);
-  return {Affine(y, weight, bias, input.dtype()), mean, rstd};
-}
+using namespace at::decomp;  // the composite ops, written once (composite/training_ops.h, composite/row_ops.cc)
 
 Tensor LayerNorm(const Tensor& input, const IntList& normalized_shape, const std::optional<Tensor>& weight,
                  const std::optional<Tensor>& bias, double eps, bool /*cudnn_enable*/) {
   return std::get<0>(NativeLayerNorm(input, normalized_shape, weight, bias, eps));
-}
-
-std::tuple<Tensor, Tensor> FusedRmsNorm(const Tensor& input, const IntList& normalized_shape,
-                                        const std::optional<Tensor>& weight, std::optional<double> eps) {
-  const Tensor x = Upcast(input);
-  const IntList dims = LastDims(input.dim(), normalized_shape.size());
-  const Tensor rstd = at::rsqrt((x * x).mean(dims, true) + eps.value_or(at::RmsNormDefaultEps(input.dtype())));
-  return {Affine(x * rstd, weight, std::nullopt, input.dtype()), rstd};
-}
-
-Tensor Var(const Tensor& self, const std::optional<IntList>& dim, const std::optional<at::Scalar>& correction,
-           bool keepdim) {
-  const IntList dims = dim.value_or(IntList{});
-  const std::vector<bool> reduced = at::DimMask(dims, self.dim());
-  int64_t n = 1;
-  for (int64_t d = 0; d < self.dim(); ++d) n *= (dims.empty() || reduced[d]) ? self.size(d) : 1;
-  const Tensor x = Upcast(self);
-  const Tensor centered = x - x.mean(dims, true);
-  // PyTorch's divisor: never below 0 (correction > n gives inf or NaN, not a negative variance).
-  const double divisor = std::max(0.0, static_cast<double>(n) - (correction ? correction->toDouble() : 1.0));
-  return CastTo(at::square(centered).sum(dims, keepdim) / divisor, self.dtype());
 }
 
 struct Decomposition {

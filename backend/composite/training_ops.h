@@ -38,6 +38,17 @@ Tensor GeluBackward(const Tensor& grad_output, const Tensor& self, const std::st
 Tensor SoftmaxBackward(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype);
 Tensor LogSoftmax(const Tensor& self, int64_t dim, bool half_to_float);
 Tensor LogSoftmaxBackward(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype);
+// The row functions (row_ops.cc): the CPU's kernels, the device's eager
+// kernels' graphs and compile()'s decompositions.
+Tensor Softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
+std::tuple<Tensor, Tensor, Tensor> NativeLayerNorm(const Tensor& input, const IntList& normalized_shape,
+                                                   const std::optional<Tensor>& weight,
+                                                   const std::optional<Tensor>& bias, double eps);
+std::tuple<Tensor, Tensor> FusedRmsNorm(const Tensor& input, const IntList& normalized_shape,
+                                        const std::optional<Tensor>& weight, std::optional<double> eps);
+Tensor Var(const Tensor& self, const std::optional<IntList>& dim, const std::optional<Scalar>& correction,
+           bool keepdim);
+
 std::tuple<Tensor, Tensor, Tensor> NativeLayerNormBackward(const Tensor& grad_out, const Tensor& input,
                                                            const IntList& normalized_shape, const Tensor& mean,
                                                            const Tensor& rstd, const std::optional<Tensor>& weight,

@@ -122,36 +122,12 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
   });
 }
 
-// Two passes (mean, then squared deviations) for accuracy, as ATen's Welford does.
-Tensor var(const Tensor& self, const std::optional<IntList>& dim,
-           const std::optional<Scalar>& correction, bool keepdim) {
-  const ReduceMetaResult r = ReduceMeta("var", self, dim, keepdim, std::nullopt, ReduceKind::kVar);
-  std::vector<float> mean = Accumulate<float, float>(self, r, 0.0f, [](float& a, float x) { a += x; });
-  for (float& v : mean) v /= static_cast<float>(r.count);
-  std::vector<float> ss(mean.size(), 0.0f);
-  const IntList acc_strides = ContiguousStrides(r.keepdim_sizes);
-  ElementwiseIter it(self.sizes());
-  it.Add(ss.data(), r.keepdim_sizes, acc_strides, sizeof(float));
-  it.Add(mean.data(), r.keepdim_sizes, acc_strides, sizeof(float));
-  it.Add(self);
-  const LoadFn<float> load = LoaderFor<float>(self.dtype());
-  it.ForEach([&](char* const* p) {
-    const float dev = load(p[2]) - *reinterpret_cast<const float*>(p[1]);
-    *reinterpret_cast<float*>(p[0]) += dev * dev;
-  });
-  const double c = correction ? correction->toDouble() : 1.0;
-  const float denom = static_cast<float>(std::max(0.0, static_cast<double>(r.count) - c));
-  for (float& v : ss) v /= denom;
-  return Store(r, ss);
-}
-
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, CPU, m) {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
-  m.impl("var.correction", &var);
 }
 
 }  // namespace at

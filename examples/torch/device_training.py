@@ -9,6 +9,20 @@ import torch
 import torch_nsim
 
 
+def fit(model, opt, data, loss, on_step=None):
+    """One optimizer step per batch; loss(model, batch) is the step's loss. The losses, as floats."""
+    losses = []
+    for batch in data:
+        opt.zero_grad()
+        value = loss(model, batch)
+        value.backward()
+        opt.step()
+        losses.append(value.item())
+        if on_step:
+            on_step()
+    return losses
+
+
 def train_on_device(train):
     """Losses of train(on_step) on the device and, per step, (kernels, device time in ps)."""
     per_step = []

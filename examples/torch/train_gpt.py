@@ -90,16 +90,8 @@ def train(model, device, data, mask, lr, foreach, on_step=None, compiled=False):
     if compiled:
         model = torch.compile(model, backend="neuron")
     mask = mask.to(device)
-    losses = []
-    for idx, target in data:
-        opt.zero_grad()
-        loss = cross_entropy(model(idx.to(device), mask), target.to(device))
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-        if on_step:
-            on_step()
-    return losses
+    return device_training.fit(
+        model, opt, data, lambda m, b: cross_entropy(m(b[0].to(device), mask), b[1].to(device)), on_step)
 
 
 def main(argv=None):

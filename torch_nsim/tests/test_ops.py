@@ -164,11 +164,14 @@ SPECIAL = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0, -0.5, 2
 
 @pytest.mark.parametrize("name,fn", [
     ("clamp", lambda t: t.clamp(-1.0, 1.0)),
-    # The device's maximum/minimum keep the first operand when the other is
-    # NaN, and amax/amin skip NaN (VectorE max/min semantics), unlike
-    # PyTorch: a known wrong result of those ops, inherited here.
-    pytest.param("clamp_min_tensor", lambda t: torch.clamp_min(t, t.flip(0)),
-                 marks=pytest.mark.xfail(strict=True, reason="device maximum drops a NaN second operand")),
+    # maximum/minimum/amax propagate NaN from either operand (the VectorE
+    # max/min ALU, sim/kernel/alu_act_tables.h): NaN second operands too.
+    ("clamp_min_tensor", lambda t: torch.clamp_min(t, t.flip(0))),
+    ("clamp_max_tensor", lambda t: torch.clamp_max(t, t.flip(0))),
+    ("maximum_nan_second", lambda t: torch.maximum(t.flip(0), t)),
+    ("minimum_nan_second", lambda t: torch.minimum(t.flip(0), t)),
+    ("amax_rows", lambda t: t.amax(1)),
+    ("amin_rows", lambda t: t.amin(1)),
     ("hardtanh", F.hardtanh),
     ("leaky_relu", lambda t: F.leaky_relu(t, 0.1)),
     ("elu", F.elu),
@@ -180,8 +183,7 @@ SPECIAL = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0, -0.5, 2
     ("frac", torch.frac),
     ("cosh", torch.cosh),
     ("hardswish", F.hardswish),
-    pytest.param("vector_norm_inf", lambda t: torch.linalg.vector_norm(t, float("inf"), dim=1),
-                 marks=pytest.mark.xfail(strict=True, reason="device amax skips NaN")),
+    ("vector_norm_inf", lambda t: torch.linalg.vector_norm(t, float("inf"), dim=1)),
 ])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_nan_and_infinities_match_cpu(name, fn, dtype):

@@ -29,7 +29,12 @@ TensorMeta BinaryMeta(const Tensor& a, const Tensor& b, Promotion p) {
   }
   ScalarType dtype = ResultType(a, b);
   if (p == Promotion::kIntToFloat && !IsFloatingType(dtype)) dtype = kDefaultFloat;
+  if (IsBoolValued(p)) dtype = kBool;
   return {BroadcastShapes(a.sizes(), b.sizes()), dtype, OutputDevice({&a, &b})};
+}
+
+ScalarType BinaryComputeType(const Tensor& a, const Tensor& b, Promotion p) {
+  return IsBoolValued(p) ? ResultType(a, b) : BinaryMeta(a, b, p).dtype;
 }
 
 TensorMeta PowMeta(const Tensor& self, const Scalar& exponent) {

@@ -10,7 +10,7 @@ namespace neuron {
 namespace codegen {
 namespace {
 
-bool IsFloat(DType t) { return t != DType::kI32; }
+bool IsFloat(DType t) { return t != DType::kI32 && t != DType::kBool; }
 
 Scalar AsScalar(const Operand& o) { return o.kind == Operand::kImm ? Imm(o.imm) : Column(o.ap); }
 
@@ -266,9 +266,23 @@ double FoldBinary(const Node& n, double a, double b, DType round_to) {
   return RoundTo(round_to, r);
 }
 
+// The element types values take on the device: the floats, int32 and bool.
+bool DeviceValueType(DType t) { return IsFloat(t) || t == DType::kI32 || t == DType::kBool; }
+
+// A comparison or logical op of the binary table: its ALU op gives 1 or 0.
+bool BoolValued(OpKind k) {
+  if (!IsBinary(k)) return false;
+  const AluOp op = AluOf(k);
+  return op == AluOp::kEqual || op == AluOp::kNotEqual || op == AluOp::kGreater || op == AluOp::kGreaterEqual ||
+         op == AluOp::kLess || op == AluOp::kLessEqual || op == AluOp::kLogicalAnd || op == AluOp::kLogicalOr ||
+         op == AluOp::kLogicalXor;
+}
+
 void CheckSupported(const Node& node, DType input_dtype) {
-  const bool ok = node.kind == OpKind::kCast ? (IsFloat(node.dtype) || input_dtype == DType::kI32)
-                                             : IsFloat(node.dtype);
+  // A cast between any two of them is exact when lowered by op_lowering's
+  // Cast (float -> int truncates first, -> bool compares with 0).
+  const bool ok = node.kind == OpKind::kCast ? DeviceValueType(node.dtype) && DeviceValueType(input_dtype)
+                                             : IsFloat(node.dtype) || (node.dtype == DType::kBool && BoolValued(node.kind));
   if (ok) return;
   throw SimError(std::string("codegen: '") + OpKindName(node.kind) + "' does not support dtype " +
                  DTypeName(node.kind == OpKind::kCast ? input_dtype : node.dtype) +

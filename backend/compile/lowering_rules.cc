@@ -180,6 +180,18 @@ const std::map<std::string, LoweringRule>& Rules() {
 #undef NSIM_BINARY_RULE_kNoBool
 #undef NSIM_BINARY_RULE_kCompare
 #undef NSIM_BINARY_RULE_kLogical
+#define NSIM_UNARY_OP(name, Name, kind, ...) NSIM_UNARY_RULE_##kind(name)
+#define NSIM_UNARY_RULE_kKeep(name)
+#define NSIM_UNARY_RULE_kNoBool(name)
+#define NSIM_UNARY_RULE_kIntToFloat(name)
+#define NSIM_UNARY_RULE_kFloatOnly(name)
+#define NSIM_UNARY_RULE_kToBool(name) {"aten::" #name, Compute(&DeviceTypes)},
+#include "backend/unary_ops.def"
+#undef NSIM_UNARY_RULE_kKeep
+#undef NSIM_UNARY_RULE_kNoBool
+#undef NSIM_UNARY_RULE_kIntToFloat
+#undef NSIM_UNARY_RULE_kFloatOnly
+#undef NSIM_UNARY_RULE_kToBool
       {"aten::to.dtype", Compute(&DeviceTypes)},
       {"aten::_to_copy", Compute(&DeviceTypes)},
       {"aten::mm", Compute(&MatmulShapes)},

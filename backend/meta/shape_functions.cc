@@ -61,6 +61,7 @@ TensorMeta UnaryMeta(const UnarySpec& spec, const Tensor& self) {
     case UnaryKind::kFloatOnly:
       if (!IsFloatingType(dtype)) Unsupported(spec.name, dtype);
       break;
+    case UnaryKind::kToBool: dtype = kBool; break;
   }
   return {self.sizes(), dtype, self.device()};
 }

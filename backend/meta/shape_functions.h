@@ -50,6 +50,7 @@ enum class UnaryKind {
   kNoBool,      // same dtype, Bool rejected (neg)
   kIntToFloat,  // integral -> Float (exp, sqrt, rsqrt, tanh, ...)
   kFloatOnly,   // floating dtypes only (silu, gelu)
+  kToBool,      // Bool result of any dtype, computed in the input's (logical_not, isnan)
 };
 // Each unary op's promotion rule, declared once for the CPU, Meta and device
 // kernels: unary::kName for each op of backend/unary_ops.def, and gelu's.

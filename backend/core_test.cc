@@ -43,7 +43,8 @@ TEST(ScalarType, PromotionLattice) {
   EXPECT_EQ(ElementSize(kBFloat16), 2);
   EXPECT_STREQ(TorchDtypeName(kBFloat16), "torch.bfloat16");
   EXPECT_EQ(ToSimDType(kHalf), DType::kF16);
-  EXPECT_THROW(ToSimDType(kBool), SimError);
+  EXPECT_EQ(ToSimDType(kBool), DType::kBool);
+  EXPECT_THROW(ToSimDType(ScalarType::Undefined), SimError);
 }
 
 TEST(Allocator, MissingNeuronAllocatorIsAClearError) {

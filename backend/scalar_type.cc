@@ -50,6 +50,7 @@ DType ToSimDType(ScalarType t) {
     case kBFloat16: return DType::kBF16;
     case kHalf: return DType::kF16;
     case kInt: return DType::kI32;
+    case kBool: return DType::kBool;
     default: throw SimError(std::string("dtype ") + ToString(t) + " has no device element type");
   }
 }

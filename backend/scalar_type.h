@@ -30,7 +30,7 @@ bool IsIntegralType(ScalarType t, bool include_bool);
 // PyTorch's promoteTypes for the supported types; Undefined if either is.
 ScalarType PromoteTypes(ScalarType a, ScalarType b);
 
-// The hardware model's element type; throws for Bool, which the device lacks.
+// The hardware model's element type (Bool: one byte, 0 or 1).
 DType ToSimDType(ScalarType t);
 
 // The dtype Python floats take (torch.get_default_dtype()).

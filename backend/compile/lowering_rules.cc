@@ -32,6 +32,41 @@ Reason FloatOnly(const Graph& g, const Graph::Call& c) {
   return std::nullopt;
 }
 
+bool DeviceType(at::ScalarType t) { return IsFloat(t) || t == at::kInt || t == at::kBool; }
+
+// Comparisons: a Bool result of float operands of one dtype (a number
+// operand is rounded to it by the emitter; mixed tensor dtypes, where ATen
+// may round one operand, run eagerly).
+Reason CompareOperands(const Graph& g, const Graph::Call& c) {
+  std::optional<at::ScalarType> dtype;
+  for (const Arg& a : c.args) {
+    if (!a.is_value()) continue;
+    const at::ScalarType t = g.value(a.value).meta.dtype;
+    if (!IsFloat(t)) return std::string("compiled comparisons take float tensors, not ") + at::ToString(t);
+    if (dtype && *dtype != t) return std::string("compiled comparisons take tensors of one dtype");
+    dtype = t;
+  }
+  return std::nullopt;
+}
+
+// Logical ops and casts: any dtypes the device holds (their values are exact
+// in fp32: truth is non-zero, casts as op_lowering's ExactCast).
+Reason DeviceTypes(const Graph& g, const Graph::Call& c) {
+  for (const Arg& a : c.args) {
+    if (a.is_value() && !DeviceType(g.value(a.value).meta.dtype)) {
+      return std::string("the neuron backend holds float, int32 and bool tensors, not ") +
+             at::ToString(g.value(a.value).meta.dtype);
+    }
+  }
+  for (int v : c.outputs) {
+    if (!DeviceType(g.value(v).meta.dtype)) {
+      return std::string("the neuron backend holds float, int32 and bool tensors, not ") +
+             at::ToString(g.value(v).meta.dtype);
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<int64_t> NonUnit(const at::IntList& sizes) {
   std::vector<int64_t> out;
   for (int64_t s : sizes) {
@@ -132,6 +167,33 @@ const std::map<std::string, LoweringRule>& Rules() {
   static const auto* rules = new std::map<std::string, LoweringRule>{
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) {"aten::" #name overload, Compute(&InnermostReduction)},
 #include "backend/reduction_ops.def"
+#define NSIM_BINARY_OP(name, Name, form, promotion, ...) NSIM_BINARY_RULE_##promotion(name)
+#define NSIM_BINARY_RULE_kResultType(name)
+#define NSIM_BINARY_RULE_kIntToFloat(name)
+#define NSIM_BINARY_RULE_kNoBool(name)
+#define NSIM_BINARY_RULE_kCompare(name) \
+  {"aten::" #name ".Tensor", Compute(&CompareOperands)}, {"aten::" #name ".Scalar", Compute(&CompareOperands)},
+#define NSIM_BINARY_RULE_kLogical(name) {"aten::" #name, Compute(&DeviceTypes)},
+#include "backend/binary_ops.def"
+#undef NSIM_BINARY_RULE_kResultType
+#undef NSIM_BINARY_RULE_kIntToFloat
+#undef NSIM_BINARY_RULE_kNoBool
+#undef NSIM_BINARY_RULE_kCompare
+#undef NSIM_BINARY_RULE_kLogical
+#define NSIM_UNARY_OP(name, Name, kind, ...) NSIM_UNARY_RULE_##kind(name)
+#define NSIM_UNARY_RULE_kKeep(name)
+#define NSIM_UNARY_RULE_kNoBool(name)
+#define NSIM_UNARY_RULE_kIntToFloat(name)
+#define NSIM_UNARY_RULE_kFloatOnly(name)
+#define NSIM_UNARY_RULE_kToBool(name) {"aten::" #name, Compute(&DeviceTypes)},
+#include "backend/unary_ops.def"
+#undef NSIM_UNARY_RULE_kKeep
+#undef NSIM_UNARY_RULE_kNoBool
+#undef NSIM_UNARY_RULE_kIntToFloat
+#undef NSIM_UNARY_RULE_kFloatOnly
+#undef NSIM_UNARY_RULE_kToBool
+      {"aten::to.dtype", Compute(&DeviceTypes)},
+      {"aten::_to_copy", Compute(&DeviceTypes)},
       {"aten::mm", Compute(&MatmulShapes)},
       {"aten::bmm", Compute(&MatmulShapes)},
       {"aten::matmul", Compute(&MatmulShapes)},

@@ -13,13 +13,21 @@ namespace nsim {
 namespace at {
 namespace {
 
+// An operand of a Bool-valued op in the compute type, as ATen casts it (a
+// float32 number compared with a bfloat16 tensor is rounded to bfloat16).
+Tensor InComputeType(const Tensor& t, ScalarType compute, Promotion p) {
+  return IsBoolValued(p) && t.dtype() != compute ? t.to(compute) : t;
+}
+
 template <class Op>
 Tensor BinaryKernel(const Tensor& a, const Tensor& b, Promotion p, const Op& op) {
   const TensorMeta m = BinaryMeta(a, b, p);
+  const ScalarType compute = BinaryComputeType(a, b, p);
   Tensor out = MakeOutput(m);
-  VisitComputeType(m.dtype, [&](auto tag) {
+  VisitComputeType(compute, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    BinaryLoop<C>(out, a, b, [&](C x, C y) { return op(x, y); });
+    BinaryLoop<C>(out, InComputeType(a, compute, p), InComputeType(b, compute, p),
+                  [&](C x, C y) { return static_cast<C>(op(x, y)); });
   });
   return out;
 }
@@ -30,7 +38,7 @@ Tensor BinaryKernel(const Tensor& a, const Tensor& b, Promotion p, const Op& op)
 #define NSIM_BINARY_OP(name, Name, form, promotion, cpu, alu) \
   struct Name##Op {                                            \
     double alpha;                                              \
-    template <class C> C operator()(C x, C y) const { return cpu; } \
+    template <class C> C operator()(C x, C y) const { return static_cast<C>(cpu); } \
   };
 #include "backend/binary_ops.def"
 

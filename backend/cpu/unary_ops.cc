@@ -15,7 +15,8 @@ template <class FloatFn, class IntFn>
 Tensor UnaryKernel(const UnarySpec& spec, const Tensor& self, FloatFn ff, IntFn fi) {
   const TensorMeta m = UnaryMeta(spec, self);
   Tensor out = MakeOutput(m);
-  if (IsFloatingType(m.dtype)) UnaryLoop<float>(out, self, ff);
+  // A Bool-valued op computes in its input's type.
+  if (IsFloatingType(spec.kind == UnaryKind::kToBool ? self.dtype() : m.dtype)) UnaryLoop<float>(out, self, ff);
   else UnaryLoop<int64_t>(out, self, fi);
   return out;
 }
@@ -26,8 +27,8 @@ Tensor UnaryKernel(const UnarySpec& spec, const Tensor& self, FloatFn ff, IntFn 
 #define NSIM_UNARY_OP(name, Name, kind, cpu_float, cpu_int, device)                          \
   Tensor name(const Tensor& s) {                                                             \
     return UnaryKernel(                                                                      \
-        unary::k##Name, s, [](float x) -> float { return cpu_float; },                       \
-        [](int64_t x) -> int64_t { return cpu_int; });                                       \
+        unary::k##Name, s, [](float x) -> float { return static_cast<float>(cpu_float); },   \
+        [](int64_t x) -> int64_t { return static_cast<int64_t>(cpu_int); });                \
   }
 #include "backend/unary_ops.def"
 #undef NO_INT

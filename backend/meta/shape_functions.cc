@@ -29,7 +29,12 @@ TensorMeta BinaryMeta(const Tensor& a, const Tensor& b, Promotion p) {
   }
   ScalarType dtype = ResultType(a, b);
   if (p == Promotion::kIntToFloat && !IsFloatingType(dtype)) dtype = kDefaultFloat;
+  if (IsBoolValued(p)) dtype = kBool;
   return {BroadcastShapes(a.sizes(), b.sizes()), dtype, OutputDevice({&a, &b})};
+}
+
+ScalarType BinaryComputeType(const Tensor& a, const Tensor& b, Promotion p) {
+  return IsBoolValued(p) ? ResultType(a, b) : BinaryMeta(a, b, p).dtype;
 }
 
 TensorMeta PowMeta(const Tensor& self, const Scalar& exponent) {
@@ -56,6 +61,7 @@ TensorMeta UnaryMeta(const UnarySpec& spec, const Tensor& self) {
     case UnaryKind::kFloatOnly:
       if (!IsFloatingType(dtype)) Unsupported(spec.name, dtype);
       break;
+    case UnaryKind::kToBool: dtype = kBool; break;
   }
   return {self.sizes(), dtype, self.device()};
 }

@@ -34,8 +34,15 @@ enum class Promotion {
   kResultType,  // result_type of the operands (add, mul, maximum)
   kIntToFloat,  // as kResultType, then integral -> Float (true division)
   kNoBool,      // as kResultType, Bool operands rejected as PyTorch's sub does
+  kCompare,     // Bool result, computed in the operands' result type (eq, lt, ...)
+  kLogical,     // Bool result of the operands' truth (logical_and, ...)
 };
 TensorMeta BinaryMeta(const Tensor& a, const Tensor& b, Promotion p);
+// The type a binary op computes in: the result's, or for a Bool-valued op
+// (kCompare, kLogical) the operands' result type.
+ScalarType BinaryComputeType(const Tensor& a, const Tensor& b, Promotion p);
+// Whether the op's result is Bool whatever its operands.
+inline bool IsBoolValued(Promotion p) { return p == Promotion::kCompare || p == Promotion::kLogical; }
 TensorMeta PowMeta(const Tensor& self, const Scalar& exponent);
 
 enum class UnaryKind {
@@ -43,6 +50,7 @@ enum class UnaryKind {
   kNoBool,      // same dtype, Bool rejected (neg)
   kIntToFloat,  // integral -> Float (exp, sqrt, rsqrt, tanh, ...)
   kFloatOnly,   // floating dtypes only (silu, gelu)
+  kToBool,      // Bool result of any dtype, computed in the input's (logical_not, isnan)
 };
 // Each unary op's promotion rule, declared once for the CPU, Meta and device
 // kernels: unary::kName for each op of backend/unary_ops.def, and gelu's.

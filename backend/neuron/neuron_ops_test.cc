@@ -1,6 +1,8 @@
 // Every Neuron op against the CPU reference: bf16 within one rounding step,
 // fp32 tight; broadcasting, non-contiguous views (transposes, slices),
 // Python scalars, several tiles, and the errors for what the device lacks.
+#include <cmath>
+
 #include "backend/neuron/neuron_test_util.h"
 
 namespace nsim {
@@ -155,6 +157,19 @@ TEST(NeuronOpsLarge, ManyTilesStillAgree) {
   ExpectClose(Dev(x).softmax(-1), x.softmax(-1), "softmax [1024, 4096]");
 }
 
+// float -> int32 truncates toward zero and -> bool is != 0, as ATen
+// converts (the engines' store alone would round: -1.5 -> -2, 2.5 -> 2).
+TEST(NeuronCasts, ToIntegralAndBoolAreAtensConversions) {
+  const Tensor x = at::arange(-6, 6, 1, at::kFloat) * 0.75;  // -4.5 .. 3.75, halves included
+  const std::vector<float> ints = at::testing::Values(Dev(x).to(at::kInt).to(at::kFloat));
+  const std::vector<float> bools = at::testing::Values(Dev(x).to(at::kBool).to(at::kFloat));
+  const std::vector<float> xs = at::testing::Values(x);
+  for (size_t k = 0; k < xs.size(); ++k) {
+    EXPECT_EQ(ints[k], std::trunc(xs[k])) << xs[k];
+    EXPECT_EQ(bools[k], xs[k] != 0.0f ? 1.0f : 0.0f) << xs[k];
+  }
+}
+
 TEST(NeuronOpsErrors, UnsupportedOpsAndDtypesNameTheOpAndDtype) {
   const Tensor i = Dev(at::arange(0, 6, 1, at::kInt));
   EXPECT_THROW_MSG(-i, "aten::neg is not implemented for the Neuron backend (dtype Int)");
@@ -162,9 +177,8 @@ TEST(NeuronOpsErrors, UnsupportedOpsAndDtypesNameTheOpAndDtype) {
   EXPECT_THROW_MSG(i.sum({0}), "aten::sum.dim_IntList is not implemented for the Neuron backend (dtype Int)");
   const Tensor f = Dev(at::ones({2, 3}));
   EXPECT_THROW_MSG(f.max(1), "aten::max.dim is not implemented for the Neuron backend (dtype Float)");
-  EXPECT_THROW_MSG(f.to(at::kInt),
-                   "aten::copy_ (floating to integral conversion) is not implemented for the Neuron backend "
-                   "(dtype Int)");
+  // The ALU compares in fp32, inexact for int32 beyond 2^24: refused.
+  EXPECT_THROW_MSG(at::eq(i, i), "aten::eq.Tensor is not implemented for the Neuron backend (dtype Int)");
   EXPECT_THROW_MSG(f * Dev(at::ones({3, 2})),
                    "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
 }

@@ -24,6 +24,23 @@ ValueId Binary(Graph& g, OpOperands& op) {
   return g.Binary(K, op.Operand(0), op.Operand(1), op.out_dtype(), Alpha(op, 2));
 }
 
+// A comparison computes in its operands' dtype: a number compared with a
+// bfloat16 / float16 value is rounded to it first, as ATen casts it (eager
+// kernels cast tensor operands before the graph: pointwise_ops.cc).
+template <OpKind K>
+ValueId Compare(Graph& g, OpOperands& op) {
+  ValueId a = op.Operand(0), b = op.Operand(1);
+  auto rounded = [&g](ValueId number, ValueId other) {
+    const codegen::Node& n = g.node(number);
+    const DType t = g.node(other).dtype;
+    if (n.kind != OpKind::kConstant || g.node(other).kind == OpKind::kConstant || !IsFloat16Bit(t)) return number;
+    return g.Constant(RoundTo(t, static_cast<float>(n.scalar)));
+  };
+  a = rounded(a, b);
+  b = rounded(b, a);
+  return g.Binary(K, a, b, op.out_dtype());
+}
+
 // rsub(self, other, alpha) = other - alpha * self.
 ValueId Rsub(Graph& g, OpOperands& op) {
   return g.Binary(OpKind::kSub, op.Operand(1), op.Operand(0), op.out_dtype(), Alpha(op, 2));
@@ -42,7 +59,7 @@ ValueId Gelu(Graph& g, OpOperands& op) {
 
 ValueId Pow(Graph& g, OpOperands& op) { return g.Pow(op.Operand(0), op.Constant(1).toDouble(), op.out_dtype()); }
 
-ValueId Cast(Graph& g, OpOperands& op) { return g.Cast(op.Operand(0), op.out_dtype()); }
+ValueId Cast(Graph& g, OpOperands& op) { return ExactCast(g, op.Operand(0), op.out_dtype()); }
 
 // Over the innermost dim; the codegen keeps the reduced dim (size 1), so a
 // result without it (keepdim=false) is a view.
@@ -56,15 +73,27 @@ ValueId Matmul(Graph& g, OpOperands& op) { return g.Matmul(op.Operand(0), op.Ope
 
 const std::map<std::string, OpEmitter>& Table() {
   static const auto* table = new std::map<std::string, OpEmitter>{
-#define NSIM_BINARY_ALPHA(name, Name) \
-  {"aten::" #name ".Tensor", &Binary<OpKind::k##Name>}, {"aten::" #name ".Scalar", &Binary<OpKind::k##Name>},
+#define NSIM_BINARY_ALPHA(name, Name, E) \
+  {"aten::" #name ".Tensor", &E<OpKind::k##Name>}, {"aten::" #name ".Scalar", &E<OpKind::k##Name>},
 #define NSIM_BINARY_SCALAR NSIM_BINARY_ALPHA
-#define NSIM_BINARY_PLAIN(name, Name) {"aten::" #name, &Binary<OpKind::k##Name>},
-#define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name, Name)
+#define NSIM_BINARY_PLAIN(name, Name, E) {"aten::" #name, &E<OpKind::k##Name>},
+#define NSIM_EMITTER_kResultType Binary
+#define NSIM_EMITTER_kIntToFloat Binary
+#define NSIM_EMITTER_kNoBool Binary
+#define NSIM_EMITTER_kLogical Binary
+#define NSIM_EMITTER_kCompare Compare
+#define NSIM_BINARY_FORM(form, name, Name, E) NSIM_BINARY_##form(name, Name, E)
+#define NSIM_BINARY_OP(name, Name, form, promotion, ...) NSIM_BINARY_FORM(form, name, Name, NSIM_EMITTER_##promotion)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_FORM
+#undef NSIM_EMITTER_kResultType
+#undef NSIM_EMITTER_kIntToFloat
+#undef NSIM_EMITTER_kNoBool
+#undef NSIM_EMITTER_kLogical
+#undef NSIM_EMITTER_kCompare
       {"aten::rsub.Scalar", &Rsub},
 #define NSIM_UNARY_OP(name, Name, ...) {"aten::" #name, &Unary<OpKind::k##Name>},
 #include "backend/unary_ops.def"
@@ -83,6 +112,18 @@ const std::map<std::string, OpEmitter>& Table() {
 }
 
 }  // namespace
+
+ValueId ExactCast(Graph& g, ValueId v, DType out) {
+  const DType in = g.node(v).dtype;
+  if (in == out) return g.Cast(v, out);
+  const bool in_float = in != DType::kI32 && in != DType::kBool;
+  if (out == DType::kBool) return g.Binary(OpKind::kNe, v, g.Constant(0.0), DType::kBool);
+  if (out == DType::kI32 && in_float) {
+    const ValueId trunc = g.Binary(OpKind::kSub, v, g.Unary(OpKind::kFrac, v, DType::kF32), DType::kF32);
+    return g.Cast(trunc, out);
+  }
+  return g.Cast(v, out);
+}
 
 OpEmitter FindOpLowering(const std::string& full_name) {
   auto it = Table().find(full_name);

@@ -40,6 +40,12 @@ OpEmitter FindOpLowering(const std::string& full_name);
 // Emits `full_name`'s nodes; throws SimError naming the op when it has no lowering.
 codegen::ValueId EmitOp(codegen::Graph& g, const std::string& full_name, OpOperands& op);
 
+// `v` converted to `out` with ATen's values, the one cast of every path
+// (to.dtype, _to_copy, copy_): float -> int32 truncates toward zero (trunc =
+// x - frac(x), exact in fp32, before the store, which rounds), -> bool is
+// x != 0 (NaN is true), the rest as the store converts (round to nearest even).
+codegen::ValueId ExactCast(codegen::Graph& g, codegen::ValueId v, DType out);
+
 // OpOperands of an eager op: its tensor arguments already graph values
 // (-1 for the others), its other arguments as given.
 class EagerOperands : public OpOperands {

@@ -202,7 +202,9 @@ void ExecPartitionReduce(ExecContext& ctx, const InstructionView& in) {
     for (int64_t i = 0; i < per; ++i) {
       const float v = x[p * per + i];
       float& o = out[i];
-      o = in.reduce == ReduceOp::kMax ? std::max(o, v) : in.reduce == ReduceOp::kMin ? std::min(o, v) : o + v;
+      o = in.reduce == ReduceOp::kMax   ? alu_values::Maximum(o, v)
+          : in.reduce == ReduceOp::kMin ? alu_values::Minimum(o, v)
+                                        : o + v;
     }
   }
   if (in.broadcast) {

@@ -23,11 +23,11 @@ namespace loops {
 
 // The reductions' folds: Add, Max and Min (the ALU ops' own functors come
 // from alu_act_tables.h below). They also apply to GCC vectors of floats, lane by lane with
-// the same expression (FoldRows' transposed folds); Max and Min are
-// std::max and std::min written out.
+// the same expression (FoldRows' transposed folds); Max and Min are the ALU's
+// NaN-propagating kMax and kMin.
 struct Add { template <class T> T operator()(T a, T b) const { return a + b; } };
-struct Max { template <class T> T operator()(T a, T b) const { return a < b ? b : a; } };
-struct Min { template <class T> T operator()(T a, T b) const { return b < a ? b : a; } };
+struct Max { template <class T> T operator()(T a, T b) const { return alu_values::Maximum(a, b); } };
+struct Min { template <class T> T operator()(T a, T b) const { return alu_values::Minimum(a, b); } };
 struct First { float operator()(float a, float) const { return a; } };
 
 // One functor per ALU op of alu_act_tables.h (AluFn<AluOp::kX>), and

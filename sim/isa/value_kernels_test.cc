@@ -21,13 +21,17 @@ namespace isa {
 namespace {
 
 // ---- the scalar reference: one element at a time, the ISA's definitions ----
+// max/min propagate a NaN of either operand (numpy.maximum / minimum).
+float RefMax(float a, float b) { return std::isnan(a) ? a : std::isnan(b) ? b : std::max(a, b); }
+float RefMin(float a, float b) { return std::isnan(a) ? a : std::isnan(b) ? b : std::min(a, b); }
+
 float RefAlu(AluOp op, float a, float b) {
   switch (op) {
     case AluOp::kAdd: return a + b;
     case AluOp::kSub: return a - b;
     case AluOp::kMul: return a * b;
-    case AluOp::kMax: return std::max(a, b);
-    case AluOp::kMin: return std::min(a, b);
+    case AluOp::kMax: return RefMax(a, b);
+    case AluOp::kMin: return RefMin(a, b);
     case AluOp::kDivide: return a / b;
     case AluOp::kPow: return std::pow(a, b);
     case AluOp::kBypass:
@@ -87,7 +91,7 @@ float RefAct(ActFunc f, float x) {
 float RefReduce(ReduceOp op, const float* row, int64_t n) {
   float acc = row[0];
   for (int64_t i = 1; i < n; ++i) {
-    acc = op == ReduceOp::kMax ? std::max(acc, row[i]) : op == ReduceOp::kMin ? std::min(acc, row[i]) : acc + row[i];
+    acc = op == ReduceOp::kMax ? RefMax(acc, row[i]) : op == ReduceOp::kMin ? RefMin(acc, row[i]) : acc + row[i];
   }
   return op == ReduceOp::kMean ? acc / static_cast<float>(n) : acc;
 }

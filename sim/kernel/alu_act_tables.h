@@ -29,6 +29,17 @@ inline int32_t AsInt32(float x) {
   return static_cast<int32_t>(static_cast<uint32_t>(w));
 }
 inline float Bool(bool b) { return b ? 1.0f : 0.0f; }
+// max/min propagate NaN from either operand, as numpy.maximum/minimum do:
+// NKI documents nl.maximum/minimum as "similar to numpy.maximum/minimum" and
+// nl.max as numpy.max, and its CPU simulator (nki.simulate) computes them with
+// NumPy (aws-neuron-sdk nki/api/nki/language/__init__.py, nki/guides/
+// nki_simulator.rst). The hardware's own NaN behaviour is not documented.
+// Written with `|` so the same expression folds GCC vectors lane by lane
+// (value_kernel_loops.h).
+template <class T>
+inline T Maximum(T a, T b) { return (a < b) | (b != b) ? b : a; }
+template <class T>
+inline T Minimum(T a, T b) { return (b < a) | (b != b) ? b : a; }
 inline bool Truthy(float x) { return x != 0.0f; }
 inline float ShiftLeft(float a, float b) {
   return static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(AsInt32(a)) << (AsInt32(b) & 31)));
@@ -67,8 +78,8 @@ inline float Sign(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f); }
   X(kAdd, "add", "add", true, false, a + b)                                                         \
   X(kSub, "subtract", "subtract", false, false, a - b)                                              \
   X(kMul, "multiply", "multiply", true, false, a * b)                                               \
-  X(kMax, "max", "maximum", true, false, (a < b ? b : a))                                           \
-  X(kMin, "min", "minimum", true, false, (b < a ? b : a))                                           \
+  X(kMax, "max", "maximum", true, false, alu_values::Maximum(a, b))                                 \
+  X(kMin, "min", "minimum", true, false, alu_values::Minimum(a, b))                                 \
   X(kDivide, "divide", "divide", false, true, a / b)                                                \
   X(kPow, "pow", "power", false, true, std::pow(a, b))                                              \
   X(kBypass, "bypass", "", false, false, a)                                                         \

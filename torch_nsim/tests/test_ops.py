@@ -164,11 +164,14 @@ SPECIAL = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0, -0.5, 2
 
 @pytest.mark.parametrize("name,fn", [
     ("clamp", lambda t: t.clamp(-1.0, 1.0)),
-    # The device's maximum/minimum keep the first operand when the other is
-    # NaN, and amax/amin skip NaN (VectorE max/min semantics), unlike
-    # PyTorch: a known wrong result of those ops, inherited here.
-    pytest.param("clamp_min_tensor", lambda t: torch.clamp_min(t, t.flip(0)),
-                 marks=pytest.mark.xfail(strict=True, reason="device maximum drops a NaN second operand")),
+    # maximum/minimum/amax propagate NaN from either operand (the VectorE
+    # max/min ALU, sim/kernel/alu_act_tables.h): NaN second operands too.
+    ("clamp_min_tensor", lambda t: torch.clamp_min(t, t.flip(0))),
+    ("clamp_max_tensor", lambda t: torch.clamp_max(t, t.flip(0))),
+    ("maximum_nan_second", lambda t: torch.maximum(t.flip(0), t)),
+    ("minimum_nan_second", lambda t: torch.minimum(t.flip(0), t)),
+    ("amax_rows", lambda t: t.amax(1)),
+    ("amin_rows", lambda t: t.amin(1)),
     ("hardtanh", F.hardtanh),
     ("leaky_relu", lambda t: F.leaky_relu(t, 0.1)),
     ("elu", F.elu),
@@ -180,8 +183,7 @@ SPECIAL = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0, -0.5, 2
     ("frac", torch.frac),
     ("cosh", torch.cosh),
     ("hardswish", F.hardswish),
-    pytest.param("vector_norm_inf", lambda t: torch.linalg.vector_norm(t, float("inf"), dim=1),
-                 marks=pytest.mark.xfail(strict=True, reason="device amax skips NaN")),
+    ("vector_norm_inf", lambda t: torch.linalg.vector_norm(t, float("inf"), dim=1)),
 ])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_nan_and_infinities_match_cpu(name, fn, dtype):
@@ -190,3 +192,62 @@ def test_nan_and_infinities_match_cpu(name, fn, dtype):
     turn 0 * inf into NaN)."""
     x = SPECIAL.to(dtype)
     torch.testing.assert_close(fn(x.to("neuron")).cpu(), fn(x), equal_nan=True, rtol=1e-4, atol=1e-4)
+
+
+# Values where rounding, truncation and truth differ: halves, negatives,
+# NaN, infinities, tiny and bf16-inexact numbers.
+CAST_INPUT = torch.tensor([[1.9, -1.9, -1.5, 2.5, 0.0, -0.0, 1e-30, 0.1],
+                           [float("nan"), float("inf"), -3.7e5, 16777217.0, 0.5, -0.5, 7.0, -7.25]])
+
+
+@pytest.mark.parametrize("src", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("dst", [torch.int32, torch.bool, torch.float32, torch.bfloat16])
+def test_device_casts_match_cpu_exactly(src, dst):
+    """to(dtype) on the device is ATen's conversion: float -> int truncates
+    toward zero (the engines' store rounds), -> bool is != 0 (NaN is true)."""
+    x = CAST_INPUT.to(src)
+    if dst == torch.int32:
+        x = x.nan_to_num(0.0, 0.0, 0.0)  # ATen's float -> int of NaN/inf is undefined
+    got = x.to("neuron").to(dst).cpu()
+    assert torch.equal(got, x.to(dst)) or (dst.is_floating_point and torch.equal(got.isnan(), x.to(dst).isnan())
+                                           and torch.equal(got.nan_to_num(0), x.to(dst).nan_to_num(0)))
+    back = x.to(dst).to("neuron").to(src).cpu()  # and from int32 / bool back
+    torch.testing.assert_close(back, x.to(dst).to(src), equal_nan=True, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", ["eq", "ne", "lt", "le", "gt", "ge"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_comparisons_match_cpu_with_nan_inf_and_numbers(name, dtype):
+    """Bool results equal to the CPU's; a number is compared in the tensor's
+    dtype (0.1 rounds to bf16 first, as ATen casts it), eagerly and compiled."""
+    op = getattr(torch, name)
+    x = CAST_INPUT.to(dtype)
+    y = x.flip(1)
+    assert torch.equal(op(x.to("neuron"), y.to("neuron")).cpu(), op(x, y))
+    for number in (0.1, -7.25, 0):
+        assert torch.equal(op(x.to("neuron"), number).cpu(), op(x, number)), number
+    compiled = torch.compile(lambda t: op(t, 0.1), backend="neuron")
+    assert torch.equal(compiled(x.to("neuron")).cpu(), op(x, 0.1))
+
+
+def test_logical_ops_and_bool_tensors_match_cpu():
+    x = CAST_INPUT
+    d = x.to("neuron")
+    m = x > 0
+    for got, want in [(torch.logical_and(d, d.flip(1)), torch.logical_and(x, x.flip(1))),
+                      (torch.logical_or(d, torch.tensor(0.0).to("neuron")), torch.logical_or(x, torch.tensor(0.0))),
+                      (torch.logical_xor(m.to("neuron"), d), torch.logical_xor(m, x)),
+                      (torch.logical_not(d), torch.logical_not(x)),
+                      (torch.isnan(d), torch.isnan(x)),
+                      (torch.isfinite(d), torch.isfinite(x)),
+                      (m.to("neuron") + m.flip(0).to("neuron"), m + m.flip(0)),
+                      (m.to("neuron") * m.flip(0).to("neuron"), m * m.flip(0)),
+                      (m.to("neuron").float(), m.float())]:
+        assert got.dtype == want.dtype and torch.equal(got.cpu(), want)
+
+
+def test_integral_comparison_stays_a_clear_error():
+    # The ALU compares in fp32, inexact for int32 beyond 2^24: refused, named.
+    x = torch.tensor([16777217, 16777216], dtype=torch.int32)
+    with pytest.raises(NotImplementedError, match="aten::eq"):
+        torch.eq(x.to("neuron"), x.flip(0).to("neuron"))

@@ -10,7 +10,7 @@ namespace neuron {
 namespace codegen {
 namespace {
 
-bool IsFloat(DType t) { return t != DType::kI32; }
+bool IsFloat(DType t) { return t != DType::kI32 && t != DType::kBool; }
 
 Scalar AsScalar(const Operand& o) { return o.kind == Operand::kImm ? Imm(o.imm) : Column(o.ap); }
 
@@ -164,6 +164,8 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
       return EmitTensorTensor(s, dst, up, down, AluOp::kAdd);
     }
     case OpKind::kFrac: return EmitTensorScalar(s, dst, x.ap, AluOp::kMod, Imm(1));  // fmod(x, 1) = x - trunc(x)
+    case OpKind::kLogicalNot: return EmitTensorScalar(s, dst, x.ap, AluOp::kEqual, Imm(0));
+    case OpKind::kIsnan: return EmitTensorTensor(s, dst, x.ap, x.ap, AluOp::kNotEqual);  // only NaN != NaN
     case OpKind::kGeluTanh: return LowerGeluTanh(s, x, dst);
     case OpKind::kPowScalar: return LowerPow(s, x, n.scalar, dst);
     case OpKind::kCast: return EmitCopy(s, dst, x.ap);
@@ -266,9 +268,32 @@ double FoldBinary(const Node& n, double a, double b, DType round_to) {
   return RoundTo(round_to, r);
 }
 
+// The element types values take on the device: the floats, int32 and bool.
+bool DeviceValueType(DType t) { return IsFloat(t) || t == DType::kI32 || t == DType::kBool; }
+
+// A comparison or logical op of the tables: its ALU op gives 1 or 0.
+bool BoolValued(OpKind k) {
+  if (k == OpKind::kLogicalNot || k == OpKind::kIsnan) return true;
+  if (!IsBinary(k)) return false;
+  const AluOp op = AluOf(k);
+  return op == AluOp::kEqual || op == AluOp::kNotEqual || op == AluOp::kGreater || op == AluOp::kGreaterEqual ||
+         op == AluOp::kLess || op == AluOp::kLessEqual || op == AluOp::kLogicalAnd || op == AluOp::kLogicalOr ||
+         op == AluOp::kLogicalXor;
+}
+
+// Ops whose result of Bool (0/1) operands, stored as bool (non-zero is
+// true), is ATen's: add is logical or, mul logical and. Eager only:
+// compile() keeps them out of fused regions, where no store follows.
+bool BoolClosed(OpKind k) {
+  return k == OpKind::kAdd || k == OpKind::kMul || k == OpKind::kMaximum || k == OpKind::kMinimum;
+}
+
 void CheckSupported(const Node& node, DType input_dtype) {
-  const bool ok = node.kind == OpKind::kCast ? (IsFloat(node.dtype) || input_dtype == DType::kI32)
-                                             : IsFloat(node.dtype);
+  // A cast between any two of them is exact when lowered by op_lowering's
+  // Cast (float -> int truncates first, -> bool compares with 0).
+  const bool ok = node.kind == OpKind::kCast ? DeviceValueType(node.dtype) && DeviceValueType(input_dtype)
+                                             : IsFloat(node.dtype) ||
+                                                   (node.dtype == DType::kBool && (BoolValued(node.kind) || BoolClosed(node.kind)));
   if (ok) return;
   throw SimError(std::string("codegen: '") + OpKindName(node.kind) + "' does not support dtype " +
                  DTypeName(node.kind == OpKind::kCast ? input_dtype : node.dtype) +

@@ -11,6 +11,7 @@
 #include "backend/meta/shape_functions.h"
 #include "backend/neuron/hbm_tensor.h"
 #include "backend/neuron/kernel_launch.h"
+#include "backend/neuron/op_lowering.h"
 #include "backend/neuron/codegen/tiling.h"
 #include "backend/type_promotion.h"
 
@@ -32,20 +33,15 @@ bool SameLayout(const Tensor& dst, const Tensor& src) {
 }
 
 // dst = src on one core, any layouts, src broadcast to dst, any dtypes the
-// device holds (float -> int is not supported: the engines round, ATen truncates).
+// device holds, converted as ATen converts (ExactCast).
 void DeviceCopy(const Tensor& dst, const Tensor& src) {
-  RequireDeviceType(kOp, src.dtype());
-  RequireDeviceType(kOp, dst.dtype());
-  if (at::IsFloatingType(src.dtype()) && !at::IsFloatingType(dst.dtype())) {
-    at::ThrowNotImplemented("aten::copy_ (floating to integral conversion)", at::DispatchKey::Neuron, dst.dtype());
-  }
   codegen::TensorDesc s = DescOf(src);
   const std::vector<int64_t> sizes(dst.sizes().begin(), dst.sizes().end());
   s.strides = codegen::BroadcastStrides(s.sizes, s.strides, sizes);
   s.sizes = sizes;
   LaunchGraph(kOp, {{{"src", src}}, {{"dst", dst}}}, [&] {
     codegen::Graph g;
-    g.Output(g.Cast(g.Input("src", s), at::ToSimDType(dst.dtype())), "dst", DescOf(dst));
+    g.Output(ExactCast(g, g.Input("src", s), at::ToSimDType(dst.dtype())), "dst", DescOf(dst));
     return g;
   });
 }

@@ -22,9 +22,9 @@ using codegen::ValueId;
 // the op's shared lowering; `constants` are its other schema arguments.
 Tensor Pointwise(const std::string& op, const TensorMeta& m, const Tensor& a, const Tensor& b,
                  std::vector<at::IValue> constants) {
-  RequireFloat(op, m.dtype);
-  RequireDeviceType(op, a.dtype());
-  if (b.defined()) RequireDeviceType(op, b.dtype());
+  // Bool operands are read as 0 and 1; the result is float (or Bool from
+  // Binary's comparisons, whose compute type Binary checks).
+  if (m.dtype != at::kBool) RequireFloat(op, m.dtype);
   Tensor out = at::MakeOutput(m);
   GraphOperands operands{{{"a", a}}, {{"out", out}}};
   if (b.defined()) operands.inputs.push_back({"b", b});
@@ -39,8 +39,24 @@ Tensor Pointwise(const std::string& op, const TensorMeta& m, const Tensor& a, co
   return out;
 }
 
+// An operand of a comparison in its compute type, as ATen casts it: a
+// float32 number compared with a bfloat16 tensor is first rounded to
+// bfloat16 (a device cast kernel). Wider types hold the narrower exactly.
+Tensor InComputeType(const Tensor& t, at::ScalarType compute) {
+  return t.dtype() == at::kFloat && at::IsFloatingType(compute) && compute != at::kFloat ? t.to(compute) : t;
+}
+
 Tensor Binary(const char* op, const Tensor& a, const Tensor& b, at::Promotion p, at::IValue alpha = at::IValue()) {
-  return Pointwise(op, at::BinaryMeta(a, b, p), a, b, {at::IValue(), at::IValue(), alpha});
+  const at::TensorMeta m = at::BinaryMeta(a, b, p);
+  if (p == at::Promotion::kCompare) {
+    // The ALU compares in fp32: exact for floating operands, not for int32
+    // beyond 2^24, so integral comparisons stay on the host.
+    const at::ScalarType compute = at::BinaryComputeType(a, b, p);
+    RequireFloat(op, compute);
+    return Pointwise(op, m, InComputeType(a, compute), InComputeType(b, compute), {});
+  }
+  // kLogical: non-zero is exact in fp32 for every dtype the device holds.
+  return Pointwise(op, m, a, b, {at::IValue(), at::IValue(), alpha});
 }
 
 // Each op of backend/binary_ops.def: its .Tensor overload (or its only one).

@@ -16,6 +16,8 @@ EXAMPLES = os.path.join(ROOT, "examples", "torch")
                           "--no-device-capture"]),
     ("train_gpt.py", ["--steps", "3"]),
     ("train_gpt.py", ["--steps", "3", "--compile"]),
+    ("train_cnn.py", ["--steps", "3"]),
+    ("train_cnn.py", ["--steps", "3", "--compile"]),
 ])
 def test_example_runs_and_checks_its_values(script, args, tmp_path):
     # This checkout's torch_nsim (torch_testing.py refreshed it), as a user's

@@ -302,12 +302,27 @@ def _scalar_operand(x, like, what="tensor_scalar operand"):
     return x
 
 
+# A comparison with its operands swapped is its mirror (`s > x` is `x < s`).
+_MIRRORED = {"greater": "less", "less": "greater", "greater_equal": "less_equal", "less_equal": "greater_equal"}
+_ALU_NAMES = {row["name"] for row in _ops_table.alu_ops()}
+
+
+def _reversed(alu, what):
+    """The ALU op computing `b alu a`: the op itself when commutative, a comparison's mirror, else the
+    simulator's reversed row (rsubtract, rdivide, ...: NKI's reverse0=/reverse1= flags)."""
+    if alu in _COMMUTATIVE:
+        return alu
+    if alu in _MIRRORED:
+        return _MIRRORED[alu]
+    if "r" + alu in _ALU_NAMES:
+        return "r" + alu
+    fail("%s: reverse operands with %s are not modelled" % (what, alu), Unsupported)
+
+
 def _scalar_op(op, operand, reverse, data, what):
-    """(op, operand) attributes; `operand op data` (reverse) is the same for commutative ops."""
+    """(op, operand) attributes; reverse computes `operand op data`."""
     alu = _lookup(_ALU, op, what)
-    if reverse and alu not in _COMMUTATIVE:
-        fail("%s: reverse operands with a non-commutative op (%s) are not modelled" % (what, alu), Unsupported)
-    return alu, _scalar_operand(operand, data)
+    return (_reversed(alu, what) if reverse else alu), _scalar_operand(operand, data)
 
 
 @_dst_form
@@ -581,8 +596,8 @@ def _scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=Fals
     _same_size(dst, data1, what)
     alu0, s0 = _scalar_op(op0, operand0, reverse0, data, what)
     alu1 = _lookup(_ALU, op1, what)
-    if reverse1 and alu1 not in _COMMUTATIVE:
-        fail("%s: reverse1 with a non-commutative op (%s) is not modelled" % (what, alu1), Unsupported)
+    if reverse1:
+        alu1 = _reversed(alu1, what)  # operand1 op1 (data op0 operand0)
     current().emit(engine, what, dst, [data, data1], [("op0", alu0), ("scalar0", s0), ("op1", alu1)])
 
 

@@ -110,7 +110,8 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
-NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37}  # match_replace8, nonzero_with_count, n_gather, stream_shuffle
+# match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38}
 
 
 def step(b, a, tiles, outs):
@@ -276,6 +277,16 @@ def dst_step(b, kind, t, u):
     elif kind == 21:
         nisa.nc_stream_shuffle(dst=d, src=t, shuffle_mask=b.choose([[0] * 32, list(range(32)), [16] + [255] * 31],
                                                                   [[0] * 8, [3, 1, 2] + [255] * 29, [40] * 32, "x"]))
+    elif kind == 22:
+        col = nl.ndarray((t.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.iota(dst=col, pattern=[[0, 1]], offset=b.pick([0, 3]), channel_multiplier=b.pick([0, 1]))
+        acc = nl.ndarray((t.shape[0], b.choose([1], [2])), dtype=nl.float32, buffer=nl.sbuf) if b.byte() % 2 else None
+        nisa.range_select(dst=d, on_true_tile=t, comp_op0=b.pick(BINARY), comp_op1=b.pick(BINARY),
+                          bound0=b.choose([col, 1.0], [u, "x"]), bound1=b.choose([col, 8.0], [u]),
+                          reduce_res=acc, reduce_op=b.choose([nl.maximum, nl.add], [nl.mean, "x"]),
+                          reduce_cmd=b.choose([nisa.reduce_cmd.reset_reduce, nisa.reduce_cmd.reduce],
+                                              [nisa.reduce_cmd.idle]),
+                          range_start=b.choose([0, 64], [-1.5, "x"]), on_false_value=b.choose([0.0, -1e30], ["x"]))
     else:
         nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
                            channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,

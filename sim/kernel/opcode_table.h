@@ -66,4 +66,7 @@
   X(kNGather, "nc_n_gather", "NC_N_GATHER", kGpSimdMask, 3)                                                    \
   /* per 32-partition quadrant q, dst[32q + j] = src[32q + base + j * free_step] for the partition_step j */     \
   /* from scalar0 on (the affine shuffle masks; other dst partitions keep their values); dst, src */                           \
-  X(kStreamShuffle, "nc_stream_shuffle", "STREAM_SHUFFLE", kVectorMask, 2)
+  X(kStreamShuffle, "nc_stream_shuffle", "STREAM_SHUFFLE", kVectorMask, 2)                                   \
+  /* dst[p, i] = src0[p, i] where (i + base) <alu0> scalar0[p] and (i + base) <alu1> scalar1[p], else */       \
+  /* free_step (the fill value); acc= (optional) gets each row's reduce; dst, on_true */                       \
+  X(kRangeSelect, "range_select", "RANGE_SELECT", kVectorMask, 2)

@@ -768,6 +768,63 @@ def nc_stream_shuffle(dst=None, src=None, shuffle_mask=None, name=None, mask=Non
     current().emit("vector", what, dst, [src], [("from", start), ("step", step), ("first", first), ("count", count)])
 
 
+_FLOAT32_MIN = -3.4028234663852886e38  # Beta 1's on_false_value default (nl.fp32.min)
+
+
+@_dst_form
+def _range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=None, reduce_res=None,
+                  reduce_op=nl.maximum, range_start=0, on_false_value=0.0, name=None, mask=None):
+    """dst[p, i] = on_true_tile[p, i] where (i + range_start) comp_op0 bound0[p] and (i + range_start) comp_op1
+    bound1[p], else on_false_value (VectorE, NeuronCore-v3+); reduce_res[P, 1], when given, gets reduce_op
+    of each result row (reduce_cmd reset_reduce; reduce adds a VectorE op into what it holds)."""
+    what = "range_select"
+    nl._no_mask(mask, "nisa." + what)
+    if get_nc_version() < nc_version.gen3:
+        fail("nisa.%s needs NeuronCore-v3 or newer (trn2, trn3); the kernel runs on %s" % (what, nl._info()["name"]))
+    dst, data = _dst(dst, what), nl._tile(on_true_tile, what + " on_true_tile")
+    _same_size(dst, data, what)
+    ops = [_lookup(_ALU, op, what + " comp_op") for op in (comp_op0, comp_op1)]
+    bounds = [_scalar_operand(b, data, what + " bound") for b in (bound0, bound1)]
+    for x, role in ((range_start, "range_start"), (on_false_value, "on_false_value")):
+        if not nl._number(x):
+            fail("nisa.%s: %s must be a number, got %r" % (what, role, x))
+    attrs = [("op0", ops[0]), ("bound0", bounds[0]), ("op1", ops[1]), ("bound1", bounds[1]),
+             ("value", float(on_false_value)), ("start", range_start)]
+    keep, acc = _select_reduce_target(reduce_res, reduce_cmd, what)
+    if acc is not None:
+        reduce = _lookup(_REDUCE, reduce_op, what + " reduce_op")
+        if reduce == "mean":
+            fail("nisa.%s: reduce_op must be nl.maximum, nl.minimum or nl.add" % what)
+        attrs += [("reduce", reduce), ("acc", acc)]
+    current().emit("vector", what, dst, [data], attrs, writes=[acc] if acc is not None else [], write_only=("acc",))
+    if keep is not None:  # reduce_cmd=reduce: the model's accumulator does not carry over, so fold it in
+        current().emit("vector", "tensor_tensor", keep, [keep, acc], [("op", {"sum": "add"}.get(reduce, reduce))])
+
+
+def _select_reduce_target(reduce_res, cmd, what):
+    """(tile to fold into or None, [P, 1] tile the instruction writes or None) for reduce_res/reduce_cmd."""
+    if reduce_res is None:
+        return None, None
+    acc = _dst(reduce_res, what + " reduce_res")
+    name = getattr(cmd, "name", "reset_reduce")
+    if name == "reset_reduce":
+        return None, acc
+    if name == "reduce":
+        return acc, nl._new(nl._tile_shape(acc), nl.float32, what + "_red")
+    fail("nisa.%s: reduce_cmd=%s with reduce_res is not modelled (reset_reduce and reduce are)" % (what, name),
+         Unsupported)
+
+
+@_generations(lambda a: not a)  # Beta 1's form is keyword-only and has no dst
+def range_select(on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=None, reduce_res=None,
+                 reduce_op=nl.maximum, range_start=0, on_false_value=_FLOAT32_MIN, dtype=None, mask=None):
+    data = nl._tile(on_true_tile, "range_select")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "rsel")
+    _range_select(out, data, comp_op0, comp_op1, bound0, bound1, reduce_cmd=reduce_cmd, reduce_res=reduce_res,
+                  reduce_op=reduce_op, range_start=range_start, on_false_value=on_false_value, mask=mask)
+    return out
+
+
 @_dst_form
 def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
                    name=None, mask=None):
@@ -881,7 +938,7 @@ def bn_aggr(data, dtype=None, mask=None):
 
 
 # ------------------------------------------------------------------ names the model lacks (issue 24)
-for _name in ("local_gather", "range_select", "select_reduce",
+for _name in ("local_gather", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
               "dropout", "shuffle", "dma_transpose", "dma_compute",
               "tensor_scalar_cumulative",

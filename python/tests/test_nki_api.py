@@ -327,3 +327,19 @@ def test_dst_positional_and_the_rest_by_keyword_is_the_dst_form(rng):
         nl.store(out, value=z)
         return out
     np.testing.assert_array_equal(k(a), a * a)
+
+
+def test_a_copied_dtype_is_the_dtype_itself():
+    """The NKI Library's attention_tkg test passes its dtype through its config (copied), then asks
+    `dtype in (nl.tfloat32, nl.bfloat16, ...)`: a copy, deep copy or pickle of an nl dtype is that dtype."""
+    import copy
+    import dataclasses
+    import pickle
+
+    @dataclasses.dataclass
+    class Config:
+        dtype: object
+
+    for d in (nl.bfloat16, nl.float32, nl.float8_e4m3, nl.int8):
+        assert copy.copy(d) is d and copy.deepcopy(d) is d and pickle.loads(pickle.dumps(d)) is d
+        assert dataclasses.asdict(Config(d))["dtype"] in (nl.tfloat32, d)

@@ -110,8 +110,8 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
-# match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select
-NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38}
+# match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select, dma_transpose
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38, 249: 39}
 
 
 def step(b, a, tiles, outs):
@@ -170,6 +170,17 @@ def step(b, a, tiles, outs):
         out = nl.ndarray(t.shape, dtype=t.dtype, buffer=b.choose([nl.shared_hbm, nl.hbm], [nl.sbuf, nl.psum, "dram"]))
         nl.store(out, value=t)
         outs.append(out)
+    elif kind == 39:  # dma_transpose reads HBM: the kernel's argument, sliced or viewed
+        p0, p1 = b.bounds(a.shape[0])
+        src = b.choose([a[p0:p1], a], [a.permute(tuple(range(a.ndim))[::-1]), t])
+        shape = tuple(src.shape[::-1]) if src.ndim < 4 else (src.shape[3], src.shape[1], src.shape[2], src.shape[0])
+        d = nl.ndarray(b.choose([shape], [src.shape, (1,)]), dtype=b.choose([src.dtype], HOSTILE_NL_DTYPES),
+                       buffer=b.choose([nl.sbuf], [nl.psum, nl.shared_hbm]))
+        if b.byte() % 2:
+            nisa.dma_transpose(dst=d, src=src, axes=b.choose([None], [(0, 1), (1, 0, 2), "x"]))
+        else:
+            d = nisa.dma_transpose(src, axes=b.choose([None], [(2, 1, 0, 3)]))
+        tiles.append(d)
     else:
         tiles.append(dst_step(b, kind - 16, t, u))
 

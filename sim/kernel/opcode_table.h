@@ -69,4 +69,7 @@
   X(kStreamShuffle, "nc_stream_shuffle", "STREAM_SHUFFLE", kVectorMask, 2)                                   \
   /* dst[p, i] = src0[p, i] where (i + base) <alu0> scalar0[p] and (i + base) <alu1> scalar1[p], else */       \
   /* free_step (the fill value); acc= (optional) gets each row's reduce; dst, on_true */                       \
-  X(kRangeSelect, "range_select", "RANGE_SELECT", kVectorMask, 2)
+  X(kRangeSelect, "range_select", "RANGE_SELECT", kVectorMask, 2)                                             \
+  /* any engine: a DMA transfer dst = src, src given in the transposed order (the DGE transposes, */           \
+  /* at a fraction of the copy's throughput: dma.transpose_from_hbm / _from_sbuf); dst, src */                 \
+  X(kDmaTranspose, "dma_transpose", "DMA_TRANSPOSE", kAnyEngineMask, 2)

@@ -73,6 +73,7 @@ const std::vector<OpcodeSyntax>& Table() {
         {"start", NSIM_FIELD(base)},
         {"reduce", NSIM_FIELD(reduce), false, "acc"},
         {"acc", NSIM_FIELD(acc), false, "reduce"}}},
+      {"DST, SRC", {{"queue", NSIM_FIELD(queue)}}},                                  // dma_transpose
   };
   return table;
 }

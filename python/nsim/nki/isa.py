@@ -582,6 +582,54 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kw
     ins.placed_by_kernel = queue is not None or engine_given  # the dma_queues pass keeps it
 
 
+_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}  # the permutation by rank (nki.isa.dma_transpose)
+
+
+@_dst_form
+def _dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=None, name=None, mask=None,
+                   engine=None):
+    """dst = src transposed by a DMA (2-d: (1, 0), 3-d: (2, 1, 0), 4-d: (3, 1, 2, 0), or axes=) from HBM into
+    SBUF; 2- and 4-byte types. The model copies src's permuted view at dma.transpose_from_hbm of a copy's
+    throughput (S2: up to 90 %); a transpose from SBUF (across partitions) is not modelled."""
+    what = "dma_transpose"
+    nl._no_mask(mask, "nisa." + what)
+    dst = _dst(dst, what)
+    order = _transpose_order(src, axes)
+    view = src.permute(order)
+    if tuple(view.shape) != tuple(dst.shape):
+        fail("nisa.%s: dst %s is not src %s transposed by %s (%s)" % (what, dst.shape, src.shape, order, view.shape))
+    prog = current()
+    engine = _engine(engine, what, prog.dma_engine(src), what)
+    prog.emit(engine, what, dst, [view])
+
+
+def _transpose_order(src, axes, what="dma_transpose"):
+    """The permutation dma_transpose applies to src (an HBM tensor): axes=, else the one for src's rank."""
+    if isinstance(src, Tile):
+        fail("nisa.%s from SBUF (across partitions) is not modelled; transpose from HBM" % what, Unsupported)
+    if not isinstance(src, HbmTensor):
+        fail("nisa.%s: src must be an HBM tensor, got %r" % (what, src))
+    try:
+        order = tuple(axes) if axes is not None else _TRANSPOSE_AXES.get(len(src.shape))
+    except TypeError:
+        order = None
+    if order is None or order not in _TRANSPOSE_AXES.values():
+        fail("nisa.%s: axes %r of a %d-d src are not one of %s" % (what, axes, len(src.shape),
+                                                                  sorted(_TRANSPOSE_AXES.values())))
+    if len(order) != len(src.shape):
+        fail("nisa.%s: axes %s do not match the %d dims of src %s" % (what, order, len(src.shape), src.shape))
+    return order
+
+
+@_generations(lambda a: len(a) <= 1 and not (a and isinstance(a[0], Tile)))  # Beta 1: src only, no dst
+def dma_transpose(src, axes=None, dtype=None, mask=None, dge_mode=None, **kwargs):
+    """Beta 1: returns a new SBUF tile holding src transposed."""
+    shape = tuple(src.shape[i] for i in _transpose_order(src, axes))
+    out = nl._new(shape, _dt.of(dtype) or src.dtype, "dmaT")
+    _dma_transpose(out, src, axes=axes, mask=mask)
+    return out
+
+
 # ------------------------------------------------------------------ fused and selection instructions
 @_dst_form
 def _scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, engine=None,
@@ -940,7 +988,7 @@ def bn_aggr(data, dtype=None, mask=None):
 # ------------------------------------------------------------------ names the model lacks (issue 24)
 for _name in ("local_gather", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
-              "dropout", "shuffle", "dma_transpose", "dma_compute",
+              "dropout", "shuffle", "dma_compute",
               "tensor_scalar_cumulative",
               "nc_matmul_mx", "quantize_mx", "register_alloc", "register_load",
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",

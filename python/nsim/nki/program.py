@@ -24,6 +24,10 @@ def current():
     return _current[-1]
 
 
+# The opcodes that are DMA transfers (the issuing engine only triggers them; queues, semaphores).
+DMA_OPCODES = ("dma_copy", "dma_transpose")
+
+
 class ParDim(int):
     """nl.par_dim(n): marks the partition dim of a tile shape."""
 
@@ -41,7 +45,7 @@ class Instr:
 
     @property
     def is_dma(self):
-        return self.opcode == "dma_copy"
+        return self.opcode in DMA_OPCODES
 
 
 class Program:
@@ -231,13 +235,13 @@ class Program:
             self._check_live(v, reading=False)
             if isinstance(v, Tile):
                 v.owner.mark_written(v)
-        if opcode == "dma_copy" and not any(k == "queue" for k, _ in attrs):
+        if opcode in DMA_OPCODES and not any(k == "queue" for k, _ in attrs):
             attrs = list(attrs) + [("queue", self.next_queue())]
         ins = Instr(engine, opcode, operands, list(attrs), stack(), reads, writes)
         ins.removed = skip  # mask=False: traced, then dropped (drop_removed)
         ins.loop_path = tuple(self.loop_path)
         self.instrs.append(ins)
-        if opcode != "dma_copy":
+        if opcode not in DMA_OPCODES:
             for v in writes:
                 self._last_engine[v.decl.name] = engine
         return ins

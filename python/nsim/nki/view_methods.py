@@ -121,7 +121,10 @@ class ViewMethods:
         pdim = order.index(self.pdim) if self.pdim is not None else None
         if pdim not in (None, 0) and self.pdim == 0:
             fail("permute(%r): the partition dim must stay dim 0" % (tuple(dims),))
-        return self._like(self.offset, [self.dims[i] for i in order], pdim)
+        view = self._like(self.offset, [self.dims[i] for i in order], pdim)
+        if getattr(self, "valid", None) is not None:  # a slice past a dim stays an error (or mask=) after it
+            view.valid = [self.valid[i] for i in order]
+        return view
 
     def broadcast(self, dim, size):
         d = _dim(self, dim, "broadcast")

@@ -110,8 +110,8 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
-# match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select, dma_transpose
-NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38, 249: 39}
+# match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select, dma_transpose, VectorE transpose
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38, 249: 39, 248: 40}
 
 
 def step(b, a, tiles, outs):
@@ -181,6 +181,14 @@ def step(b, a, tiles, outs):
         else:
             d = nisa.dma_transpose(src, axes=b.choose([None], [(2, 1, 0, 3)]))
         tiles.append(d)
+    elif kind == 40:  # VectorE's 32x32 transpose
+        if b.byte() % 2:
+            tiles.append(nisa.nc_transpose(t, engine=nisa.vector_engine))
+        else:
+            d = nl.ndarray(b.choose([t.shape[::-1]], [t.shape, (64, 64)]), dtype=t.dtype,
+                           buffer=b.choose([nl.sbuf, nl.psum], [nl.shared_hbm]))
+            nisa.nc_transpose(d, t, engine=b.choose([nisa.vector_engine], [nisa.scalar_engine]))
+            tiles.append(d)
     else:
         tiles.append(dst_step(b, kind - 16, t, u))
 

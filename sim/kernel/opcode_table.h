@@ -18,8 +18,8 @@
   X(kDmaCopy, "dma_copy", "DMA_DIRECT2D", kAnyEngineMask, 2)                                                   \
   /* psum[M,N] (+)= stationary[K,M]^T @ moving[K,N]; dst, stationary, moving */                               \
   X(kMatmul, "matmul", "MATMUL", kTensorMask, 3)                                                               \
-  /* psum[F,P] = in[P,F] */                                                                                    \
-  X(kTranspose, "transpose", "TRANSPOSE", kTensorMask, 2)                                                      \
+  /* dst[F,P] = in[P,F]: TensorE into PSUM, or VectorE within one 32x32 block (its reshape bank) */          \
+  X(kTranspose, "transpose", "TRANSPOSE", kTensorMask | kVectorMask, 2)                                                      \
   /* dst = src0 <alu0> src1 */                                                                                 \
   X(kTensorTensor, "tensor_tensor", "TENSOR_TENSOR", kVectorMask, 3)                                           \
   /* dst = (src0 <alu0> scalar0) <alu1> scalar1 */                                                             \

@@ -183,21 +183,28 @@ def _check_transpose_identity(stationary, moving):
 
 @_dst_form
 def _nc_transpose(dst, data, engine=None, name=None, mask=None):
+    """dst[F, P] = data[P, F]: on TensorE into PSUM, or engine=vector within one 32x32 block (SBUF or PSUM)."""
     nl._no_mask(mask, "nisa.nc_transpose")
-    _engine(engine, "transpose", "tensor", "nc_transpose")
+    eng = _engine(engine, "transpose", "tensor", "nc_transpose")
     dst, data = _dst(dst, "nc_transpose"), nl._tile(data, "nc_transpose")
     if dst.partitions != data.free_elements or dst.free_elements != data.partitions:
         fail("nisa.nc_transpose: dst %s is not the transpose of %s" % (dst.shape, data.shape))
-    if dst.decl.space != nl.psum:
+    if eng == "vector" and (data.partitions > 32 or data.free_elements > 32):
+        fail("nisa.nc_transpose on VectorE transposes at most 32x32; data is %s" % (data.shape,))
+    if eng != "vector" and dst.decl.space != nl.psum:
         fail("nisa.nc_transpose on TensorE writes PSUM; dst is in %s" % dst.decl.space)
-    current().emit("tensor", "transpose", dst, [data])
+    current().emit(eng, "transpose", dst, [data])
 
 
 @_generations(lambda a: not _is_view(a, 1))
 def nc_transpose(data, engine=None, mask=None, dtype=None):
-    """[P, F] -> [F, P] on TensorE into PSUM (the VectorE 32x32 form is not modelled)."""
+    """[P, F] -> [F, P] on TensorE into PSUM, or engine=vector (at most 32x32) into SBUF."""
     nl._no_mask(mask, "nisa.nc_transpose")
-    _engine(engine, "transpose", "tensor", "nc_transpose")
+    if _engine(engine, "transpose", "tensor", "nc_transpose") == "vector":
+        data = nl._tile(data, "nc_transpose")
+        out = nl._new((data.free_elements, data.partitions), _dt.of(dtype) or data.dtype, "vtp")
+        _nc_transpose(out, data, engine=engine)
+        return out
     return nl._transpose_to_psum(data, "nc_transpose")
 
 

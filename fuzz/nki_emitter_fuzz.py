@@ -110,7 +110,8 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
-NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37}  # match_replace8, nonzero_with_count, n_gather, stream_shuffle
+# match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select, dma_transpose, VectorE transpose
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38, 249: 39, 248: 40}
 
 
 def step(b, a, tiles, outs):
@@ -169,6 +170,25 @@ def step(b, a, tiles, outs):
         out = nl.ndarray(t.shape, dtype=t.dtype, buffer=b.choose([nl.shared_hbm, nl.hbm], [nl.sbuf, nl.psum, "dram"]))
         nl.store(out, value=t)
         outs.append(out)
+    elif kind == 39:  # dma_transpose reads HBM: the kernel's argument, sliced or viewed
+        p0, p1 = b.bounds(a.shape[0])
+        src = b.choose([a[p0:p1], a], [a.permute(tuple(range(a.ndim))[::-1]), t])
+        shape = tuple(src.shape[::-1]) if src.ndim < 4 else (src.shape[3], src.shape[1], src.shape[2], src.shape[0])
+        d = nl.ndarray(b.choose([shape], [src.shape, (1,)]), dtype=b.choose([src.dtype], HOSTILE_NL_DTYPES),
+                       buffer=b.choose([nl.sbuf], [nl.psum, nl.shared_hbm]))
+        if b.byte() % 2:
+            nisa.dma_transpose(dst=d, src=src, axes=b.choose([None], [(0, 1), (1, 0, 2), "x"]))
+        else:
+            d = nisa.dma_transpose(src, axes=b.choose([None], [(2, 1, 0, 3)]))
+        tiles.append(d)
+    elif kind == 40:  # VectorE's 32x32 transpose
+        if b.byte() % 2:
+            tiles.append(nisa.nc_transpose(t, engine=nisa.vector_engine))
+        else:
+            d = nl.ndarray(b.choose([t.shape[::-1]], [t.shape, (64, 64)]), dtype=t.dtype,
+                           buffer=b.choose([nl.sbuf, nl.psum], [nl.shared_hbm]))
+            nisa.nc_transpose(d, t, engine=b.choose([nisa.vector_engine], [nisa.scalar_engine]))
+            tiles.append(d)
     else:
         tiles.append(dst_step(b, kind - 16, t, u))
 
@@ -276,6 +296,16 @@ def dst_step(b, kind, t, u):
     elif kind == 21:
         nisa.nc_stream_shuffle(dst=d, src=t, shuffle_mask=b.choose([[0] * 32, list(range(32)), [16] + [255] * 31],
                                                                   [[0] * 8, [3, 1, 2] + [255] * 29, [40] * 32, "x"]))
+    elif kind == 22:
+        col = nl.ndarray((t.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.iota(dst=col, pattern=[[0, 1]], offset=b.pick([0, 3]), channel_multiplier=b.pick([0, 1]))
+        acc = nl.ndarray((t.shape[0], b.choose([1], [2])), dtype=nl.float32, buffer=nl.sbuf) if b.byte() % 2 else None
+        nisa.range_select(dst=d, on_true_tile=t, comp_op0=b.pick(BINARY), comp_op1=b.pick(BINARY),
+                          bound0=b.choose([col, 1.0], [u, "x"]), bound1=b.choose([col, 8.0], [u]),
+                          reduce_res=acc, reduce_op=b.choose([nl.maximum, nl.add], [nl.mean, "x"]),
+                          reduce_cmd=b.choose([nisa.reduce_cmd.reset_reduce, nisa.reduce_cmd.reduce],
+                                              [nisa.reduce_cmd.idle]),
+                          range_start=b.choose([0, 64], [-1.5, "x"]), on_false_value=b.choose([0.0, -1e30], ["x"]))
     else:
         nisa.affine_select(dst=d, pattern=[[b.choose([-1, 1, 0], ["x"]), t.shape[-1]]], offset=b.pick([0, 3, -2]),
                            channel_multiplier=b.pick([1, 0, -1]), on_true_tile=t,

@@ -163,6 +163,10 @@ std::vector<ParamSpec> BuildTable() {
   add({"dma.max_descriptor", UnitKind::kSize, Between(1, 4 * kGiB),
        "longest contiguous run of one descriptor; longer runs are split",
        NSIM_FIELD(dma.max_descriptor_bytes)});
+  add({"dma.transpose_from_hbm", UnitKind::kRatio, Positive(1),
+       "dma_transpose from HBM: fraction of a copy's throughput", NSIM_FIELD(dma.transpose_from_hbm)});
+  add({"dma.transpose_from_sbuf", UnitKind::kRatio, Positive(1),
+       "dma_transpose from SBUF: fraction of a copy's throughput", NSIM_FIELD(dma.transpose_from_sbuf)});
   add({"dma.trigger", UnitKind::kTime, Between(0, kMaxTimePs),
        "busy time of the issuing sequencer per DMA trigger", NSIM_FIELD(dma.trigger_ps)});
   add({"dma.piece_setup", UnitKind::kTime, Between(0, kMaxTimePs),

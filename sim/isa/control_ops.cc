@@ -1,5 +1,6 @@
-// Instructions any sequencer runs: dma_copy (a trigger; the transfer itself
-// runs on the DMA model, see model/dma.h) and wait (EVENT_SEMAPHORE).
+// Instructions any sequencer runs: dma_copy and dma_transpose (a trigger; the
+// transfer itself runs on the DMA model, see model/dma.h) and wait
+// (EVENT_SEMAPHORE).
 #include <cstring>
 
 #include "sim/isa/common.h"
@@ -60,6 +61,22 @@ void ExecDma(ExecContext& ctx, const InstructionView& in) {
 
 SIM_REGISTER_OPCODE(dma_copy, {Opcode::kDmaCopy, ValidateDma, CostDma,
                                ExecDma, [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
+
+// dma_transpose: the frontend passes src already in the transposed order, so
+// the values are a copy's; PlanDma (model/loaded_kernel.cc) times it at
+// dma.transpose_from_hbm / _from_sbuf of a copy's throughput (S2).
+void ValidateDmaTranspose(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
+  ValidateDma(k, in, c);
+  const int64_t size = DTypeSize(TypeOf(k, in.src0));
+  if (size != 2 && size != 4) {
+    Fail(k, in, "src " + OperandName(k, in.src0) + " has " + std::to_string(size) +
+                    "-byte elements; DMA transposes 2- and 4-byte types");
+  }
+  if (!OnChip(k, in.dst)) Fail(k, in, "dst " + OperandName(k, in.dst) + " must be in SBUF");
+}
+
+SIM_REGISTER_OPCODE(dma_transpose, {Opcode::kDmaTranspose, ValidateDmaTranspose, CostDma, ExecDma,
+                                    [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
 void ValidateWait(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   if (in.waits.empty() && in.signals.empty()) Fail(k, in, "wait without wait= or signal= does nothing");

@@ -112,10 +112,22 @@ SIM_REGISTER_OPCODE(matmul, {Opcode::kMatmul, ValidateMatmul,
                                return 2 * in.src0.Partitions() * in.src0.FreeElements() * in.src1.FreeElements();
                              }});
 
+// VectorE transposes one 32x32 block (S1: "reshape bank supports 32x32 transpose"; the cross-partition
+// movement stays within a 32-partition quadrant).
+constexpr int64_t kVectorTransposeBlock = 32;
+
 void ValidateTranspose(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
-  RequirePsumDst(k, in, c);
+  const bool vector = in.engine == EngineId::kVector;
+  if (vector) {
+    RequireOnChip(k, in, in.dst, "dst");
+  } else {
+    RequirePsumDst(k, in, c);
+  }
   RequireOnChip(k, in, in.src0, "src");
   const int64_t p = in.src0.Partitions(), f = in.src0.FreeElements();
+  if (vector && (p > kVectorTransposeBlock || f > kVectorTransposeBlock)) {
+    Fail(k, in, "VectorE transposes at most 32x32; src is [" + std::to_string(p) + ", " + std::to_string(f) + "]");
+  }
   if (f > c.tensor.cols) Fail(k, in, "src free size " + std::to_string(f) + " exceeds " + std::to_string(c.tensor.cols) + " (it becomes the partition dim)");
   if (in.dst.Partitions() != f || in.dst.FreeElements() != p) {
     Fail(k, in, "dst must be [" + std::to_string(f) + ", " + std::to_string(p) + "] for src [" + std::to_string(p) +
@@ -124,6 +136,9 @@ void ValidateTranspose(const Kernel& k, const InstructionView& in, const Hardwar
 }
 
 InstrCost CostTranspose(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
+  if (in.engine == EngineId::kVector) {  // S11 "nc_transpose (32x32): max(MIN_II, N)" on VectorE
+    return EngineCost(c.vector, static_cast<double>(in.src0.FreeElements()));
+  }
   const double p = static_cast<double>(in.src0.Partitions()), f = static_cast<double>(in.src0.FreeElements());
   const double work = std::max(p, std::min(static_cast<double>(c.tensor.mm_init_latency_cycles), f)) *
                       DtypeFactor(k, in, c.tensor);  // S11 nc_transpose: max(P, min(64, F))

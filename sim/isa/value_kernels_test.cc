@@ -52,6 +52,10 @@ float RefAlu(AluOp op, float a, float b) {
     case AluOp::kRightShift: return alu_values::ShiftRight(a, b);
     case AluOp::kAbsMax: return std::fmax(std::fabs(a), std::fabs(b));
     case AluOp::kMod: return std::fmod(a, b);
+    case AluOp::kRSub: return b - a;
+    case AluOp::kRDivide: return b / a;
+    case AluOp::kRPow: return std::pow(b, a);
+    case AluOp::kRMod: return std::fmod(b, a);
   }
   return a;
 }

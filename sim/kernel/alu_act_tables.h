@@ -104,7 +104,13 @@ inline float Sign(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f); }
   X(kLeftShift, "left_shift", "left_shift", false, false, alu_values::ShiftLeft(a, b))              \
   X(kRightShift, "right_shift", "right_shift", false, false, alu_values::ShiftRight(a, b))          \
   X(kAbsMax, "abs_max", "", true, false, std::fmax(std::fabs(a), std::fabs(b)))                     \
-  X(kMod, "mod", "mod", false, true, std::fmod(a, b))
+  X(kMod, "mod", "mod", false, true, std::fmod(a, b))                                               \
+  /* NKI's reverse0=/reverse1= flags (`operand op data`) on a non-commutative op: the same op with  */  \
+  /* its operands swapped, at that op's rate; no nl name (the frontend picks them from reverse=).   */  \
+  X(kRSub, "rsubtract", "", false, false, b - a)                                                    \
+  X(kRDivide, "rdivide", "", false, true, b / a)                                                    \
+  X(kRPow, "rpow", "", false, true, std::pow(b, a))                                                 \
+  X(kRMod, "rmod", "", false, true, std::fmod(b, a))
 
 // X(Enumerator, text name, nl name, activation-table set, value of func(x))
 // Table sets: which ScalarE lookup table holds the function; changing set

@@ -18,8 +18,8 @@
   X(kDmaCopy, "dma_copy", "DMA_DIRECT2D", kAnyEngineMask, 2)                                                   \
   /* psum[M,N] (+)= stationary[K,M]^T @ moving[K,N]; dst, stationary, moving */                               \
   X(kMatmul, "matmul", "MATMUL", kTensorMask, 3)                                                               \
-  /* psum[F,P] = in[P,F] */                                                                                    \
-  X(kTranspose, "transpose", "TRANSPOSE", kTensorMask, 2)                                                      \
+  /* dst[F,P] = in[P,F]: TensorE into PSUM, or VectorE within one 32x32 block (its reshape bank) */          \
+  X(kTranspose, "transpose", "TRANSPOSE", kTensorMask | kVectorMask, 2)                                                      \
   /* dst = src0 <alu0> src1 */                                                                                 \
   X(kTensorTensor, "tensor_tensor", "TENSOR_TENSOR", kVectorMask, 3)                                           \
   /* dst = (src0 <alu0> scalar0) <alu1> scalar1 */                                                             \
@@ -66,4 +66,10 @@
   X(kNGather, "nc_n_gather", "NC_N_GATHER", kGpSimdMask, 3)                                                    \
   /* per 32-partition quadrant q, dst[32q + j] = src[32q + base + j * free_step] for the partition_step j */     \
   /* from scalar0 on (the affine shuffle masks; other dst partitions keep their values); dst, src */                           \
-  X(kStreamShuffle, "nc_stream_shuffle", "STREAM_SHUFFLE", kVectorMask, 2)
+  X(kStreamShuffle, "nc_stream_shuffle", "STREAM_SHUFFLE", kVectorMask, 2)                                   \
+  /* dst[p, i] = src0[p, i] where (i + base) <alu0> scalar0[p] and (i + base) <alu1> scalar1[p], else */       \
+  /* free_step (the fill value); acc= (optional) gets each row's reduce; dst, on_true */                       \
+  X(kRangeSelect, "range_select", "RANGE_SELECT", kVectorMask, 2)                                             \
+  /* any engine: a DMA transfer dst = src, src given in the transposed order (the DGE transposes, */           \
+  /* at a fraction of the copy's throughput: dma.transpose_from_hbm / _from_sbuf); dst, src */                 \
+  X(kDmaTranspose, "dma_transpose", "DMA_TRANSPOSE", kAnyEngineMask, 2)

@@ -64,6 +64,16 @@ const std::vector<OpcodeSyntax>& Table() {
         {"step", NSIM_FIELD(free_step)},
         {"first", NSIM_FIELD(scalar0)},
         {"count", NSIM_FIELD(partition_step), true}}},
+      {"DST, SRC",                                                           // range_select
+       {{"op0", NSIM_FIELD(alu0), true},
+        {"bound0", NSIM_FIELD(scalar0), true},
+        {"op1", NSIM_FIELD(alu1), true},
+        {"bound1", NSIM_FIELD(scalar1), true},
+        {"value", NSIM_FIELD(free_step), true},
+        {"start", NSIM_FIELD(base)},
+        {"reduce", NSIM_FIELD(reduce), false, "acc"},
+        {"acc", NSIM_FIELD(acc), false, "reduce"}}},
+      {"DST, SRC", {{"queue", NSIM_FIELD(queue)}}},                                  // dma_transpose
   };
   return table;
 }

@@ -86,10 +86,10 @@ void DmaModule::Begin(int engine, const Piece& p, Picos start) {
   if (t.stack == nullptr) {
     calendar_.Set(engine, start + cost.busy_for);
   } else if (cost.setup > 0 && t.plan->count > 1) {
-    t.stack->StartFlow(run.core, static_cast<double>(cost.bytes), start + cost.setup, HbmArbiter::Join::kOnTick,
+    t.stack->StartFlow(run.core, cost.timed_bytes, start + cost.setup, HbmArbiter::Join::kOnTick,
                        this, engine);
   } else {
-    t.stack->StartFlow(run.core, static_cast<double>(cost.bytes), start + cost.setup_for,
+    t.stack->StartFlow(run.core, cost.timed_bytes, start + cost.setup_for,
                        HbmArbiter::Join::kAfterTick, this, engine);
   }
 }
@@ -178,7 +178,7 @@ bool DmaModule::FailTimeFits(RunState& run, const Piece& p, const PieceCost& cos
   const DmaParams& d = run.config->dma;
   try {
     const Picos busy = d.piece_setup_ps + d.descriptor_ps * cost.descriptors +  // checked at load
-                       CheckedRound(static_cast<double>(cost.bytes) / d.bytes_per_ns * 1000.0, "");
+                       CheckedRound(cost.timed_bytes / d.bytes_per_ns * 1000.0, "");
     AddTime(AddTime(Now(), busy), AddTime(busy, run.config->kernel.semaphore_latency_ps));
     return true;
   } catch (const SimError& e) {
@@ -261,10 +261,11 @@ void DmaModule::Submit(RunState& run, const LoadedInstruction& li, Picos trigger
 DmaModule::PieceCost DmaModule::CostOf(const DmaParams& d, const DmaPiece& p) {
   PieceCost c;
   c.bytes = p.bytes;
+  c.timed_bytes = static_cast<double>(p.bytes) / p.rate;
   c.descriptors = p.descriptors;
   c.setup = d.piece_setup_ps + d.descriptor_ps * p.descriptors;  // checked at load
   c.setup_for = static_cast<Picos>(ScPsValue(c.setup));
-  const double ps = static_cast<double>(p.bytes) / d.bytes_per_ns * 1000.0;
+  const double ps = c.timed_bytes / d.bytes_per_ns * 1000.0;
   if (!(std::fabs(ps) < 9223372036854775808.0) || __builtin_add_overflow(c.setup, std::llround(ps), &c.busy)) {
     c.busy = -1;
     return c;
@@ -299,7 +300,7 @@ void DmaModule::Complete(Transfer& t, Picos done) {
     try {
       const PreBound operands = run.kernel->operands(*t.li);
       run.ctx->prebound = &operands;
-      Spec(Opcode::kDmaCopy).execute(*run.ctx, run.kernel->instruction(*t.li));
+      Spec(t.li->opcode).execute(*run.ctx, run.kernel->instruction(*t.li));
       run.ctx->prebound = nullptr;
     } catch (...) {
       run.Fail(std::current_exception());

@@ -54,6 +54,7 @@ class DmaModule : public sc_core::sc_module, private FlowListener {
   // recomputing its times.
   struct PieceCost {
     int64_t bytes = 0, descriptors = 0;
+    double timed_bytes = 0;  // bytes / the plan's rate: what the engine and HBM take time for
     Picos setup = 0;   // piece_setup + descriptor x descriptors
     Picos setup_for = 0;  // how long a wait of `setup` lasts: ScPsValue(setup)
     Picos busy_for = 0;  // waits of `setup`, then of its bytes at the engine bandwidth: a piece off HBM

@@ -165,7 +165,7 @@ void EngineModule::Issue(const LoadedInstruction& li, Picos start, InstructionRe
   const Picos end = TimeAfter(k, li, begin, li.cost.latency);
   next_issue_ = TimeAfter(k, li, begin, li.cost.ii);
   const Picos signal_at = TimeAfter(k, li, end, run_->config->kernel.semaphore_latency_ps);
-  if (li.opcode == Opcode::kDmaCopy) {
+  if (IsDma(li.opcode)) {
     TimeAfter(k, li, end, run_->config->dma.start_latency_ps);  // when the transfer can start
     dma_.Submit(*run_, li, end);  // the transfer signals its semaphores when it completes
   } else {

@@ -32,7 +32,7 @@ bool Region::Overlaps(const Region& o) const {
 bool operator==(const DmaPlan& a, const DmaPlan& b) {
   return a.full_bytes == b.full_bytes && a.full_descriptors == b.full_descriptors && a.last_bytes == b.last_bytes &&
          a.last_descriptors == b.last_descriptors && a.first_engine == b.first_engine && a.engines == b.engines &&
-         a.count == b.count && a.touches_hbm == b.touches_hbm;
+         a.count == b.count && a.touches_hbm == b.touches_hbm && a.rate == b.rate;
 }
 
 size_t DmaPlanHash::operator()(const DmaPlan& p) const {
@@ -40,6 +40,7 @@ size_t DmaPlanHash::operator()(const DmaPlan& p) const {
   h.Mix(static_cast<uint64_t>(p.full_bytes)).Mix(static_cast<uint64_t>(p.full_descriptors));
   h.Mix(static_cast<uint64_t>(p.last_bytes)).Mix(static_cast<uint64_t>(p.last_descriptors));
   h.Mix(uint64_t{p.first_engine} << 32 | uint64_t{p.engines} << 16 | p.count).Mix(p.touches_hbm);
+  h.Mix(static_cast<uint64_t>(p.rate * 1e6));
   return static_cast<size_t>(h.value());
 }
 
@@ -85,7 +86,8 @@ int64_t Descriptors(const Runs& r, int64_t esize, int64_t max_desc_bytes) {
 // kernel that cannot be timed fails at load, naming its line.
 void CheckDmaPieceTime(const HardwareConfig& c, const DmaPiece& p) {
   CheckedMul(c.dma.descriptor_ps, p.descriptors, "the descriptor time of a DMA piece in picoseconds");
-  CheckedRound(static_cast<double>(p.bytes) / c.dma.bytes_per_ns * 1000.0, "the transfer time of a DMA piece in picoseconds");
+  CheckedRound(static_cast<double>(p.bytes) / p.rate / c.dma.bytes_per_ns * 1000.0,
+               "the transfer time of a DMA piece in picoseconds");
 }
 
 // The highest value each semaphore can reach is the sum of every signal to it
@@ -136,6 +138,10 @@ DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const InstructionView&
   const int64_t engines = std::max<int64_t>(1, std::min(c.dma.engines, (rows + ppe - 1) / ppe));
   const int64_t chunk = (rows + engines - 1) / engines;
   const int64_t first_engine = onchip ? side.partition_start / ppe : 0;
+  // dma_transpose: the DGE reads src in transposed blocks (S2: "16 engines write a [128, 16] tile
+  // cooperatively"), so only dst's runs are descriptors; it moves at a fraction of a copy's throughput.
+  const bool transpose = in.opcode == Opcode::kDmaTranspose;
+  const double rate = !transpose ? 1.0 : src_onchip ? c.dma.transpose_from_sbuf : c.dma.transpose_from_hbm;
 
   auto side_desc = [&](const AccessPattern& ap, const TensorDecl& t, int64_t piece_elems) {
     const bool on = t.space != MemSpace::kHbm;
@@ -149,7 +155,9 @@ DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const InstructionView&
     const int64_t elems = total / rows * piece_rows;
     DmaPiece p;
     p.bytes = elems * esize;
-    p.descriptors = std::max(side_desc(in.dst, dt, elems), side_desc(in.src0, st, elems));
+    p.descriptors = transpose ? side_desc(in.dst, dt, elems)
+                              : std::max(side_desc(in.dst, dt, elems), side_desc(in.src0, st, elems));
+    p.rate = rate;
     CheckDmaPieceTime(c, p);
     return p;
   };
@@ -168,6 +176,7 @@ DmaPlan PlanDma(const Kernel& k, const HardwareConfig& c, const InstructionView&
   plan.last_bytes = last.bytes;
   plan.last_descriptors = last.descriptors;
   plan.touches_hbm = !dst_onchip || !src_onchip;
+  plan.rate = rate;
   return plan;
 }
 
@@ -180,7 +189,7 @@ struct Footprint {
 
 Footprint FootprintOf(const Kernel& k, const InstructionView& in) {
   Footprint f;
-  if (in.opcode != Opcode::kDmaCopy) {  // DMA outputs are ordered by semaphores only
+  if (!IsDma(in.opcode)) {  // DMA outputs are ordered by semaphores only
     f.writes[f.num_writes++] = RegionOf(k, in.dst);
     if (in.acc.present()) f.writes[f.num_writes++] = RegionOf(k, in.acc);
   }
@@ -455,7 +464,7 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
     BindOperands(in, &li, state);
     return 0;
   });
-  if (in.opcode == Opcode::kDmaCopy) {
+  if (IsDma(in.opcode)) {
     const DmaPlan plan = located([&] { return PlanDma(kernel_, c, in); });
     const auto [at, added] = state->plan_index.emplace(plan, static_cast<int>(dma_plans_.size()));
     if (added) dma_plans_.push_back(plan);
@@ -476,7 +485,7 @@ void LoadedKernel::PrepareInstruction(const HardwareConfig& c, int e, size_t i, 
   opcode_counts_[e][static_cast<int>(in.opcode)]++;
   // A DMA writes nothing the RAW rule orders; it reads only if some
   // instruction before it in the window writes.
-  if (in.opcode != Opcode::kDmaCopy || state->writers.AnyWithin(i)) {
+  if (!IsDma(in.opcode) || state->writers.AnyWithin(i)) {
     const Footprint f = FootprintOf(kernel_, in);
     li.raw_deps = state->writers.DepsOf(i, f);
     state->writers.Push(i, f);
@@ -545,7 +554,7 @@ void LoadedKernel::NoteAgents(int engine, const InstructionView& in) {
     else a.transfers = std::min(a.transfers + 1, 2);
     a.written = a.written || write;
   };
-  if (in.opcode == Opcode::kDmaCopy) {
+  if (IsDma(in.opcode)) {
     touch(in.src0, -1, false);
     touch(in.dst, -1, true);
     return;

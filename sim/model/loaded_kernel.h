@@ -36,6 +36,7 @@ struct DmaPiece {
   int dma_engine = 0;
   int64_t bytes = 0;
   int64_t descriptors = 0;
+  double rate = 1;  // the fraction of the engine's throughput it moves at (dma_transpose: dma.transpose_from_*)
 };
 
 // How a dma_copy is spread over the DMA engines: `count` pieces on engines
@@ -48,9 +49,11 @@ struct DmaPlan {
   uint16_t engines = 1;
   uint16_t count = 0;
   bool touches_hbm = false;
+  double rate = 1;  // DmaPiece::rate of every piece
   DmaPiece piece(int i) const {
     const bool last = i + 1 == count;
-    return {(first_engine + i) % engines, last ? last_bytes : full_bytes, last ? last_descriptors : full_descriptors};
+    return {(first_engine + i) % engines, last ? last_bytes : full_bytes, last ? last_descriptors : full_descriptors,
+            rate};
   }
   int64_t bytes() const { return full_bytes * (count - 1) + last_bytes; }
 };

@@ -371,7 +371,7 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
     int n = 0;
     Agent agent{static_cast<int>(rec->engine), false};
     Picos end = rec->end;
-    if (li.opcode == Opcode::kDmaCopy) {
+    if (IsDma(li.opcode)) {
       agent = Agent{next_agent++, true};
       end = transfer_ends.Of(rec->engine, rec->index, rec->end);
       operands[n++] = {&in.src0, false};

@@ -15,6 +15,7 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,9 @@ def first_line(text):
 
 def run_file(nkilib, path, timeout, all_tests, work):
     junit, times = os.path.join(work, "junit.xml"), os.path.join(work, "times.jsonl")
+    # The harness writes every test's inputs there (GBs for the MoE tests): a scratch directory removed
+    # after each file, never the library checkout (its default, ./neuron_test_output).
+    artifacts = os.path.join(work, "artifacts")
     for f in (junit, times):
         if os.path.exists(f):
             os.remove(f)
@@ -50,7 +54,7 @@ def run_file(nkilib, path, timeout, all_tests, work):
                                            os.path.join(nkilib, "src"), nkilib, os.environ.get("PYTHONPATH", "")]))
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "nsim_nkilib_plugin",
            "--test-mode", "simulation",
-           "--junitxml", junit, os.path.relpath(path, nkilib)]
+           "--junitxml", junit, "--output-directory", artifacts, os.path.relpath(path, nkilib)]
     if not all_tests:
         cmd += ["-m", "fast"]
     try:
@@ -58,6 +62,8 @@ def run_file(nkilib, path, timeout, all_tests, work):
         output = proc.stdout + proc.stderr
     except subprocess.TimeoutExpired:
         return {"passed": 0, "failed": 0, "skipped": 0, "error": "timeout after %ds" % timeout, "time_ns": None}
+    finally:
+        shutil.rmtree(artifacts, ignore_errors=True)
     row = {"passed": 0, "failed": 0, "skipped": 0, "error": "", "time_ns": None}
     if os.path.exists(junit):
         for case in ET.parse(junit).getroot().iter("testcase"):

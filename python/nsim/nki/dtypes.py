@@ -9,7 +9,27 @@ except ImportError:  # bf16 host arrays then need ml_dtypes; everything else wor
     _NP_BF16 = None
 
 
-class DType:
+class _OneObject:
+    """One object per type: a copy is the type itself, so `dtype in (nl.bfloat16, ...)` and `is` hold for
+    dtypes that went through dataclasses.asdict or pytest's parameter copies (the NKI Library's
+    attention_tkg test config), as they do for NKI's own dtypes."""
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return _named, (self.name,)
+
+
+def _named(name):
+    """The dtype object of an NKI dtype name (unpickling)."""
+    return BY_NAME.get(name) or UNSUPPORTED[name]
+
+
+class DType(_OneObject):
     """An element type the model has: its NKI name, its .nk spelling, bytes and NumPy type."""
 
     def __init__(self, name, nk, size, np_dtype):
@@ -73,7 +93,7 @@ def finfo(dtype):
     return (ml_dtypes.finfo if ml_dtypes else np.finfo)(npd)  # NumPy's finfo does not know bfloat16
 
 
-class UnsupportedDType:
+class UnsupportedDType(_OneObject):
     """An NKI dtype the simulator has no element type for (fp8, tf32, 8-bit ints): the name
     exists (kernels build tables of them at import), using it raises nki.Unsupported."""
 

@@ -183,21 +183,28 @@ def _check_transpose_identity(stationary, moving):
 
 @_dst_form
 def _nc_transpose(dst, data, engine=None, name=None, mask=None):
+    """dst[F, P] = data[P, F]: on TensorE into PSUM, or engine=vector within one 32x32 block (SBUF or PSUM)."""
     nl._no_mask(mask, "nisa.nc_transpose")
-    _engine(engine, "transpose", "tensor", "nc_transpose")
+    eng = _engine(engine, "transpose", "tensor", "nc_transpose")
     dst, data = _dst(dst, "nc_transpose"), nl._tile(data, "nc_transpose")
     if dst.partitions != data.free_elements or dst.free_elements != data.partitions:
         fail("nisa.nc_transpose: dst %s is not the transpose of %s" % (dst.shape, data.shape))
-    if dst.decl.space != nl.psum:
+    if eng == "vector" and (data.partitions > 32 or data.free_elements > 32):
+        fail("nisa.nc_transpose on VectorE transposes at most 32x32; data is %s" % (data.shape,))
+    if eng != "vector" and dst.decl.space != nl.psum:
         fail("nisa.nc_transpose on TensorE writes PSUM; dst is in %s" % dst.decl.space)
-    current().emit("tensor", "transpose", dst, [data])
+    current().emit(eng, "transpose", dst, [data])
 
 
 @_generations(lambda a: not _is_view(a, 1))
 def nc_transpose(data, engine=None, mask=None, dtype=None):
-    """[P, F] -> [F, P] on TensorE into PSUM (the VectorE 32x32 form is not modelled)."""
+    """[P, F] -> [F, P] on TensorE into PSUM, or engine=vector (at most 32x32) into SBUF."""
     nl._no_mask(mask, "nisa.nc_transpose")
-    _engine(engine, "transpose", "tensor", "nc_transpose")
+    if _engine(engine, "transpose", "tensor", "nc_transpose") == "vector":
+        data = nl._tile(data, "nc_transpose")
+        out = nl._new((data.free_elements, data.partitions), _dt.of(dtype) or data.dtype, "vtp")
+        _nc_transpose(out, data, engine=engine)
+        return out
     return nl._transpose_to_psum(data, "nc_transpose")
 
 
@@ -302,12 +309,27 @@ def _scalar_operand(x, like, what="tensor_scalar operand"):
     return x
 
 
+# A comparison with its operands swapped is its mirror (`s > x` is `x < s`).
+_MIRRORED = {"greater": "less", "less": "greater", "greater_equal": "less_equal", "less_equal": "greater_equal"}
+_ALU_NAMES = {row["name"] for row in _ops_table.alu_ops()}
+
+
+def _reversed(alu, what):
+    """The ALU op computing `b alu a`: the op itself when commutative, a comparison's mirror, else the
+    simulator's reversed row (rsubtract, rdivide, ...: NKI's reverse0=/reverse1= flags)."""
+    if alu in _COMMUTATIVE:
+        return alu
+    if alu in _MIRRORED:
+        return _MIRRORED[alu]
+    if "r" + alu in _ALU_NAMES:
+        return "r" + alu
+    fail("%s: reverse operands with %s are not modelled" % (what, alu), Unsupported)
+
+
 def _scalar_op(op, operand, reverse, data, what):
-    """(op, operand) attributes; `operand op data` (reverse) is the same for commutative ops."""
+    """(op, operand) attributes; reverse computes `operand op data`."""
     alu = _lookup(_ALU, op, what)
-    if reverse and alu not in _COMMUTATIVE:
-        fail("%s: reverse operands with a non-commutative op (%s) are not modelled" % (what, alu), Unsupported)
-    return alu, _scalar_operand(operand, data)
+    return (_reversed(alu, what) if reverse else alu), _scalar_operand(operand, data)
 
 
 @_dst_form
@@ -567,6 +589,54 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kw
     ins.placed_by_kernel = queue is not None or engine_given  # the dma_queues pass keeps it
 
 
+_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}  # the permutation by rank (nki.isa.dma_transpose)
+
+
+@_dst_form
+def _dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=None, name=None, mask=None,
+                   engine=None):
+    """dst = src transposed by a DMA (2-d: (1, 0), 3-d: (2, 1, 0), 4-d: (3, 1, 2, 0), or axes=) from HBM into
+    SBUF; 2- and 4-byte types. The model copies src's permuted view at dma.transpose_from_hbm of a copy's
+    throughput (S2: up to 90 %); a transpose from SBUF (across partitions) is not modelled."""
+    what = "dma_transpose"
+    nl._no_mask(mask, "nisa." + what)
+    dst = _dst(dst, what)
+    order = _transpose_order(src, axes)
+    view = src.permute(order)
+    if tuple(view.shape) != tuple(dst.shape):
+        fail("nisa.%s: dst %s is not src %s transposed by %s (%s)" % (what, dst.shape, src.shape, order, view.shape))
+    prog = current()
+    engine = _engine(engine, what, prog.dma_engine(src), what)
+    prog.emit(engine, what, dst, [view])
+
+
+def _transpose_order(src, axes, what="dma_transpose"):
+    """The permutation dma_transpose applies to src (an HBM tensor): axes=, else the one for src's rank."""
+    if isinstance(src, Tile):
+        fail("nisa.%s from SBUF (across partitions) is not modelled; transpose from HBM" % what, Unsupported)
+    if not isinstance(src, HbmTensor):
+        fail("nisa.%s: src must be an HBM tensor, got %r" % (what, src))
+    try:
+        order = tuple(axes) if axes is not None else _TRANSPOSE_AXES.get(len(src.shape))
+    except TypeError:
+        order = None
+    if order is None or order not in _TRANSPOSE_AXES.values():
+        fail("nisa.%s: axes %r of a %d-d src are not one of %s" % (what, axes, len(src.shape),
+                                                                  sorted(_TRANSPOSE_AXES.values())))
+    if len(order) != len(src.shape):
+        fail("nisa.%s: axes %s do not match the %d dims of src %s" % (what, order, len(src.shape), src.shape))
+    return order
+
+
+@_generations(lambda a: len(a) <= 1 and not (a and isinstance(a[0], Tile)))  # Beta 1: src only, no dst
+def dma_transpose(src, axes=None, dtype=None, mask=None, dge_mode=None, **kwargs):
+    """Beta 1: returns a new SBUF tile holding src transposed."""
+    shape = tuple(src.shape[i] for i in _transpose_order(src, axes))
+    out = nl._new(shape, _dt.of(dtype) or src.dtype, "dmaT")
+    _dma_transpose(out, src, axes=axes, mask=mask)
+    return out
+
+
 # ------------------------------------------------------------------ fused and selection instructions
 @_dst_form
 def _scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, engine=None,
@@ -581,8 +651,8 @@ def _scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=Fals
     _same_size(dst, data1, what)
     alu0, s0 = _scalar_op(op0, operand0, reverse0, data, what)
     alu1 = _lookup(_ALU, op1, what)
-    if reverse1 and alu1 not in _COMMUTATIVE:
-        fail("%s: reverse1 with a non-commutative op (%s) is not modelled" % (what, alu1), Unsupported)
+    if reverse1:
+        alu1 = _reversed(alu1, what)  # operand1 op1 (data op0 operand0)
     current().emit(engine, what, dst, [data, data1], [("op0", alu0), ("scalar0", s0), ("op1", alu1)])
 
 
@@ -753,6 +823,63 @@ def nc_stream_shuffle(dst=None, src=None, shuffle_mask=None, name=None, mask=Non
     current().emit("vector", what, dst, [src], [("from", start), ("step", step), ("first", first), ("count", count)])
 
 
+_FLOAT32_MIN = -3.4028234663852886e38  # Beta 1's on_false_value default (nl.fp32.min)
+
+
+@_dst_form
+def _range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=None, reduce_res=None,
+                  reduce_op=nl.maximum, range_start=0, on_false_value=0.0, name=None, mask=None):
+    """dst[p, i] = on_true_tile[p, i] where (i + range_start) comp_op0 bound0[p] and (i + range_start) comp_op1
+    bound1[p], else on_false_value (VectorE, NeuronCore-v3+); reduce_res[P, 1], when given, gets reduce_op
+    of each result row (reduce_cmd reset_reduce; reduce adds a VectorE op into what it holds)."""
+    what = "range_select"
+    nl._no_mask(mask, "nisa." + what)
+    if get_nc_version() < nc_version.gen3:
+        fail("nisa.%s needs NeuronCore-v3 or newer (trn2, trn3); the kernel runs on %s" % (what, nl._info()["name"]))
+    dst, data = _dst(dst, what), nl._tile(on_true_tile, what + " on_true_tile")
+    _same_size(dst, data, what)
+    ops = [_lookup(_ALU, op, what + " comp_op") for op in (comp_op0, comp_op1)]
+    bounds = [_scalar_operand(b, data, what + " bound") for b in (bound0, bound1)]
+    for x, role in ((range_start, "range_start"), (on_false_value, "on_false_value")):
+        if not nl._number(x):
+            fail("nisa.%s: %s must be a number, got %r" % (what, role, x))
+    attrs = [("op0", ops[0]), ("bound0", bounds[0]), ("op1", ops[1]), ("bound1", bounds[1]),
+             ("value", float(on_false_value)), ("start", range_start)]
+    keep, acc = _select_reduce_target(reduce_res, reduce_cmd, what)
+    if acc is not None:
+        reduce = _lookup(_REDUCE, reduce_op, what + " reduce_op")
+        if reduce == "mean":
+            fail("nisa.%s: reduce_op must be nl.maximum, nl.minimum or nl.add" % what)
+        attrs += [("reduce", reduce), ("acc", acc)]
+    current().emit("vector", what, dst, [data], attrs, writes=[acc] if acc is not None else [], write_only=("acc",))
+    if keep is not None:  # reduce_cmd=reduce: the model's accumulator does not carry over, so fold it in
+        current().emit("vector", "tensor_tensor", keep, [keep, acc], [("op", {"sum": "add"}.get(reduce, reduce))])
+
+
+def _select_reduce_target(reduce_res, cmd, what):
+    """(tile to fold into or None, [P, 1] tile the instruction writes or None) for reduce_res/reduce_cmd."""
+    if reduce_res is None:
+        return None, None
+    acc = _dst(reduce_res, what + " reduce_res")
+    name = getattr(cmd, "name", "reset_reduce")
+    if name == "reset_reduce":
+        return None, acc
+    if name == "reduce":
+        return acc, nl._new(nl._tile_shape(acc), nl.float32, what + "_red")
+    fail("nisa.%s: reduce_cmd=%s with reduce_res is not modelled (reset_reduce and reduce are)" % (what, name),
+         Unsupported)
+
+
+@_generations(lambda a: not a)  # Beta 1's form is keyword-only and has no dst
+def range_select(on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=None, reduce_res=None,
+                 reduce_op=nl.maximum, range_start=0, on_false_value=_FLOAT32_MIN, dtype=None, mask=None):
+    data = nl._tile(on_true_tile, "range_select")
+    out = nl._new(nl._tile_shape(data), _dt.of(dtype) or data.dtype, "rsel")
+    _range_select(out, data, comp_op0, comp_op1, bound0, bound1, reduce_cmd=reduce_cmd, reduce_res=reduce_res,
+                  reduce_op=reduce_op, range_start=range_start, on_false_value=on_false_value, mask=mask)
+    return out
+
+
 @_dst_form
 def _affine_select(dst, pattern, offset=0, channel_multiplier=0, on_true_tile=None, on_false_value=None, cmp_op=None,
                    name=None, mask=None):
@@ -866,9 +993,9 @@ def bn_aggr(data, dtype=None, mask=None):
 
 
 # ------------------------------------------------------------------ names the model lacks (issue 24)
-for _name in ("local_gather", "range_select", "select_reduce",
+for _name in ("local_gather", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
-              "dropout", "shuffle", "dma_transpose", "dma_compute",
+              "dropout", "shuffle", "dma_compute",
               "tensor_scalar_cumulative",
               "nc_matmul_mx", "quantize_mx", "register_alloc", "register_load",
               "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",

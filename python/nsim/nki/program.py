@@ -24,6 +24,21 @@ def current():
     return _current[-1]
 
 
+# The opcodes that are DMA transfers (the issuing engine only triggers them; queues, semaphores).
+DMA_OPCODES = ("dma_copy", "dma_transpose")
+
+
+def _outside(v):
+    """Why view v reaches past its tensor, or None: a view derived from an .ap past the tensor (an error
+    only where an instruction uses it, ViewMethods.ap) by a path that does not carry its `outside`."""
+    d = v.decl
+    last = v.offset + sum(s * (n - 1) for s, n in v.dims)
+    total = d.free_size * d.shape[0] if d.on_chip else math.prod(d.shape)
+    if v.offset < 0 or last >= total:
+        return "the access to tensor '%s' reaches element %d (%d elements)" % (d.name, last, total)
+    return None
+
+
 class ParDim(int):
     """nl.par_dim(n): marks the partition dim of a tile shape."""
 
@@ -41,7 +56,7 @@ class Instr:
 
     @property
     def is_dma(self):
-        return self.opcode == "dma_copy"
+        return self.opcode in DMA_OPCODES
 
 
 class Program:
@@ -198,6 +213,9 @@ class Program:
                     fail("the index sum reaches past dim %d of tensor '%s' (size %d) by %d element(s): index "
                          "within the tensor or give the call a mask= that cuts it back"
                          % (c.dim, v.decl.name, c.size, c.reach(v) - c.budget))
+            why = None if skip else v.outside or _outside(v)
+            if why:
+                fail(why)
         return dst, srcs, attrs, writes, skip
 
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=(), write_only=()):
@@ -231,13 +249,13 @@ class Program:
             self._check_live(v, reading=False)
             if isinstance(v, Tile):
                 v.owner.mark_written(v)
-        if opcode == "dma_copy" and not any(k == "queue" for k, _ in attrs):
+        if opcode in DMA_OPCODES and not any(k == "queue" for k, _ in attrs):
             attrs = list(attrs) + [("queue", self.next_queue())]
         ins = Instr(engine, opcode, operands, list(attrs), stack(), reads, writes)
         ins.removed = skip  # mask=False: traced, then dropped (drop_removed)
         ins.loop_path = tuple(self.loop_path)
         self.instrs.append(ins)
-        if opcode != "dma_copy":
+        if opcode not in DMA_OPCODES:
             for v in writes:
                 self._last_engine[v.decl.name] = engine
         return ins

@@ -7,7 +7,7 @@ from .errors import Unsupported, fail
 
 # Element-wise opcodes: element k of every operand pairs with element k of the others.
 _ELEMENTWISE = ("tensor_tensor", "tensor_scalar", "tensor_copy", "activation", "scalar_tensor_tensor", "memset",
-                "dma_copy", "tensor_copy_predicated")
+                "dma_copy", "dma_transpose", "tensor_copy_predicated")
 
 
 def _reversed_dim(views):

@@ -25,12 +25,19 @@ def _dim(view, dim, what, extra=0):
     return d + n if d < 0 else d
 
 
-def _within_partition(pattern, offset, free_dims, decl):
-    """On chip a free-dim pattern addresses one partition's row: it may not run into the next."""
-    last = offset % decl.free_size + sum(s * (n - 1) for s, n in free_dims)
-    if last >= decl.free_size:
-        fail(".ap(pattern=%r, offset=%d) reaches element %d of a partition of tensor '%s' (%d per partition)"
-             % (pattern, offset, last, decl.name, decl.free_size))
+def _outside(pattern, offset, dims, decl):
+    """Why the .ap pattern leaves its tensor (on chip: a free-dim pattern may not run into the next
+    partition's row), or None."""
+    last = offset + sum(s * (n - 1) for s, n in dims)
+    total = decl.free_size * decl.shape[0] if decl.on_chip else math.prod(decl.shape)
+    if offset < 0 or last >= total:
+        return (".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements)"
+                % (pattern, offset, last, decl.name, total))
+    row_last = offset % decl.free_size + sum(s * (n - 1) for s, n in dims[1:]) if decl.on_chip else 0
+    if decl.on_chip and row_last >= decl.free_size:
+        return (".ap(pattern=%r, offset=%d) reaches element %d of a partition of tensor '%s' (%d per partition)"
+                % (pattern, offset, row_last, decl.name, decl.free_size))
+    return None
 
 
 class ViewMethods:
@@ -88,14 +95,12 @@ class ViewMethods:
         if decl.on_chip and dims[0][0] != decl.free_size:
             fail(".ap(pattern=%r): the partition pair's stride must be the tensor's free size %d "
                  "(partition steps other than 1 are not modelled)" % (pattern, decl.free_size), Unsupported)
-        last = offset + sum(s * (n - 1) for s, n in dims)
-        total = decl.free_size * decl.shape[0] if decl.on_chip else math.prod(decl.shape)
-        if offset < 0 or last >= total:
-            fail(".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements)"
-                 % (pattern, offset, last, decl.name, total))
-        if decl.on_chip:
-            _within_partition(pattern, offset, dims[1:], decl)
-        return self._like(offset, dims, 0 if decl.on_chip else None)
+        view = self._like(offset, dims, 0 if decl.on_chip else None)
+        # An .ap past its tensor is an error where an instruction uses it (Program._masked), not where it is
+        # made: kernels build one per iteration and use it under a condition (the NKI Library's
+        # output_projection_tkg: `if h_2_idx < h_2_size: nc_matmul(stationary=w.ap(...))`).
+        view.outside = _outside(pattern, offset, dims, decl)
+        return view
 
     def _same_dtype(self, dtype, what):
         from . import dtypes
@@ -121,7 +126,10 @@ class ViewMethods:
         pdim = order.index(self.pdim) if self.pdim is not None else None
         if pdim not in (None, 0) and self.pdim == 0:
             fail("permute(%r): the partition dim must stay dim 0" % (tuple(dims),))
-        return self._like(self.offset, [self.dims[i] for i in order], pdim)
+        view = self._like(self.offset, [self.dims[i] for i in order], pdim)
+        if getattr(self, "valid", None) is not None:  # a slice past a dim stays an error (or mask=) after it
+            view.valid = [self.valid[i] for i in order]
+        return view
 
     def broadcast(self, dim, size):
         d = _dim(self, dim, "broadcast")

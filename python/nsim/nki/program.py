@@ -28,17 +28,6 @@ def current():
 DMA_OPCODES = ("dma_copy", "dma_transpose")
 
 
-def _outside(v):
-    """Why view v reaches past its tensor, or None: a view derived from an .ap past the tensor (an error
-    only where an instruction uses it, ViewMethods.ap) by a path that does not carry its `outside`."""
-    d = v.decl
-    last = v.offset + sum(s * (n - 1) for s, n in v.dims)
-    total = d.free_size * d.shape[0] if d.on_chip else math.prod(d.shape)
-    if v.offset < 0 or last >= total:
-        return "the access to tensor '%s' reaches element %d (%d elements)" % (d.name, last, total)
-    return None
-
-
 class ParDim(int):
     """nl.par_dim(n): marks the partition dim of a tile shape."""
 
@@ -213,9 +202,6 @@ class Program:
                     fail("the index sum reaches past dim %d of tensor '%s' (size %d) by %d element(s): index "
                          "within the tensor or give the call a mask= that cuts it back"
                          % (c.dim, v.decl.name, c.size, c.reach(v) - c.budget))
-            why = None if skip else v.outside or _outside(v)
-            if why:
-                fail(why)
         return dst, srcs, attrs, writes, skip
 
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=(), write_only=()):

@@ -25,19 +25,12 @@ def _dim(view, dim, what, extra=0):
     return d + n if d < 0 else d
 
 
-def _outside(pattern, offset, dims, decl):
-    """Why the .ap pattern leaves its tensor (on chip: a free-dim pattern may not run into the next
-    partition's row), or None."""
-    last = offset + sum(s * (n - 1) for s, n in dims)
-    total = decl.free_size * decl.shape[0] if decl.on_chip else math.prod(decl.shape)
-    if offset < 0 or last >= total:
-        return (".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements)"
-                % (pattern, offset, last, decl.name, total))
-    row_last = offset % decl.free_size + sum(s * (n - 1) for s, n in dims[1:]) if decl.on_chip else 0
-    if decl.on_chip and row_last >= decl.free_size:
-        return (".ap(pattern=%r, offset=%d) reaches element %d of a partition of tensor '%s' (%d per partition)"
-                % (pattern, offset, row_last, decl.name, decl.free_size))
-    return None
+def _within_partition(pattern, offset, free_dims, decl):
+    """On chip a free-dim pattern addresses one partition's row: it may not run into the next."""
+    last = offset % decl.free_size + sum(s * (n - 1) for s, n in free_dims)
+    if last >= decl.free_size:
+        fail(".ap(pattern=%r, offset=%d) reaches element %d of a partition of tensor '%s' (%d per partition)"
+             % (pattern, offset, last, decl.name, decl.free_size))
 
 
 class ViewMethods:
@@ -95,12 +88,14 @@ class ViewMethods:
         if decl.on_chip and dims[0][0] != decl.free_size:
             fail(".ap(pattern=%r): the partition pair's stride must be the tensor's free size %d "
                  "(partition steps other than 1 are not modelled)" % (pattern, decl.free_size), Unsupported)
-        view = self._like(offset, dims, 0 if decl.on_chip else None)
-        # An .ap past its tensor is an error where an instruction uses it (Program._masked), not where it is
-        # made: kernels build one per iteration and use it under a condition (the NKI Library's
-        # output_projection_tkg: `if h_2_idx < h_2_size: nc_matmul(stationary=w.ap(...))`).
-        view.outside = _outside(pattern, offset, dims, decl)
-        return view
+        last = offset + sum(s * (n - 1) for s, n in dims)
+        total = decl.free_size * decl.shape[0] if decl.on_chip else math.prod(decl.shape)
+        if offset < 0 or last >= total:
+            fail(".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements)"
+                 % (pattern, offset, last, decl.name, total))
+        if decl.on_chip:
+            _within_partition(pattern, offset, dims[1:], decl)
+        return self._like(offset, dims, 0 if decl.on_chip else None)
 
     def _same_dtype(self, dtype, what):
         from . import dtypes

@@ -190,7 +190,6 @@ class View(ViewMethods):
     def __init__(self, decl, offset, dims, pdim=None):
         self.decl, self.offset, self.dims, self.pdim = decl, offset, [list(d) for d in dims], pdim
         self.valid = None  # per dim, how many elements exist when index expressions reach past a dim
-        self.outside = None  # why an .ap view (or a view of one) leaves its tensor: an error where it is used
         self.axes = None   # per dim, the index-expression axis that made it (mask=), if any
         self.sum_checks = None  # index sums that reach past a dim unless a mask= cuts them (SumCheck)
 
@@ -343,7 +342,6 @@ class View(ViewMethods):
         """view, a window of self just made by _indexed, with what it reaches past (mask=) and the
         axes its index expressions came from."""
         view.valid, view.axes = self._last_valid, self._last_axes
-        view.outside = self.outside  # a window of an .ap past its tensor (checked at use)
         view.sum_checks = self._last_sum_checks
         return view
 
@@ -390,9 +388,7 @@ class HbmTensor(View):
         return self._sub(HbmTensor(self.decl, offset, dims))
 
     def _like(self, offset, dims, pdim):
-        view = HbmTensor(self.decl, offset, dims)
-        view.outside = self.outside  # views of an .ap past its tensor stay errors at use (ViewMethods.ap)
-        return view
+        return HbmTensor(self.decl, offset, dims)
 
     def __setitem__(self, key, value):
         fail("assigning to an HBM tensor: write it with nl.store(%s[...], value=tile)" % self.decl.name)
@@ -456,9 +452,7 @@ class Tile(View):
         return self._sub(Tile(self.decl, offset, dims, pdim, self.owner))
 
     def _like(self, offset, dims, pdim):
-        view = Tile(self.decl, offset, dims, pdim, self.owner)
-        view.outside = self.outside  # views of an .ap past its tensor stay errors at use (ViewMethods.ap)
-        return view
+        return Tile(self.decl, offset, dims, pdim, self.owner)
 
     def __setitem__(self, key, value):
         from . import program

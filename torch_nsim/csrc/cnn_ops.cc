@@ -1,4 +1,4 @@
-// Convolution, average pooling and batch norm on neuron, composed from the
+// Convolution, average pooling (fixed and adaptive) and batch norm on neuron, composed from the
 // device's kernels and copies, as the Neuron compiler lowers a convolution
 // to TensorE matmuls: the input's shifted windows are copied side by side
 // (im2col: one strided device copy per kernel offset) and one matmul with
@@ -197,6 +197,62 @@ Tensor& AvgPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::
                    grad_input);
 }
 
+// --- adaptive average pooling: output cell i of a dim of size n covers
+// [floor(i n / out), ceil((i + 1) n / out)); the window's mean is taken one
+// dim at a time (a mean of equal-size row means is the window's mean), in fp32.
+
+int64_t WindowStart(int64_t i, int64_t n, int64_t out) { return i * n / out; }
+int64_t WindowEnd(int64_t i, int64_t n, int64_t out) { return ((i + 1) * n + out - 1) / out; }
+
+// x averaged over adaptive windows along `dim` into `out` cells.
+Tensor AdaptiveMeanAlong(const Tensor& x, int64_t dim, int64_t out) {
+  const int64_t n = x.size(dim);
+  std::vector<int64_t> sizes = x.sizes().vec();
+  sizes[dim] = out;
+  Tensor r = at::empty(sizes, x.options());
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t s = WindowStart(i, n, out), e = WindowEnd(i, n, out);
+    r.narrow(dim, i, 1).copy_(x.narrow(dim, s, e - s).mean({dim}, true));
+  }
+  return r;
+}
+
+// The gradient of AdaptiveMeanAlong: each cell's gradient shared over its window, overlaps added.
+Tensor AdaptiveMeanAlongBackward(const Tensor& g, int64_t dim, int64_t n) {
+  const int64_t out = g.size(dim);
+  std::vector<int64_t> sizes = g.sizes().vec();
+  sizes[dim] = n;
+  Tensor r = at::zeros(sizes, g.options());
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t s = WindowStart(i, n, out), e = WindowEnd(i, n, out);
+    r.narrow(dim, s, e - s).add_(g.narrow(dim, i, 1) / static_cast<double>(e - s));
+  }
+  return r;
+}
+
+void CheckAdaptive(const Tensor& x, at::IntArrayRef output_size) {
+  TORCH_CHECK_NOT_IMPLEMENTED((x.dim() == 3 || x.dim() == 4) && output_size.size() == 2 &&
+                                  at::isFloatingType(x.scalar_type()),
+                              "aten::_adaptive_avg_pool2d on neuron: a floating [C, H, W] or [N, C, H, W] input");
+  TORCH_CHECK(x.size(-1) > 0 && x.size(-2) > 0 && output_size[0] > 0 && output_size[1] > 0,
+              "adaptive_avg_pool2d: empty input or output size");
+}
+
+Tensor AdaptiveAvgPool2d(const Tensor& self, at::IntArrayRef output_size) {
+  CheckAdaptive(self, output_size);
+  const Tensor x = self.to(at::kFloat);
+  const int64_t h = x.dim() - 2, w = x.dim() - 1;
+  return AdaptiveMeanAlong(AdaptiveMeanAlong(x, h, output_size[0]), w, output_size[1]).to(self.scalar_type());
+}
+
+Tensor AdaptiveAvgPool2dBackward(const Tensor& grad_output, const Tensor& self) {
+  CheckAdaptive(self, {grad_output.size(-2), grad_output.size(-1)});
+  const Tensor g = grad_output.to(at::kFloat);
+  const int64_t h = g.dim() - 2, w = g.dim() - 1;
+  const Tensor gw = AdaptiveMeanAlongBackward(g, w, self.size(w));
+  return AdaptiveMeanAlongBackward(gw, h, self.size(h)).to(self.scalar_type());
+}
+
 // --- batch norm over [N, C, ...]: statistics per channel in fp32, as the CPU kernel
 
 std::vector<int64_t> AllButChannel(const Tensor& x) {
@@ -300,6 +356,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d.out", &AvgPool2dOut);
   m.impl("avg_pool2d_backward", &AvgPool2dBackward);
   m.impl("avg_pool2d_backward.grad_input", &AvgPool2dBackwardOut);
+  m.impl("_adaptive_avg_pool2d", &AdaptiveAvgPool2d);
+  m.impl("_adaptive_avg_pool2d_backward", &AdaptiveAvgPool2dBackward);
   m.impl("native_batch_norm", &NativeBatchNorm);
   m.impl("native_batch_norm_backward", &NativeBatchNormBackward);
   m.impl("_native_batch_norm_legit", &BatchNormLegit);

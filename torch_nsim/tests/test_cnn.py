@@ -58,6 +58,12 @@ def test_avg_pool2d_values_and_gradients(kwargs):
     _expect_same_as_cpu(lambda x: F.avg_pool2d(x, **kwargs), X)
 
 
+@pytest.mark.parametrize("size", [(1, 1), (3, 5), (9, 8)], ids=["global", "overlapping", "identity"])
+def test_adaptive_avg_pool2d_values_and_gradients(size):
+    # (3, 5) over 9 x 8: windows of rows 0-2, 3-5, 6-8 and overlapping column windows (e.g. 1-3 and 3-4).
+    _expect_same_as_cpu(lambda x: F.adaptive_avg_pool2d(x, size), X)
+
+
 @pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
 def test_batch_norm_values_gradients_and_running_statistics(training):
     rm, rv = torch.randn(4), torch.rand(4) + 0.5

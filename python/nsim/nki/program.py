@@ -28,6 +28,17 @@ def current():
 DMA_OPCODES = ("dma_copy", "dma_transpose")
 
 
+def _outside(v):
+    """Why view v reaches past its tensor, or None: the last check before the kernel text, for any view
+    a path made without its own bounds check (the emitted kernel must parse)."""
+    d = v.decl
+    last = v.offset + sum(s * (n - 1) for s, n in v.dims)
+    total = d.free_size * d.shape[0] if d.on_chip else math.prod(d.shape)
+    if v.offset < 0 or last >= total:
+        return "the access to tensor '%s' reaches element %d (%d elements)" % (d.name, last, total)
+    return None
+
+
 class ParDim(int):
     """nl.par_dim(n): marks the partition dim of a tile shape."""
 
@@ -202,6 +213,9 @@ class Program:
                     fail("the index sum reaches past dim %d of tensor '%s' (size %d) by %d element(s): index "
                          "within the tensor or give the call a mask= that cuts it back"
                          % (c.dim, v.decl.name, c.size, c.reach(v) - c.budget))
+            why = None if skip else _outside(v)
+            if why:
+                fail(why)
         return dst, srcs, attrs, writes, skip
 
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=(), write_only=()):

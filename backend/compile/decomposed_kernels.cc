@@ -76,6 +76,17 @@ RowCall SoftmaxRows(const at::Stack& a, const std::vector<Tensor>& results) {
           {neuron::RowsOver(results[0], dims).desc}};
 }
 
+// _softmax_backward_data / _log_softmax_backward_data(grad_output, output,
+// dim, input_dtype): both tensors along `dim`; the result has their shape.
+RowCall SoftmaxBackwardRows(const at::Stack& a, const std::vector<Tensor>& results) {
+  const Tensor& g = a[0].toTensor();
+  const Tensor& y = a[1].toTensor();
+  const std::vector<int64_t> dims = g.dim() == 0 ? Dims(0, 0) : std::vector<int64_t>{at::MaybeWrapDim(a[2].toInt(), g.dim())};
+  return {{Arg::Value(0), Arg::Value(1), Arg::Constant(LastDim()), Arg::Constant(a[3])},
+          {Input(neuron::RowsOver(g, dims), g), Input(neuron::RowsOver(y, dims), y)},
+          {neuron::RowsOver(results[0], dims).desc}};
+}
+
 // native_layer_norm(input, normalized_shape, weight, bias, eps): along the
 // trailing dims; weight and bias have their shape, so they become [n].
 RowCall LayerNormRows(const at::Stack& a, const std::vector<Tensor>& results) {
@@ -120,6 +131,9 @@ using RowForm = RowCall (*)(const at::Stack& args, const std::vector<Tensor>& re
 const std::map<std::string, RowForm>& RowForms() {
   static const auto* forms = new std::map<std::string, RowForm>{
       {"aten::softmax.int", &SoftmaxRows},
+      {"aten::_log_softmax", &SoftmaxRows},  // (self, dim, half_to_float): softmax.int's positions
+      {"aten::_softmax_backward_data", &SoftmaxBackwardRows},
+      {"aten::_log_softmax_backward_data", &SoftmaxBackwardRows},
       {"aten::native_layer_norm", &LayerNormRows},
       {"aten::var.correction", &VarRows},
   };

@@ -141,6 +141,12 @@ TEST(NeuronExecution, EagerCompositeOpsAreTheirCompiledDecomposition) {
         },
         x, w, b);
   check("aten::var.correction", [](const Tensor& t) { return t.var({-1}, 0.0, true); }, x);
+  static const auto log_softmax = at::FindOp<Tensor(const Tensor&, int64_t, bool)>("aten::_log_softmax");
+  check("aten::_log_softmax", [](const Tensor& t) { return log_softmax.call(t, -1, false); }, x);
+  static const auto softmax_backward =
+      at::FindOp<Tensor(const Tensor&, const Tensor&, int64_t, at::ScalarType)>("aten::_softmax_backward_data");
+  check("aten::_softmax_backward_data",
+        [](const Tensor& g, const Tensor& y) { return softmax_backward.call(g, y, -1, at::kFloat); }, x, x.softmax(-1));
 }
 
 TEST(NeuronExecution, ACoreMadeAfterResetGetsNewKernels) {

@@ -44,8 +44,8 @@ def _meta(t):
 
 def _meta_like(t):
     """A meta tensor with t's shape, strides, storage offset and dtype (no data)."""
-    storage = torch.empty(t.storage_offset() + sum((n - 1) * st for n, st in zip(t.shape, t.stride())) + 1,
-                          dtype=t.dtype, device="meta")
+    span = sum((n - 1) * st for n, st in zip(t.shape, t.stride())) + 1 if t.numel() else 0
+    storage = torch.empty(t.storage_offset() + span, dtype=t.dtype, device="meta")
     return storage.as_strided(t.shape, t.stride(), t.storage_offset())
 
 

@@ -66,10 +66,15 @@ std::vector<int64_t> Dims(int64_t from, int64_t to) {
 
 at::IValue LastDim() { return at::IValue(static_cast<int64_t>(-1)); }
 
+// The dims an op along `dim` of t works over: that dim (none for a 0-dim t).
+std::vector<int64_t> Along(const Tensor& t, int64_t dim) {
+  return t.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{at::MaybeWrapDim(dim, t.dim())};
+}
+
 // softmax.int(self, dim, dtype): along `dim`; the result has self's shape.
 RowCall SoftmaxRows(const at::Stack& a, const std::vector<Tensor>& results) {
   const Tensor& x = a[0].toTensor();
-  const std::vector<int64_t> dims = x.dim() == 0 ? Dims(0, 0) : std::vector<int64_t>{at::MaybeWrapDim(a[1].toInt(), x.dim())};
+  const std::vector<int64_t> dims = Along(x, a[1].toInt());
   const RowLayout l = neuron::RowsOver(x, dims);
   return {{Arg::Value(0), Arg::Constant(LastDim()), Arg::Constant(a[2])},
           {Input(l, x)},
@@ -81,7 +86,7 @@ RowCall SoftmaxRows(const at::Stack& a, const std::vector<Tensor>& results) {
 RowCall SoftmaxBackwardRows(const at::Stack& a, const std::vector<Tensor>& results) {
   const Tensor& g = a[0].toTensor();
   const Tensor& y = a[1].toTensor();
-  const std::vector<int64_t> dims = g.dim() == 0 ? Dims(0, 0) : std::vector<int64_t>{at::MaybeWrapDim(a[2].toInt(), g.dim())};
+  const std::vector<int64_t> dims = Along(g, a[2].toInt());
   return {{Arg::Value(0), Arg::Value(1), Arg::Constant(LastDim()), Arg::Constant(a[3])},
           {Input(neuron::RowsOver(g, dims), g), Input(neuron::RowsOver(y, dims), y)},
           {neuron::RowsOver(results[0], dims).desc}};

@@ -52,17 +52,13 @@ Reason CompareOperands(const Graph& g, const Graph::Call& c) {
 // Logical ops and casts: any dtypes the device holds (their values are exact
 // in fp32: truth is non-zero, casts as op_lowering's ExactCast).
 Reason DeviceTypes(const Graph& g, const Graph::Call& c) {
+  std::vector<int> values = c.outputs;
   for (const Arg& a : c.args) {
-    if (a.is_value() && !DeviceType(g.value(a.value).meta.dtype)) {
-      return std::string("the neuron backend holds float, int32 and bool tensors, not ") +
-             at::ToString(g.value(a.value).meta.dtype);
-    }
+    if (a.is_value()) values.push_back(a.value);
   }
-  for (int v : c.outputs) {
-    if (!DeviceType(g.value(v).meta.dtype)) {
-      return std::string("the neuron backend holds float, int32 and bool tensors, not ") +
-             at::ToString(g.value(v).meta.dtype);
-    }
+  for (int v : values) {
+    const at::ScalarType t = g.value(v).meta.dtype;
+    if (!DeviceType(t)) return std::string("the neuron backend holds float, int32 and bool tensors, not ") + at::ToString(t);
   }
   return std::nullopt;
 }

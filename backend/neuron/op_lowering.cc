@@ -116,9 +116,8 @@ const std::map<std::string, OpEmitter>& Table() {
 ValueId ExactCast(Graph& g, ValueId v, DType out) {
   const DType in = g.node(v).dtype;
   if (in == out) return g.Cast(v, out);
-  const bool in_float = in != DType::kI32 && in != DType::kBool;
   if (out == DType::kBool) return g.Binary(OpKind::kNe, v, g.Constant(0.0), DType::kBool);
-  if (out == DType::kI32 && in_float) {
+  if (out == DType::kI32 && codegen::IsFloat(in)) {
     const ValueId trunc = g.Binary(OpKind::kSub, v, g.Unary(OpKind::kFrac, v, DType::kF32), DType::kF32);
     return g.Cast(trunc, out);
   }

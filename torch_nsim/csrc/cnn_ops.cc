@@ -72,7 +72,7 @@ std::vector<int64_t> As2d(at::IntArrayRef v, int64_t dflt, int64_t dims) {
   return {dflt, v.empty() ? dflt : v[0]};
 }
 
-void CheckConv(const Tensor& input, const Tensor& weight, bool transposed, int64_t groups) {
+void CheckConv(const Tensor& input, bool transposed) {
   TORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 3 || input.dim() == 4,
                               "aten::convolution on neuron: 1-d and 2-d convolutions, not ", input.dim() - 2, "-d");
   TORCH_CHECK_NOT_IMPLEMENTED(!transposed, "aten::convolution on neuron: transposed convolution is not supported");
@@ -110,7 +110,7 @@ Tensor ConvGroup(const Tensor& x, const Tensor& w, const Windows& g) {
 Tensor Convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
                    at::IntArrayRef /*output_padding*/, int64_t groups) {
-  CheckConv(input, weight, transposed, groups);
+  CheckConv(input, transposed);
   const Conv c = Setup(input, weight, stride, padding, dilation);
   std::vector<Tensor> parts;
   for (int64_t k = 0; k < groups; ++k) parts.push_back(ConvGroup(Group(c.x, 1, k, groups), Group(c.w, 0, k, groups), c.g));
@@ -125,7 +125,7 @@ std::tuple<Tensor, Tensor, Tensor> ConvolutionBackward(const Tensor& grad_output
                                                        at::IntArrayRef padding, at::IntArrayRef dilation,
                                                        bool transposed, at::IntArrayRef /*output_padding*/,
                                                        int64_t groups, std::array<bool, 3> mask) {
-  CheckConv(input, weight, transposed, groups);
+  CheckConv(input, transposed);
   const Conv c = Setup(input, weight, stride, padding, dilation);
   const Tensor go_all = As2d(grad_output).transpose(0, 1);  // [Cout, N, Ho, Wo]
   std::vector<Tensor> gis, gws;
@@ -277,10 +277,11 @@ std::tuple<Tensor, Tensor, Tensor> NativeBatchNorm(const Tensor& input, const st
   const Tensor x = input.to(at::kFloat);
   const auto dims = AllButChannel(x);
   const bool has_rm = running_mean && running_mean->defined(), has_rv = running_var && running_var->defined();
-  Tensor mean, invstd;
+  Tensor mean, centered, invstd;  // x - mean: the variance's and the result's, one device kernel
   if (training) {
     mean = x.mean(dims);
-    const Tensor var = (x - PerChannel(mean, x)).square().mean(dims);
+    centered = x - PerChannel(mean, x);
+    const Tensor var = centered.square().mean(dims);
     invstd = (var + eps).rsqrt();
     const int64_t n = x.numel() / x.size(1);
     if (has_rm) running_mean->mul_(1 - momentum).add_(mean.to(running_mean->scalar_type()), momentum);
@@ -291,9 +292,10 @@ std::tuple<Tensor, Tensor, Tensor> NativeBatchNorm(const Tensor& input, const st
   } else {
     TORCH_CHECK(has_rm && has_rv, "aten::native_batch_norm: running_mean and running_var are needed in eval mode");
     mean = running_mean->to(at::kFloat);
+    centered = x - PerChannel(mean, x);
     invstd = (running_var->to(at::kFloat) + eps).rsqrt();
   }
-  Tensor y = (x - PerChannel(mean, x)) * PerChannel(invstd, x);
+  Tensor y = centered * PerChannel(invstd, x);
   if (weight && weight->defined()) y = y * PerChannel(weight->to(at::kFloat), x);
   if (bias && bias->defined()) y = y + PerChannel(bias->to(at::kFloat), x);
   // The statistics are saved in the input's dtype unless the parameters are fp32 beside a bf16/fp16

@@ -62,6 +62,7 @@ constexpr OpKind kLastRowReduce = kRowReduceKinds[sizeof(kRowReduceKinds) / size
 bool IsBinary(OpKind k) { return k >= kFirstBinary && k <= kLastBinary; }
 bool IsUnary(OpKind k) { return k > kLastBinary && k <= OpKind::kCast; }
 bool IsRowReduce(OpKind k) { return k >= kFirstRowReduce && k <= kLastRowReduce; }
+bool IsFloat(DType t) { return t != DType::kI32 && t != DType::kBool; }
 bool IsPointwise(OpKind k) {
   return IsBinary(k) || IsUnary(k) || k == OpKind::kConstant || k == OpKind::kView;
 }

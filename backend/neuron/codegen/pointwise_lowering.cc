@@ -10,8 +10,6 @@ namespace neuron {
 namespace codegen {
 namespace {
 
-bool IsFloat(DType t) { return t != DType::kI32 && t != DType::kBool; }
-
 Scalar AsScalar(const Operand& o) { return o.kind == Operand::kImm ? Imm(o.imm) : Column(o.ap); }
 
 bool Commutative(AluOp op) {

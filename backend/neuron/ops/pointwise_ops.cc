@@ -55,7 +55,8 @@ Tensor Binary(const char* op, const Tensor& a, const Tensor& b, at::Promotion p,
     RequireFloat(op, compute);
     return Pointwise(op, m, InComputeType(a, compute), InComputeType(b, compute), {});
   }
-  // kLogical: non-zero is exact in fp32 for every dtype the device holds.
+  // Arithmetic ops compute in the result type; logical ops' truth (non-zero)
+  // is exact in fp32 for every dtype the device holds.
   return Pointwise(op, m, a, b, {at::IValue(), at::IValue(), alpha});
 }
 

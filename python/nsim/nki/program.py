@@ -13,6 +13,7 @@ from . import masks, opcodes, reversed_dims
 from . import spmd as _spmd
 from .passes import Pipeline, buffer_rule
 from .errors import KernelError, fail, stack, user_frames, where
+from .view_methods import reach
 from .views import Decl, HbmTensor, Tile, positive_shape
 
 _current = []
@@ -31,11 +32,9 @@ DMA_OPCODES = ("dma_copy", "dma_transpose")
 def _outside(v):
     """Why view v reaches past its tensor, or None: the last check before the kernel text, for any view
     a path made without its own bounds check (the emitted kernel must parse)."""
-    d = v.decl
-    last = v.offset + sum(s * (n - 1) for s, n in v.dims)
-    total = d.free_size * d.shape[0] if d.on_chip else math.prod(d.shape)
+    last, total = reach(v.decl, v.offset, v.dims)
     if v.offset < 0 or last >= total:
-        return "the access to tensor '%s' reaches element %d (%d elements)" % (d.name, last, total)
+        return "the access to tensor '%s' reaches element %d (%d elements)" % (v.decl.name, last, total)
     return None
 
 

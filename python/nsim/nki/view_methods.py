@@ -25,6 +25,13 @@ def _dim(view, dim, what, extra=0):
     return d + n if d < 0 else d
 
 
+def reach(decl, offset, dims):
+    """(last element an access of `dims` from `offset` touches, elements of the tensor): on chip the
+    partitions' rows side by side."""
+    last = offset + sum(s * (n - 1) for s, n in dims)
+    return last, decl.free_size * decl.shape[0] if decl.on_chip else math.prod(decl.shape)
+
+
 def _within_partition(pattern, offset, free_dims, decl):
     """On chip a free-dim pattern addresses one partition's row: it may not run into the next."""
     last = offset % decl.free_size + sum(s * (n - 1) for s, n in free_dims)
@@ -88,8 +95,7 @@ class ViewMethods:
         if decl.on_chip and dims[0][0] != decl.free_size:
             fail(".ap(pattern=%r): the partition pair's stride must be the tensor's free size %d "
                  "(partition steps other than 1 are not modelled)" % (pattern, decl.free_size), Unsupported)
-        last = offset + sum(s * (n - 1) for s, n in dims)
-        total = decl.free_size * decl.shape[0] if decl.on_chip else math.prod(decl.shape)
+        last, total = reach(decl, offset, dims)
         if offset < 0 or last >= total:
             fail(".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements)"
                  % (pattern, offset, last, decl.name, total))

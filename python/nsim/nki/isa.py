@@ -69,15 +69,21 @@ def _same_size(dst, src, what):
 def _call(fn, what, args, kwargs):
     """fn(*args, **kwargs); a call that does not fit the signature is the kernel's error at its line."""
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        _signature(fn).bind(*args, **kwargs)
     except TypeError as e:
         fail("nisa.%s: %s" % (what, e))
-    return fn(*bound.args, **bound.kwargs)
+    return fn(*args, **kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(fn):
+    """A function's signature, computed once: inspect.signature costs more than tracing a matmul."""
+    return inspect.signature(fn)
 
 
 def _binds(fn, args, kwargs):
     try:
-        inspect.signature(fn).bind(*args, **kwargs)
+        _signature(fn).bind(*args, **kwargs)
     except TypeError:
         return False
     return True

@@ -8,6 +8,7 @@ import pytest
 from nki_testing import ROOT
 
 import nsim.nki as nki
+import nsim.nki.isa as nisa
 import nsim.nki.language as nl
 
 NSIM = os.path.join(ROOT, "bazel-bin", "tools", "nsim")
@@ -131,6 +132,44 @@ def test_programs_may_branch_on_program_id():
     expect = a.copy()
     expect[:64] *= 2
     np.testing.assert_array_equal(nki.simulate_kernel(k[2], a), expect)
+
+
+@nki.jit
+def rows_per_program(a):
+    """The NKI Library's sharding: program p takes rows [p * n // P, ...), the last one the remainder, so
+    with fewer rows than programs a program gets nl.ds(offset, 0): an empty view, and nothing to do."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    programs, p = nl.num_programs(0), nl.program_id(0)
+    per = a.shape[0] // programs
+    mine = a.shape[0] - p * per if p == programs - 1 else per
+    rows, out_rows = a[nl.ds(p * per, mine)], out[nl.ds(p * per, mine)]
+    for i in range(mine):
+        nl.store(out_rows[i:i + 1], value=nl.multiply(nl.load(rows[i:i + 1]), 3.0))
+    return out
+
+
+def test_a_program_with_no_rows_takes_an_empty_view_and_does_nothing():
+    a = np.arange(64, dtype=np.float32).reshape(1, 64)
+    np.testing.assert_array_equal(nki.simulate_kernel(rows_per_program[2], a), 3 * a)
+
+
+def test_a_grid_whose_programs_all_do_nothing_is_an_error():
+    @nki.jit
+    def k(a):
+        return a
+    with pytest.raises(nki.KernelError, match=r"does nothing on any program of grid \(2,\)"):
+        nki.simulate_kernel(k[2], np.ones((128, 64), np.float32))
+
+
+def test_an_instruction_on_an_empty_view_names_it():
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t[0:0], src=a[0:0])
+        return out
+    with pytest.raises(nki.KernelError, match=r"test_spmd.py:\d+: the access to tensor '\w+' is empty \(shape \[0, 64\]\)"):
+        nki.simulate_kernel(k, np.ones((128, 64), np.float32))
 
 
 def test_programs_must_declare_the_same_hbm_tensors():

@@ -64,7 +64,7 @@ class Kernel:
         grid = self.grid or (1,)
         n = grid_size(grid)
         first = self.trace(args, kwargs, config, overrides)
-        texts = [first.text]
+        texts, idle = [first.text], not first.program.instrs
         for program in range(1, n):
             try:
                 other = self.trace(args, kwargs, config, overrides, program)
@@ -77,6 +77,10 @@ class Kernel:
                                   "every program must create the same outputs" % (
                                       self.fn.__name__, program, _hbm_decls(other.program), _hbm_decls(first.program)))
             texts.append(other.text)
+            idle = idle and not other.program.instrs
+        if idle:  # one program may have nothing to do (a core given no rows), not all of them
+            raise KernelError("kernel '%s' does nothing on any program of grid %s: it has no loads, stores or "
+                              "compute" % (self.fn.__name__, grid))
         first.program_texts = texts if any(t != first.text for t in texts) else None
         return first
 
@@ -141,7 +145,7 @@ class Kernel:
         for name, value in call_args.items():  # arguments the kernel wrote: outputs in place
             if isinstance(value, HbmTensor) and value.decl.name in written and value not in outputs:
                 outputs.append(value)
-        if not program.instrs:
+        if not program.instrs and grid_size(self.grid or (1,)) == 1:  # on a grid: trace_grid asks of them all
             raise KernelError("kernel '%s' does nothing: it has no loads, stores or compute" % self.fn.__name__)
         return Traced(program, None, None, inputs, outputs, result)
 

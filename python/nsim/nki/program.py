@@ -203,6 +203,9 @@ class Program:
             attrs = [(k, cut(v) if hasattr(v, "decl") else v) for k, v in attrs]
         skip = mask is not None and mask.skip
         for v in ([dst] if dst is not None else []) + list(srcs) + [v for _, v in attrs if hasattr(v, "decl")]:
+            if any(n == 0 for _, n in v.dims):
+                fail("the access to tensor '%s' is empty (shape %s): an instruction reads or writes at least "
+                     "one element" % (v.decl.name, list(v.shape)))
             if v.valid is not None and not skip:
                 fail("the access reaches past tensor '%s' (%s of the view's %s exist): slice within the tensor "
                      "or give the call a mask= (e.g. mask=(i * 128 + i_p < n))"

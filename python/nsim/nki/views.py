@@ -276,7 +276,10 @@ class View(ViewMethods):
                 stop = size if stop is None else (stop + size if stop < 0 else stop)
                 # A slice or index expression may reach past the dim: the call's mask= cuts it back
                 # (masks.py), else the call fails (Program._masked); Beta 1 tutorials load partial tiles so.
-                if not (0 <= start < stop and (start < size or axis is not None)):
+                # An empty slice within the dim (nl.ds(offset, 0): a core given no rows at LNC=2) is a view
+                # of nothing, refused only when an instruction uses it (Program._masked).
+                empty = start == stop and 0 <= start <= size
+                if not (empty or 0 <= start < stop and (start < size or axis is not None)):
                     fail("slice %d:%d out of bounds for dim %d of %s (size %d)" % (start, stop, d, self._what(), size))
                 if d == self.pdim:
                     if step != 1:

@@ -85,8 +85,22 @@ def _checked(fn, api, signature, functools):
     @functools.wraps(fn)
     def call(*args, **kwargs):
         try:
-            signature.bind(*args, **kwargs)
-        except TypeError as e:
-            fail("%s: %s" % (api, e))
-        return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
+        except TypeError:
+            # Python checks a call's arguments before its body runs, so a call that does not fit did
+            # nothing: binding only after a TypeError spares every call that fits (most of tracing's
+            # calls) the cost of inspect's bind.
+            why = misfit(signature, args, kwargs)
+            if why is None:
+                raise
+        fail("%s: %s" % (api, why))
     return call
+
+
+def misfit(signature, args, kwargs):
+    """Why a call does not fit the signature, or None when it does."""
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as e:
+        return str(e)
+    return None

@@ -349,11 +349,15 @@ class Program:
 
     def used_decls(self):
         used = set()
+        add = used.add
         for ins in self.instrs:
             if ins.removed:
                 continue
-            for v in ins.operands + [v for _, v in ins.attrs if hasattr(v, "decl")]:
-                used.add(v.decl.name)
+            for v in ins.operands:
+                add(v.decl.name)
+            for _, v in ins.attrs:
+                if hasattr(v, "decl"):
+                    add(v.decl.name)
         return [d for d in self.decls if d.space == "hbm" or d.name in used]
 
 

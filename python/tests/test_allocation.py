@@ -269,3 +269,34 @@ def test_tiles_of_a_python_loop_are_no_rotation_and_may_share_banks():
     r, _ = _run_twelve_psum_tiles(psum_tile_per_python_iteration)
     banks = {int(at) // 2048 for at in re.findall(r"tensor \S+ psum f32 \[128, 512\] at=(\d+)", r.kernel_text)}
     assert len(banks) < 12 and max(banks) < 8
+
+
+@nki.jit
+def overlapping_placements(a, read_cols):
+    """Two tiles the kernel placed 8 B apart: u's first two columns are t's last two."""
+    out = nl.ndarray((128, read_cols), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf, address=(0, 0))
+    u = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf, address=(0, 8))
+    nisa.dma_copy(dst=t, src=a)
+    nisa.dma_copy(dst=u, src=a)
+    v = nl.ndarray((128, read_cols), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=v, data=t[:, 0:read_cols], op0=nl.add, operand0=1.0)
+    nisa.dma_copy(dst=out, src=v)
+    return out
+
+
+def test_a_read_of_bytes_another_placed_tile_wrote_over_is_an_error_at_its_line():
+    """AWS's functional simulator gives t its own memory and returns a + 1; on hardware t's columns 2..3
+    hold u's columns 0..1 by then. Reading them is refused, naming both writes."""
+    a = np.arange(128 * 4, dtype=np.float32).reshape(128, 4)
+    line = overlapping_placements.fn.__code__.co_firstlineno + 9
+    with pytest.raises(nki.KernelError) as info:
+        nki.simulate_kernel(overlapping_placements, a, 4)
+    text = str(info.value)
+    assert text.startswith("test_allocation.py:%d: " % line), text
+    assert "(written at line %d) is read here, but line %d since wrote tile" % (line - 3, line - 2) in text, text
+
+
+def test_a_read_of_the_bytes_no_other_tile_reached_runs():
+    a = np.arange(128 * 4, dtype=np.float32).reshape(128, 4)
+    np.testing.assert_array_equal(nki.simulate_kernel(overlapping_placements, a, 2), a[:, :2] + 1)

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from .. import _core
-from . import dtypes
+from . import clobber, dtypes
 from .dependencies import add_semaphores
 from .allocation import check_capacity, shrink_plan
 from .emit import kernel_text
@@ -108,6 +108,7 @@ class Kernel:
         if traced.decisions and not (explain or self.explain):  # asked for by NSIM_EXPLAIN
             print_decisions(self.fn.__name__, traced.decisions)
         check_capacity(traced.program)
+        clobber.check(traced.program)
         semaphores = add_semaphores(traced.program.instrs, info["semaphores"])
         traced.text, traced.where = kernel_text(traced.program, semaphores)
         return traced

@@ -46,7 +46,7 @@ Picos CoreLink::Arrive(int program, const LoadedInstruction& li, int ordinal, Pi
   if (other.li == nullptr) return -1;
   if (s.meet < 0) {  // the second to arrive: the first waits at its engine
     CheckPair(program, s);
-    s.meet = AddTime(std::max(me.at, other.at), programs_[program]->config->kernel.semaphore_latency_ps);
+    s.meet = AddTime(std::max(me.at, other.at), programs_[program]->config->chip.remote_semaphore_latency_ps);
     programs_[peer]->wake_engine(li.engine, s.meet);
   }
   return s.meet;
@@ -92,7 +92,7 @@ void CoreLink::SendDone(int program, const LoadedInstruction& li, Picos done) {
     RunState& run = *programs_[p];
     const LoadedInstruction& sl = *s.side[p & 1].li;
     run.NoteEnd(last);
-    run.sems->Signal(AddTime(last, run.config->kernel.semaphore_latency_ps), run.kernel->signals(sl), sl.num_signals,
+    run.sems->Signal(AddTime(last, run.config->chip.remote_semaphore_latency_ps), run.kernel->signals(sl), sl.num_signals,
                      {sl.engine, sl.index});
     run.Quiet();
   }

@@ -11,13 +11,14 @@
 // Timing (nki.isa.core_barrier: "each NeuronCore writes a semaphore to each
 // other core (remote semaphore update) and then waits for the other cores'
 // semaphores (local semaphore wait)"): an instruction arrives when it has
-// dispatched; the pair meets at the later arrival plus one semaphore write
-// (kernel.semaphore_latency; a remote write is unmeasured, taken as a local
-// one). Until then its engine waits. A core_barrier ends there. A sendrecv
+// dispatched; the pair meets at the later arrival plus one remote semaphore
+// write (chip.remote_semaphore_latency; unmeasured, see the configs). Until
+// then its engine waits. A core_barrier ends there. A sendrecv
 // then triggers its DMA transfer, src -> the peer's dst, on its own core's
 // DMA engines as an SBUF -> SBUF dma_copy of the same bytes; both
 // instructions complete (signal their semaphores) once both transfers have,
-// plus one semaphore write, since each one's dst is the other's transfer.
+// plus one remote semaphore write (the peer's transfer reports into this
+// core), since each one's dst is the other's transfer.
 #include <map>
 #include <string>
 #include <tuple>

@@ -91,6 +91,25 @@ def test_sendrecv_in_a_loop_pairs_each_iteration(rng):
     np.testing.assert_array_equal(nki.simulate_kernel(k[2], x, config="trn2"), x[::-1])
 
 
+def test_nki_lnc_names_are_the_same_instructions(rng):
+    """NKI 0.6's nki.lnc.sendrecv (no pipe_id) and nki.lnc.core_barrier."""
+    import nsim.nki.lnc as lnc
+    x = rng.standard_normal((2, 128, 64)).astype(np.float32)
+
+    @nki.jit
+    def k(x):
+        p = nl.program_id(0)
+        out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+        a = nl.ndarray(x.shape[1:], dtype=x.dtype, buffer=nl.sbuf)
+        b = nl.ndarray(x.shape[1:], dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=a, src=x[p])
+        lnc.sendrecv(src=a, dst=b, send_to_rank=1 - p, recv_from_rank=1 - p)
+        nisa.dma_copy(dst=out[p], src=b)
+        lnc.core_barrier(data=out, cores=(0, 1))
+        return out
+    np.testing.assert_array_equal(nki.simulate_kernel(k[2], x, config="trn2"), x[::-1])
+
+
 def test_sendrecv_cost_is_a_local_copy_plus_the_remote_semaphore_writes():
     """docs/isa.md: the pair meets one semaphore write (kernel.semaphore_latency, 30 ns) after the later
     arrival, then each core's transfer is a local SBUF -> SBUF dma_copy's; both complete one more

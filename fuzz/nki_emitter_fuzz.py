@@ -110,8 +110,9 @@ def tile_slice(b, t):
     return t[p0:p1, f0:f1]
 
 
-# match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select, dma_transpose, VectorE transpose
-NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38, 249: 39, 248: 40}
+# match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select, dma_transpose, VectorE transpose,
+# sendrecv / core_barrier
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38, 249: 39, 248: 40, 244: 41}
 
 
 def step(b, a, tiles, outs):
@@ -170,6 +171,19 @@ def step(b, a, tiles, outs):
         out = nl.ndarray(t.shape, dtype=t.dtype, buffer=b.choose([nl.shared_hbm, nl.hbm], [nl.sbuf, nl.psum, "dram"]))
         nl.store(out, value=t)
         outs.append(out)
+    elif kind == 41:  # LNC=2: a tile exchanged with the pair peer, or a barrier on an HBM tensor (check() traces a grid)
+        p = nl.program_id(0)
+        if b.byte() % 2:
+            d = nl.ndarray(b.choose([t.shape], [(1,), (129, 2)]), dtype=b.choose([t.dtype], HOSTILE_NL_DTYPES),
+                           buffer=b.choose([nl.sbuf], [nl.psum, nl.shared_hbm]))
+            nisa.sendrecv(src=b.choose([t], [a, u]), dst=d, send_to_rank=b.choose([1 - p], [p, 2, "x"]),
+                          recv_from_rank=b.choose([1 - p], [p, None]), pipe_id=0,
+                          dma_engine=b.choose([nisa.dma_engine.dma, nisa.dma_engine.gpsimd_dma], ["x"]))
+            tiles.append(d)
+        else:
+            nisa.core_barrier(data=b.choose([outs[-1] if outs else a, a], [t, "x"]),
+                              cores=b.choose([(0, 1), (0,), [0, 1]], [(0, 2), (1, 1), 0.5, "x"]),
+                              engine=b.choose([None, nisa.engine.gpsimd, nisa.engine.sync], [nisa.engine.tensor]))
     elif kind == 39:  # dma_transpose reads HBM: the kernel's argument, sliced or viewed
         p0, p1 = b.bounds(a.shape[0])
         src = b.choose([a[p0:p1], a], [a.permute(tuple(range(a.ndim))[::-1]), t])
@@ -342,16 +356,26 @@ def check(data):
         return None
     try:
         traced = kernel.trace(args, {}, "trn2")
-    except nki.KernelError:
-        return None
+    except nki.KernelError as e:
+        if "needs LNC=2" not in str(e):
+            return None
+        try:  # sendrecv / core_barrier: each program of an LNC=2 pair, checked against the other's
+            traced = kernel[2].trace_grid(args, {}, "trn2")
+        except nki.KernelError:
+            return None
+    for text in traced.program_texts or [traced.text]:
+        _check_text(text)
+    return traced.text
+
+
+def _check_text(text):
     core = _core.core()
     try:
-        once = core.format_kernel(traced.text, "k.nk")
+        once = core.format_kernel(text, "k.nk")
     except core.SimError as e:
-        raise AssertionError("the emitted kernel does not parse: %s\n%s" % (e, traced.text)) from None
+        raise AssertionError("the emitted kernel does not parse: %s\n%s" % (e, text)) from None
     twice = core.format_kernel(once, "k.nk")
-    assert once == twice, "format_kernel is not a fixed point on:\n%s" % traced.text
-    return traced.text
+    assert once == twice, "format_kernel is not a fixed point on:\n%s" % text
 
 
 def _replay(paths):

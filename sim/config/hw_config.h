@@ -139,6 +139,8 @@ struct ChipParams {
   double host_link_bytes_per_ns = 0;   // host<->device (PCIe) bandwidth
   Picos host_link_latency_ps = 0;      // device-side fixed latency of one host<->device DMA
   int64_t default_lnc = 0;             // physical cores per logical core unless the user says otherwise
+  // One core's semaphore write into its LNC pair peer (core_barrier, sendrecv; model/core_link.h).
+  Picos remote_semaphore_latency_ps = 0;
 
   int64_t cores_per_stack() const { return cores / hbm_stacks; }
   int64_t StackOf(int64_t core) const { return core / cores_per_stack(); }

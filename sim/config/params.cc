@@ -257,6 +257,9 @@ std::vector<ParamSpec> BuildTable() {
   add({"chip.host_link_latency", UnitKind::kTime, Between(0, kMaxTimePs),
        "device-side fixed latency of one host<->device copy",
        NSIM_FIELD(chip.host_link_latency_ps)});
+  add({"chip.remote_semaphore_latency", UnitKind::kTime, Between(0, kMaxTimePs),
+       "a core's semaphore write into its LNC pair peer (core_barrier, sendrecv)",
+       NSIM_FIELD(chip.remote_semaphore_latency_ps)});
   add({"chip.default_lnc", UnitKind::kCount, Between(1, 2),
        "physical cores per logical NeuronCore by default (LNC, S16: 1 or 2)",
        NSIM_FIELD(chip.default_lnc)});

@@ -78,6 +78,33 @@ void ValidateDmaTranspose(const Kernel& k, const InstructionView& in, const Hard
 SIM_REGISTER_OPCODE(dma_transpose, {Opcode::kDmaTranspose, ValidateDmaTranspose, CostDma, ExecDma,
                                     [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
+// sendrecv: a DMA transfer from this core's src into the pair peer's dst
+// (nki.isa.sendrecv: "Both src and dst tiles must be in SBUF"). Its values
+// cross cores, so the chip's CoreLink moves them when the transfer completes
+// (model/core_link.h); the opcode's own execute has nothing to do.
+void ValidateSendRecv(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
+  ValidateDma(k, in, c);
+  RequireOnChip(k, in, in.dst, "dst");
+  RequireOnChip(k, in, in.src0, "src");
+  if (TypeOf(k, in.dst) != TypeOf(k, in.src0)) {
+    Fail(k, in, "dst " + OperandName(k, in.dst) + " and src " + OperandName(k, in.src0) +
+                    " have different element types (sendrecv copies without casting)");
+  }
+}
+
+SIM_REGISTER_OPCODE(sendrecv, {Opcode::kSendRecv, ValidateSendRecv, CostDma, [](ExecContext&, const InstructionView&) {},
+                               [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
+
+// core_barrier: the engine writes the peer's semaphore and waits for its own
+// (nki.isa.core_barrier), which the CoreLink times; the instruction itself
+// occupies its engine for one dispatch, as `wait` does.
+SIM_REGISTER_OPCODE(core_barrier, {Opcode::kCoreBarrier, [](const Kernel&, const InstructionView&, const HardwareConfig&) {},
+                                   [](const Kernel&, const InstructionView& in, const HardwareConfig& c) {
+                                     return DispatchCost(c, in.engine);
+                                   },
+                                   [](ExecContext&, const InstructionView&) {},
+                                   [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
+
 void ValidateWait(const Kernel& k, const InstructionView& in, const HardwareConfig&) {
   if (in.waits.empty() && in.signals.empty()) Fail(k, in, "wait without wait= or signal= does nothing");
 }

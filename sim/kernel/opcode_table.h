@@ -72,4 +72,9 @@
   X(kRangeSelect, "range_select", "RANGE_SELECT", kVectorMask, 2)                                             \
   /* any engine: a DMA transfer dst = src, src given in the transposed order (the DGE transposes, */           \
   /* at a fraction of the copy's throughput: dma.transpose_from_hbm / _from_sbuf); dst, src */                 \
-  X(kDmaTranspose, "dma_transpose", "DMA_TRANSPOSE", kAnyEngineMask, 2)
+  X(kDmaTranspose, "dma_transpose", "DMA_TRANSPOSE", kAnyEngineMask, 2)                                       \
+  /* any engine, LNC=2: this program's src goes to its pair peer's dst by this core's DMA while the peer's */  \
+  /* src comes into dst; the Nth of one engine stream pairs with the peer's Nth there (model/core_link.h) */  \
+  X(kSendRecv, "sendrecv", "SEND_RECV", kAnyEngineMask, 2)                                                     \
+  /* any engine: waits until the pair peer's matching core_barrier (remote + local semaphore, core_link.h) */ \
+  X(kCoreBarrier, "core_barrier", "CORE_BARRIER", kAnyEngineMask, 0)

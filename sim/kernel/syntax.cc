@@ -74,6 +74,8 @@ const std::vector<OpcodeSyntax>& Table() {
         {"reduce", NSIM_FIELD(reduce), false, "acc"},
         {"acc", NSIM_FIELD(acc), false, "reduce"}}},
       {"DST, SRC", {{"queue", NSIM_FIELD(queue)}}},                                  // dma_transpose
+      {"DST, SRC", {{"queue", NSIM_FIELD(queue)}}},                                  // sendrecv
+      {"", {}},                                                              // core_barrier
   };
   return table;
 }

@@ -9,6 +9,7 @@
 #include "sim/base/error.h"
 #include "sim/base/sim_clock.h"
 #include "sim/model/chip.h"
+#include "sim/model/core_link.h"
 #include "sim/model/core_modules.h"
 #include "sim/model/hbm_arbiter.h"
 #include "sim/model/hbm_binding.h"
@@ -34,6 +35,7 @@ struct ChipScheduler::Item {
   sc_core::sc_event done_event;
   // A kernel in flight, for deadlock detection at starvation.
   std::vector<RunState>* states = nullptr;
+  const CoreLink* link = nullptr;  // its cross-core instructions' pairing
   const KernelLaunch* launch = nullptr;
   Picos started_sc = 0;  // SystemC time the kernel began
   sc_core::sc_event wake;  // quiet or aborted
@@ -296,6 +298,9 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
     item.wake.notify(sc_core::SC_ZERO_TIME);
   };
   int quiet_cores = 0;
+  std::vector<RunState*> programs;
+  for (RunState& s : states) programs.push_back(&s);
+  CoreLink link(programs);
   for (size_t i = 0; i < n; ++i) {
     ExecutionResult& result = results[i];
     result.kernel_hash = launch.programs[i]->hash();
@@ -307,6 +312,8 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
     run.ctx = bound.contexts[i].get();
     run.result = &result;
     run.core = launch.cores[i];
+    run.program = static_cast<int>(i);
+    run.link = &link;
     run.t0 = t0;
     run.last_end = t0 + result.launch;
     run.wake_all = abort_all;
@@ -317,6 +324,7 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
     item.pub->progress.instructions_total += static_cast<int64_t>(launch.programs[i]->kernel().NumInstructions());
   }
   item.states = &states;
+  item.link = &link;
   item.launch = &launch;
   item.started_sc = t0;
   running_kernels_.push_back(&item);
@@ -329,6 +337,7 @@ void ChipScheduler::RunKernel(Item& item, const KernelLaunch& launch) {
   }
   running_kernels_.erase(std::find(running_kernels_.begin(), running_kernels_.end(), &item));
   item.states = nullptr;
+  item.link = nullptr;
   if (aborted) {
     // Its DMA may still be moving: keep the cores until the simulation drains.
     ++draining_;
@@ -442,6 +451,9 @@ void ChipScheduler::OnStarvation() {
       item->deadlock = core.DeadlockReport(*launch.programs[i]);
       if (launch.cores.size() > 1) item->deadlock = "core " + std::to_string(launch.cores[i]) + ": " + item->deadlock;
     }
+    // A sendrecv or core_barrier whose peer never came is the cause: name both programs' lines.
+    const std::string unmatched = item->link != nullptr ? item->link->Unmatched() : "";
+    if (!unmatched.empty()) item->deadlock = "deadlock: " + unmatched + "\n" + item->deadlock;
     (*item->states)[0].wake_all();
   }
   if (!moved) {

@@ -21,6 +21,8 @@ void CoreModules::Start(RunState* run) {
   for (int e = 0; e < kNumEngines; ++e) active[e] = !run->kernel->stream(static_cast<EngineId>(e)).empty();
   run->records.Reset(&run->result->instructions, active, run->result->launch);
   dma_.Reset(run);
+  run->sems = &sems_;
+  run->wake_engine = [this](EngineId e, Picos at) { engines_[static_cast<int>(e)]->WakeAt(at); };
   for (auto& e : engines_) e->Start(run);
 }
 
@@ -44,6 +46,9 @@ std::string CoreModules::DeadlockReport(const LoadedKernel& k) const {
     const InstructionView in = k.instruction(li);
     if (in.line > 0) os << " (line " << in.line << ")";
     os << " " << Spec(in.opcode).name << ", waiting for";
+    if (IsCoreLink(in.opcode) && sems_.FirstUnsatisfied(k.waits(li), li.num_waits) == nullptr) {
+      os << " its pair peer's matching " << Spec(in.opcode).name;
+    }
     for (const SemWait& w : in.waits) {
       if (sems_.value(w.sem) >= w.value) continue;
       os << " semaphore '" << k.kernel().semaphores[w.sem] << "' >= " << w.value << " (it is "

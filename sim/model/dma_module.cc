@@ -8,6 +8,7 @@
 
 #include "sim/base/error.h"
 #include "sim/isa/common.h"
+#include "sim/model/core_link.h"
 #include "sim/model/dma_queue_name.h"
 #include "sim/model/lazy_fifo.h"
 #include "sim/model/sc_time_ps.h"
@@ -296,6 +297,17 @@ void DmaModule::PieceDone(Transfer& t) {
 
 void DmaModule::Complete(Transfer& t, Picos done) {
   RunState& run = *run_;
+  if (t.li->opcode == Opcode::kSendRecv) {  // the pair completes together (core_link.h)
+    run.NoteEnd(done);
+    if (--transfers_left_ == 0 && !run.ctx->record_dma_pieces) WriteTotals();
+    try {
+      run.link->SendDone(run.program, *t.li, done);  // quiets this run once the peer's transfer is done too
+    } catch (...) {
+      run.Fail(std::current_exception());
+      run.Quiet();
+    }
+    return;
+  }
   if (run.ctx->compute_values) {
     try {
       const PreBound operands = run.kernel->operands(*t.li);

@@ -4,6 +4,7 @@
 
 #include "sim/base/error.h"
 #include "sim/isa/common.h"
+#include "sim/model/core_link.h"
 #include "sim/model/dma_module.h"
 
 namespace nsim {
@@ -44,6 +45,8 @@ void EngineModule::Start(RunState* run) {
   local_ = next_issue_;
   table_set_ = -1;  // every execution starts with no activation table loaded
   commit_.fill(0);
+  linked_.fill(0);
+  link_start_ = -1;
   if (!done_) {
     run->Busy();
     start_event_.notify(sc_core::SC_ZERO_TIME);
@@ -52,6 +55,10 @@ void EngineModule::Start(RunState* run) {
 
 void EngineModule::Wake() {
   if (!done_) start_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void EngineModule::WakeAt(Picos at) {
+  if (!done_) start_event_.notify(Ps(at - Now()));
 }
 
 void EngineModule::Step() {
@@ -100,6 +107,18 @@ bool EngineModule::RunStream() {
     if (run_->aborted) return false;
     const Picos free = std::max(local, next_issue_);
     const Picos start = std::max(free, HazardFree(li));
+    if (IsCoreLink(li.opcode)) {
+      const Picos first = link_start_ >= 0 ? link_start_ : start;
+      const Picos meet = MeetPeer(li, first);
+      if (meet < 0) {
+        link_start_ = first;
+        return true;  // stopped until the peer arrives
+      }
+      link_start_ = -1;
+      IssueLinked(li, first, meet, WhyItWaited(local, free, first));
+      local_ = first;
+      continue;
+    }
     Issue(li, start, WhyItWaited(local, free, start));
     local_ = start;
   }
@@ -156,6 +175,39 @@ Picos EngineModule::TableLoad(const LoadedInstruction& li) {
   if (set <= 0 || set == table_set_) return 0;
   table_set_ = set;
   return run_->config->scalar.table_load_ps;
+}
+
+Picos EngineModule::MeetPeer(const LoadedInstruction& li, Picos start) {
+  const LoadedKernel& k = *run_->kernel;
+  if (run_->link == nullptr) {
+    isa::Fail(k.kernel(), k.instruction(li),
+              "needs its pair peer: run the kernel as a grid of 2 programs (LNC=2, nsim run --grid 2, kernel[2])");
+  }
+  const int kind = li.opcode == Opcode::kSendRecv ? 0 : 1;
+  return run_->link->Arrive(run_->program, li, linked_[kind], TimeAfter(k, li, start, li.cost.latency));
+}
+
+// The engine is held until the pair meets. A core_barrier ends there; a
+// sendrecv then triggers its transfer, whose completion the link reports.
+void EngineModule::IssueLinked(const LoadedInstruction& li, Picos start, Picos meet, InstructionRecord record) {
+  const LoadedKernel& k = *run_->kernel;
+  const Picos end = std::max(TimeAfter(k, li, start, li.cost.latency), meet);
+  next_issue_ = std::max(TimeAfter(k, li, start, li.cost.ii), meet);
+  ++linked_[li.opcode == Opcode::kSendRecv ? 0 : 1];
+  if (li.opcode == Opcode::kSendRecv) {
+    dma_.Submit(*run_, li, end);
+  } else {
+    if (li.num_signals > 0) {
+      sems_.Signal(TimeAfter(k, li, end, run_->config->kernel.semaphore_latency_ps), k.signals(li), li.num_signals,
+                   {id_, li.index});
+    }
+    commit_[li.index % kCommitRing] = end;
+  }
+  record.index = li.index;
+  record.start = start - run_->t0;
+  record.end = end - run_->t0;
+  run_->records.Add(record);
+  run_->NoteEnd(end);
 }
 
 void EngineModule::Issue(const LoadedInstruction& li, Picos start, InstructionRecord record) {

@@ -31,6 +31,9 @@ class EngineModule : public sc_core::sc_module, private SemaphoreWaiter {
   // The run aborts: an engine stopped at a semaphore wait runs on (and ends)
   // in the next delta cycle (its waits are forgotten, SemaphoreBoard::ForgetWaiters).
   void Wake();
+  // The pair peer reached the cross-core instruction this engine waits at
+  // (core_link.h): it runs on at `at` (>= now).
+  void WakeAt(Picos at);
   bool done() const { return done_; }
   int position() const { return position_; }  // instruction it is at (for deadlock reports)
 
@@ -45,6 +48,10 @@ class EngineModule : public sc_core::sc_module, private SemaphoreWaiter {
   Picos TableLoad(const LoadedInstruction& li);
   InstructionRecord WhyItWaited(Picos released, Picos free, Picos start) const;
   void Issue(const LoadedInstruction& li, Picos start, InstructionRecord record);
+  // A sendrecv or core_barrier (core_link.h): the time its pair meets, or -1
+  // when the peer has not arrived (the engine stops; the link wakes it).
+  Picos MeetPeer(const LoadedInstruction& li, Picos start);
+  void IssueLinked(const LoadedInstruction& li, Picos start, Picos meet, InstructionRecord record);
 
   EngineId id_;
   SemaphoreBoard& sems_;
@@ -74,6 +81,12 @@ class EngineModule : public sc_core::sc_module, private SemaphoreWaiter {
   // registry lookup; this is the per-instruction path).
   using ExecuteFn = void (*)(ExecContext&, const InstructionView&);
   std::array<ExecuteFn, kNumOpcodes> execute_{};
+  // Cross-core instructions this run has issued, [0] sendrecv, [1]
+  // core_barrier: the ordinal that pairs the next one with the peer's.
+  std::array<int, 2> linked_{};
+  // When the cross-core instruction at position_ first tried to issue (-1:
+  // none waits): a wake-up at the meeting time must not move its start.
+  Picos link_start_ = -1;
 };
 
 }  // namespace nsim

@@ -18,7 +18,9 @@
 
 namespace nsim {
 
+class CoreLink;
 class HbmArbiter;
+class SemaphoreBoard;
 
 inline Picos Now() { return static_cast<Picos>(sc_core::sc_time_stamp().value()); }  // resolution is 1 ps
 inline sc_core::sc_time Ps(Picos p) { return sc_core::sc_time(static_cast<double>(p), sc_core::SC_PS); }
@@ -42,6 +44,14 @@ struct RunState {
   // from `on_quiet` that the execution has nothing left to do.
   int busy = 0;
   std::function<void()> on_quiet;
+  // Cross-core instructions (core_link.h): the launch's pairing, this run's
+  // program index in it (nullptr: a run with no grid), and what the link
+  // needs of this core: its semaphores and a way to wake one of its engines
+  // at a time (set by CoreModules::Start).
+  CoreLink* link = nullptr;
+  int program = 0;
+  SemaphoreBoard* sems = nullptr;
+  std::function<void(EngineId, Picos)> wake_engine;
 
   // The stack a dma_copy touching HBM moves its bytes through: its source's
   // when the source is in HBM, else its destination's.

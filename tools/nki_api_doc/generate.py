@@ -1,6 +1,6 @@
 """Writes docs/nki-api.md, the supported-API table of the NKI frontend, from the code itself:
 every public name of the modules `nsim.nki.install()` serves as nki.language, nki.isa,
-nki.isa.constants, nki.typing, nki.compiler and nki.collectives, with what it does on the
+nki.isa.constants, nki.typing, nki.compiler, nki.collectives and nki.lnc, with what it does on the
 simulator. python/tests/test_nki_api_doc.py fails when the file is not what this writes.
 
     python3 tools/nki_api_doc/generate.py          # rewrite docs/nki-api.md
@@ -14,12 +14,13 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
-from nsim.nki import collectives, compiler, constants, dtypes, isa, language, nki_typing  # noqa: E402
+from nsim.nki import collectives, compiler, constants, dtypes, isa, language, lnc, nki_typing  # noqa: E402
 from nsim.nki.install import _MODULES  # noqa: E402
 
 OUT = os.path.join(ROOT, "docs", "nki-api.md")
 SECTIONS = [("nki.language", language), ("nki.isa", isa), ("nki.isa.constants", constants),
-            ("nki.typing", nki_typing), ("nki.compiler", compiler), ("nki.collectives", collectives)]
+            ("nki.typing", nki_typing), ("nki.compiler", compiler), ("nki.collectives", collectives),
+            ("nki.lnc", lnc)]
 
 
 def public_names(module):

@@ -8,7 +8,7 @@ or leave the kernel file as written for NKI and call `nsim.nki.install()` first 
 `python3 -m nsim.nki FILE.py`): `nki.*` (0.3+) and Beta 1's `neuronxcc.nki.*` then resolve here.
 See docs/nki-generations.md (both generations), docs/nki-api.md (what is modelled).
 """
-from . import collectives, compiler, constants, isa, language, nki_typing  # noqa: F401
+from . import collectives, compiler, constants, isa, language, lnc, nki_typing  # noqa: F401
 from .dtypes import DType as dtype  # noqa: F401  (the annotation name nki.dtype)
 from .entry import baremetal, benchmark, profile, simulate, simulate_kernel  # noqa: F401
 from .errors import KernelError, Unsupported  # noqa: F401

@@ -15,6 +15,7 @@ from . import xla_stand_in
 _MODULES = {
     "nki": "", "nki.language": ".language", "nki.isa": ".isa", "nki.isa.constants": ".constants",
     "nki.typing": ".nki_typing", "nki.compiler": ".compiler", "nki.collectives": ".collectives",
+    "nki.lnc": ".lnc",
     "neuronxcc.nki": "", "neuronxcc.nki.language": ".language", "neuronxcc.nki.isa": ".isa",
     "neuronxcc.nki.typing": ".nki_typing", "neuronxcc.nki.compiler": ".compiler",
     "neuronxcc.nki.isa.constants": ".constants",
@@ -23,7 +24,7 @@ _MODULES = {
 
 def install():
     """Makes `nki`, `nki.language`, `nki.isa`, `nki.isa.constants`, `nki.typing`, `nki.compiler`,
-    `nki.collectives` and `neuronxcc.nki.*` the simulator's modules, and (without a real torch_xla)
+    `nki.collectives`, `nki.lnc` and `neuronxcc.nki.*` the simulator's modules, and (without a real torch_xla)
     `torch_xla.core.xla_model` a stand-in whose device is the CPU (xla_stand_in.py). Idempotent."""
     for alias, target in _MODULES.items():
         sys.modules[alias] = importlib.import_module("nsim.nki" + target)

@@ -12,6 +12,7 @@ from . import language as nl
 from . import opcodes as _opcodes
 from . import ops_table as _ops_table
 from . import platform as _platform
+from . import spmd as _spmd
 from .constants import (dge_mode, dma_engine, engine, matmul_perf_mode, nc_version, oob_mode,  # noqa: F401
                         reduce_cmd)
 from .errors import Unsupported, checked_calls, fail
@@ -998,13 +999,70 @@ def bn_aggr(data, dtype=None, mask=None):
     return _stats_result("bn_aggr", data, dtype, mask)
 
 
+# ------------------------------------------------------------------ cross-core (LNC=2; model/core_link.h)
+def _pair_peer(what):
+    """This program's pair peer's rank (0 or 1) in its LNC=2 logical core; an error outside a grid of pairs."""
+    prog = current()
+    n = _spmd.grid_size(prog.grid)
+    if n < 2 or n % 2:
+        fail("nisa.%s needs LNC=2: launch the kernel on a grid of pairs of programs (kernel[2]); this launch has %d"
+             % (what, n))
+    return 1 - int(prog.program) % 2
+
+
+def _rank(value, peer, what, name):
+    if isinstance(value, bool) or not isinstance(value, int):
+        fail("nisa.%s: %s=%r must be the peer's rank, 0 or 1" % (what, name, value))
+    if int(value) != peer:
+        fail("nisa.%s: %s=%d, but this program is rank %d of its LNC=2 pair: the only peer is rank %d"
+             % (what, name, int(value), 1 - peer, peer))
+
+
+def sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id=None, dma_engine=None, name=None, priority=None):
+    """This program's src goes to its LNC=2 peer's dst while the peer's src comes into this dst (both
+    SBUF tiles of one shape and type), by DMA. The Nth sendrecv of a program pairs with its peer's Nth
+    (pipe_id groups nothing more here). dma_engine=gpsimd_dma triggers it from GpSimd, else Sync."""
+    what = "sendrecv"
+    peer = _pair_peer(what)
+    _rank(send_to_rank, peer, what, "send_to_rank")
+    _rank(recv_from_rank, peer, what, "recv_from_rank")
+    for v, role in ((src, "src"), (dst, "dst")):
+        if not isinstance(v, Tile) or v.decl.space != "sbuf":
+            fail("nisa.%s: %s must be an SBUF tile, got %r" % (what, role, v))
+    if src.dtype != dst.dtype or src.num_elements != dst.num_elements:
+        fail("nisa.%s: src %s %s and dst %s %s differ: each one's src fills the other's dst"
+             % (what, src.dtype.nk, list(src.shape), dst.dtype.nk, list(dst.shape)))
+    engine_ = "gpsimd" if getattr(dma_engine, "name", dma_engine) == "gpsimd_dma" else "sync"
+    ins = current().emit(engine_, what, dst, [src])
+    ins.placed_by_kernel = True  # the pairing follows each engine stream's order: passes keep it
+
+
+def core_barrier(data, cores, engine=None, name=None):
+    """Both programs of an LNC=2 pair wait here until the other arrives (a remote semaphore write, then
+    a local wait); `data` is the shared HBM tensor they synchronise on: writes to it before the barrier
+    complete first, reads after it wait for it. cores=(0,) or 0 alone is a barrier of one core: nothing."""
+    what = "core_barrier"
+    members = tuple(cores) if isinstance(cores, (tuple, list)) else (cores,)
+    if any(isinstance(c, bool) or not isinstance(c, int) or int(c) not in (0, 1) for c in members) \
+            or len(set(int(c) for c in members)) != len(members):
+        fail("nisa.%s: cores=%r must be (0, 1), or one core (0,)" % (what, cores))
+    if not isinstance(data, (HbmTensor, Tile)):
+        fail("nisa.%s: data must be a tensor, got %r" % (what, data))
+    if len(members) < 2:
+        return
+    _pair_peer(what)
+    prog = current()
+    engine_ = _engine(engine, what, "gpsimd", what)
+    prog.emit(engine_, what, None, [], reads=[data], writes=[data])
+
+
 # ------------------------------------------------------------------ names the model lacks (issue 24)
 for _name in ("local_gather", "select_reduce",
               "sequence_bounds", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
               "dropout", "shuffle", "dma_compute",
               "tensor_scalar_cumulative",
               "nc_matmul_mx", "quantize_mx", "register_alloc", "register_load",
-              "register_move", "register_store", "core_barrier", "sendrecv", "rng", "rand2", "rand_set_state",
+              "register_move", "register_store", "rng", "rand2", "rand_set_state",
               "rand_get_state", "set_rng_seed", "exponential", "tensor_tensor_select", "builtin_custom_op"):
     globals()[_name] = nl._unsupported(_name, "nisa")
 checked_calls(globals(), "nisa")  # last: a call that does not fit a signature is the kernel's error

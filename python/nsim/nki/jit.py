@@ -15,7 +15,7 @@ from .emit import kernel_text
 from .errors import KernelError, Unsupported
 from .passes import Pipeline, dma_queues, fusion, licm, liveness, print_decisions
 from .program import Program
-from .spmd import grid_size, normalize_grid, run_programs
+from .spmd import check_pairs, grid_size, normalize_grid, run_programs
 from .views import HbmTensor
 
 
@@ -64,7 +64,7 @@ class Kernel:
         grid = self.grid or (1,)
         n = grid_size(grid)
         first = self.trace(args, kwargs, config, overrides)
-        texts, idle = [first.text], not first.program.instrs
+        texts, programs = [first.text], [first.program]
         for program in range(1, n):
             try:
                 other = self.trace(args, kwargs, config, overrides, program)
@@ -77,10 +77,11 @@ class Kernel:
                                   "every program must create the same outputs" % (
                                       self.fn.__name__, program, _hbm_decls(other.program), _hbm_decls(first.program)))
             texts.append(other.text)
-            idle = idle and not other.program.instrs
-        if idle:  # one program may have nothing to do (a core given no rows), not all of them
+            programs.append(other.program)
+        if not any(p.instrs for p in programs):  # one program may have nothing to do (a core given no rows)
             raise KernelError("kernel '%s' does nothing on any program of grid %s: it has no loads, stores or "
                               "compute" % (self.fn.__name__, grid))
+        check_pairs(programs, grid)
         first.program_texts = texts if any(t != first.text for t in texts) else None
         return first
 

@@ -26,7 +26,10 @@ def current():
 
 
 # The opcodes that are DMA transfers (the issuing engine only triggers them; queues, semaphores).
-DMA_OPCODES = ("dma_copy", "dma_transpose")
+DMA_OPCODES = ("dma_copy", "dma_transpose", "sendrecv")
+# The opcodes that meet the LNC=2 pair peer's matching instruction (sim/model/core_link.h): the Nth of
+# an engine stream pairs with the peer's Nth there, so passes never drop, merge or move them.
+CORE_LINK_OPCODES = ("sendrecv", "core_barrier")
 
 
 def _outside(v):

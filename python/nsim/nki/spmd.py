@@ -161,3 +161,61 @@ def _concrete(text, program, n):
     """A program's kernel text with program_id / num_programs replaced by its numbers (a wave's
     launch numbers its programs from 0)."""
     return re.sub(r"\bnum_programs\b", str(n), re.sub(r"\bprogram_id\b", str(program), text))
+
+
+def check_pairs(programs, grid):
+    """LNC=2 programs must meet at every sendrecv and core_barrier: the Nth of an engine stream of program
+    2k pairs with the Nth of the same stream of program 2k+1 (sim/model/core_link.h). Control flow that
+    branches on program_id so that one of them is never matched hangs on hardware (NKI documents it;
+    the compiler does not catch it): here it is an error naming both programs' kernel lines."""
+    from .program import CORE_LINK_OPCODES
+    for a in range(0, len(programs) - 1, 2):
+        sides = [_links(programs[p], CORE_LINK_OPCODES) for p in (a, a + 1)]
+        for key in sorted(set(sides[0]) | set(sides[1])):
+            ours, theirs = sides[0].get(key, []), sides[1].get(key, [])
+            for i, (x, y) in enumerate(zip(ours, theirs)):
+                if key[0] == "sendrecv":
+                    _check_exchange(a, x, y, i, grid)
+            if len(ours) != len(theirs):
+                _unmatched(a, key, ours, theirs, grid)
+
+
+def _links(program, opcodes):
+    out = {}
+    for ins in program.instrs:
+        if not ins.removed and ins.opcode in opcodes:
+            out.setdefault((ins.opcode, ins.engine), []).append(ins)
+    return out
+
+
+def _at(ins):
+    return "%s:%d" % (ins.where[0].rsplit("/", 1)[-1], ins.where[1]) if ins.where else "?"
+
+
+def _nth(i):
+    n = i + 1
+    return "%d%s" % (n, "th" if n % 100 // 10 == 1 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th"))
+
+
+def _unmatched(a, key, ours, theirs, grid):
+    opcode, engine = key
+    longer, shorter, p = (ours, theirs, a) if len(ours) > len(theirs) else (theirs, ours, a + 1)
+    extra = longer[len(shorter)]
+    last = (", the last at %s" % _at(shorter[-1])) if shorter else ""
+    raise KernelError("program %d of grid %s reaches its %s %s (on %s) at %s, which program %d never matches: "
+                      "it reaches %d%s. On hardware this hangs: NKI pairs them by program order, so both programs "
+                      "of an LNC=2 pair must run the same number" % (
+                          p, grid, _nth(len(shorter)), opcode, engine, _at(extra), p ^ 1, len(shorter), last),
+                      extra.where)
+
+
+def _check_exchange(a, x, y, i, grid):
+    """The two sendrecvs' tiles fit: each one's src fills the other's dst."""
+    for p, send, recv in ((a, x, y), (a + 1, y, x)):
+        src, dst = send.reads[0], recv.writes[0]
+        if src.num_elements != dst.num_elements or src.dtype != dst.dtype:
+            raise KernelError("program %d of grid %s sends %s %s at %s (its %s sendrecv) into program %d's dst %s %s "
+                              "at %s: each one's src must fill the other's dst" % (
+                                  p, grid, src.dtype.nk, list(src.shape), _at(send), _nth(i), p ^ 1,
+                                  dst.dtype.nk, list(dst.shape), _at(recv)), send.where)
+

@@ -39,7 +39,8 @@ def run(pipeline, instrs):
 
 
 def _key(ins):
-    if not ins.writes:
+    from ..program import CORE_LINK_OPCODES
+    if not ins.writes or ins.opcode in CORE_LINK_OPCODES:  # a repeat meets the peer's next one: never drop it
         return None
     attrs = tuple((k, v.ap_text() if hasattr(v, "decl") else repr(v)) for k, v in ins.attrs if k != "queue")
     return (ins.engine, ins.opcode, tuple(v.ap_text() for v in ins.operands), attrs)

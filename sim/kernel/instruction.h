@@ -40,7 +40,9 @@ enum class Opcode : uint8_t {
 #define NSIM_OPCODE_COUNT(enumerator, name, hw_name, engines, operands) +1
 constexpr int kNumOpcodes = 0 NSIM_OPCODE_TABLE(NSIM_OPCODE_COUNT);
 // The opcodes whose work is a transfer on the DMA model (the issuing engine only triggers it).
-inline bool IsDma(Opcode op) { return op == Opcode::kDmaCopy || op == Opcode::kDmaTranspose; }
+inline bool IsDma(Opcode op) {
+  return op == Opcode::kDmaCopy || op == Opcode::kDmaTranspose || op == Opcode::kDmaIndirect;
+}
 #undef NSIM_OPCODE_COUNT
 const char* OpcodeName(Opcode o);    // the text-format name, e.g. "dma_copy", "tensor_tensor"
 const char* OpcodeHwName(Opcode o);  // as Neuron's profiler names it, e.g. "TENSOR_TENSOR"

@@ -72,4 +72,9 @@
   X(kRangeSelect, "range_select", "RANGE_SELECT", kVectorMask, 2)                                             \
   /* any engine: a DMA transfer dst = src, src given in the transposed order (the DGE transposes, */           \
   /* at a fraction of the copy's throughput: dma.transpose_from_hbm / _from_sbuf); dst, src */                 \
-  X(kDmaTranspose, "dma_transpose", "DMA_TRANSPOSE", kAnyEngineMask, 2)
+  X(kDmaTranspose, "dma_transpose", "DMA_TRANSPOSE", kAnyEngineMask, 2)                                       \
+  /* any engine: a DMA transfer dst = src whose HBM side's address is read from INDEX (SBUF int32/uint32) */    \
+  /* when it runs: one value moves the whole access by value x stride= (scalar_offset), N values (N = the */    \
+  /* HBM side's first dim) move row i by INDEX[i] x stride= (vector_offset: gather, scatter=true for dst); */    \
+  /* a row reaching outside its tensor is an error, or skipped with skip=true; dst, src, index */               \
+  X(kDmaIndirect, "dma_indirect", "DMA_INDIRECT", kAnyEngineMask, 3)

@@ -74,6 +74,11 @@ const std::vector<OpcodeSyntax>& Table() {
         {"reduce", NSIM_FIELD(reduce), false, "acc"},
         {"acc", NSIM_FIELD(acc), false, "reduce"}}},
       {"DST, SRC", {{"queue", NSIM_FIELD(queue)}}},                                  // dma_transpose
+      {"DST, SRC, INDEX",                                                    // dma_indirect
+       {{"queue", NSIM_FIELD(queue)},
+        {"stride", NSIM_FIELD(free_step), true},
+        {"scatter", NSIM_FIELD(broadcast)},
+        {"skip", NSIM_FIELD(negate)}}},
   };
   return table;
 }

@@ -8,6 +8,7 @@ import functools
 import inspect
 
 from . import dtypes as _dt
+from . import indirect as _indirect
 from . import language as nl
 from . import opcodes as _opcodes
 from . import ops_table as _ops_table
@@ -585,7 +586,10 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kw
     if queue is not None and (isinstance(queue, bool) or not isinstance(queue, int)):  # the range: the simulator's
         fail("dma_copy: queue=%r must be an integer (a DMA queue of the config)" % (queue,))
     attrs = [("queue", int(queue))] if queue is not None else []
-    ins = prog.emit(engine, "dma_copy", dst, [src], attrs)
+    if _indirect.of(dst) is not None or _indirect.of(src) is not None:  # .ap(scalar_offset=/vector_offset=)
+        ins = _indirect.emit_dma(prog, engine, dst, src, kwargs.get("oob_mode"), attrs)
+    else:
+        ins = prog.emit(engine, "dma_copy", dst, [src], attrs)
     ins.placed_by_kernel = queue is not None or engine_given  # the dma_queues pass keeps it
 
 
@@ -612,6 +616,9 @@ def _dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=N
 
 def _transpose_order(src, axes, what="dma_transpose"):
     """The permutation dma_transpose applies to src (an HBM tensor): axes=, else the one for src's rank."""
+    if _indirect.of(src) is not None:
+        fail("nisa.%s from a runtime-addressed view (.ap(vector_offset=/scalar_offset=)) is not modelled" % what,
+             Unsupported)
     if isinstance(src, Tile):
         fail("nisa.%s from SBUF (across partitions) is not modelled; transpose from HBM" % what, Unsupported)
     if not isinstance(src, HbmTensor):

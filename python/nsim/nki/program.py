@@ -9,7 +9,7 @@ import functools
 import math
 import re
 
-from . import masks, opcodes, reversed_dims
+from . import indirect, masks, opcodes, reversed_dims
 from . import spmd as _spmd
 from .passes import Pipeline, buffer_rule
 from .errors import KernelError, fail, stack, user_frames, where
@@ -26,7 +26,7 @@ def current():
 
 
 # The opcodes that are DMA transfers (the issuing engine only triggers them; queues, semaphores).
-DMA_OPCODES = ("dma_copy", "dma_transpose")
+DMA_OPCODES = ("dma_copy", "dma_transpose", "dma_indirect")
 
 
 def _outside(v):
@@ -237,6 +237,8 @@ class Program:
 
     def _append(self, engine, opcode, dst, srcs, attrs, reads, writes, write_only, skip):
         operands = ([dst] if dst is not None else []) + list(srcs)
+        if opcode != "dma_indirect":
+            indirect.check_not_indirect(opcode, operands)
         attr_views = [v for k, v in attrs if hasattr(v, "decl") and k not in write_only]
         reads = list(srcs) + attr_views + list(reads)
         writes = ([dst] if dst is not None else []) + list(writes)

@@ -124,15 +124,20 @@ def test_scalar_offset_on_an_inner_dim(rng):
     np.testing.assert_array_equal(load(flat, col), flat[1:2, 41:47])
 
 
-def test_kernel_text_lists_the_index_as_an_operand(rng):
-    """The index is the third operand (a read: the dependency passes order its producer before the DMA)."""
-    k = _gather(40, 8, 4, doubled=True)
-    text = nki.kernel_text(k, np.zeros((40, 8), np.float32), np.zeros((4, 1), np.int32)) \
-        if hasattr(nki, "kernel_text") else None
-    if text is None:
-        pytest.skip("no kernel_text entry point")
-    line = next(ln for ln in text.splitlines() if "dma_indirect" in ln)
-    assert "stride=8" in line and line.count(",") >= 2
+def test_kernel_text_lists_the_index_as_an_operand(tmp_path, rng):
+    """The .nk line: the index is the third operand (a read the dependency passes order), the stride and
+    skip= as attributes; the emitted file runs through the simulator's parser to the same values."""
+    path = str(tmp_path / "k.nk")
+    idx = np.array([[1], [50], [19], [0]], dtype=np.int32)
+    table = rng.standard_normal((40, 8)).astype(np.float32)
+    r = nki.benchmark(_gather(40, 8, 4, oob_mode=nisa.oob_mode.skip, doubled=True), table, idx, config="trn2",
+                      emit=path)
+    line = next(ln for ln in open(path).read().splitlines() if ": dma_indirect " in ln)
+    assert "table.ap(0, [[0, 4], [1, 8]])" in line and "stride=8" in line and "skip=true" in line, line
+    assert "wait=" in line, line  # after the tensor_scalar that computed the index
+    want = np.full((4, 8), -1.0, np.float32)
+    want[[0, 2, 3]] = table[[2, 38, 0]]
+    np.testing.assert_array_equal(r.outputs, want)
 
 
 def test_errors_at_the_kernel_line():
@@ -165,3 +170,41 @@ def test_errors_at_the_kernel_line():
 
     with pytest.raises((KernelError, Unsupported)):
         compute_on_it(np.zeros((10, 8), np.float32), np.zeros((1, 1), np.int32))
+
+
+def _one_partition_load(k, cols, indirect):
+    """K rows of `cols` fp32 into one SBUF partition [1, K * cols]: by row index (a gather: K descriptors, one
+    per index row) or the same bytes as one contiguous copy (one descriptor)."""
+    @nki.jit
+    def load(table, idx):
+        ix = nl.ndarray((k, 1), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=ix, src=idx)
+        t = nl.ndarray((1, k * cols), dtype=table.dtype, buffer=nl.sbuf)
+        if indirect:
+            src = table.ap(pattern=[[cols, k], [1, cols]], offset=0, vector_offset=ix, indirect_dim=0)
+        else:
+            src = table.ap(pattern=[[cols, k], [1, cols]], offset=0)
+        nisa.dma_copy(dst=t, src=src, engine=nisa.sync_engine)
+        out = nl.ndarray((1, cols), dtype=table.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t[:, 0:cols])
+        return out
+    r = nki.benchmark(load, np.ones((64, cols), np.float32), np.arange(k, dtype=np.int32).reshape(k, 1),
+                      config="trn2")
+    sync = [(e - s) for engine, _i, s, e, _w in r.instructions if engine == "sync"]
+    load_index = 1  # the index load is the first sync DMA trigger, the row load the second
+    pieces = [(d[5] - d[4], d[6]) for d in r.dma if d[0] == "sync" and d[1] == load_index]
+    return sync[load_index], pieces
+
+
+def test_cost_dge_and_one_descriptor_per_row():
+    """trn2: the trigger keeps its sequencer dma.dge = 600 ns longer (S2 'Each DGE-based DMA instruction takes
+    about 600 ns'); the transfer is the copy's with one descriptor per index row: K descriptors x
+    dma.descriptor (1 ns) where the contiguous copy has one."""
+    k, cols = 16, 32
+    t_copy, p_copy = _one_partition_load(k, cols, False)
+    t_ind, p_ind = _one_partition_load(k, cols, True)
+    assert t_ind == pytest.approx(t_copy + 600.0, abs=0.01)
+    assert len(p_copy) == len(p_ind) == 1 and p_copy[0][1] == p_ind[0][1] == k * cols * 4
+    # piece: dma.piece_setup 6 ns + descriptors x 1 ns + bytes / 23 B/ns
+    assert p_copy[0][0] == pytest.approx(6 + 1 + k * cols * 4 / 23.0, abs=0.01)
+    assert p_ind[0][0] == pytest.approx(6 + k + k * cols * 4 / 23.0, abs=0.01)

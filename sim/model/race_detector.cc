@@ -131,7 +131,7 @@ std::string Who(const Kernel& k, const Access& a) {
   const InstructionView in = k.instruction(a.li->engine, static_cast<size_t>(a.li->index));
   std::ostringstream os;
   if (a.agent.dma) {
-    os << "the DMA transfer of " << EngineName(in.engine) << " dma_copy";
+    os << "the DMA transfer of " << EngineName(in.engine) << " " << OpcodeName(in.opcode);
   } else {
     os << EngineLaneName(in.engine) << " " << OpcodeName(in.opcode);
   }

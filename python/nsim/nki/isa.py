@@ -569,8 +569,10 @@ _DMA_ACCEPTED = ("dge_mode", "oob_mode", "name", "dma_engine")
 
 def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kwargs):
     """A DMA between HBM, SBUF and PSUM on `queue` (default: the frontend's rotation), triggered from
-    `engine` (default: the producer of an on-chip source, else Sync). dge_mode=, oob_mode=, name= and
-    dma_engine= are accepted: the model has one DMA path and checks static access patterns when traced."""
+    `engine` (default: the producer of an on-chip source, else Sync). dge_mode=, name= and dma_engine= are
+    accepted (one DMA path); static access patterns are checked when traced. A side viewed with
+    .ap(scalar_offset=/vector_offset=) becomes a dma_indirect: its HBM address is read from SBUF when the
+    transfer runs, oob_mode=skip skipping a row outside the tensor (else an error at the kernel's line)."""
     nl._no_mask(mask, "nisa.dma_copy")
     _no_options({k: v for k, v in kwargs.items() if k not in _DMA_ACCEPTED}, "dma_copy")
     if dst_rmw_op is not None:

@@ -208,3 +208,22 @@ def test_cost_dge_and_one_descriptor_per_row():
     # piece: dma.piece_setup 6 ns + descriptors x 1 ns + bytes / 23 B/ns
     assert p_copy[0][0] == pytest.approx(6 + 1 + k * cols * 4 / 23.0, abs=0.01)
     assert p_ind[0][0] == pytest.approx(6 + k + k * cols * 4 / 23.0, abs=0.01)
+
+
+def test_nl_load_and_store_of_a_runtime_view(rng):
+    """nl.load / nl.store through such a view are the same dma_indirect."""
+    table = rng.standard_normal((12, 16)).astype(np.float32)
+    row = np.array([[9]], dtype=np.int32)
+
+    @nki.jit
+    def k(table, row):
+        r = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=r, src=row)
+        t = nl.load(table.ap(pattern=[[16, 1], [1, 16]], offset=0, scalar_offset=r, indirect_dim=0))
+        out = nl.ndarray((12, 16), dtype=table.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(table))
+        nl.store(out.ap(pattern=[[16, 1], [1, 16]], offset=16, scalar_offset=r, indirect_dim=0), value=t)
+        return out
+    want = table.copy()
+    want[10] = table[9]
+    np.testing.assert_array_equal(k(table, row), want)

@@ -220,6 +220,8 @@ class Program:
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=(), write_only=()):
         """Appends one instruction; `dst` is written, `srcs` (and views in attrs, but those of the
         attributes named in write_only) are read."""
+        if opcode == "dma_copy" and any(indirect.of(v) is not None for v in [dst] + list(srcs)):
+            return indirect.emit_dma(self, engine, dst, srcs[0], None, attrs)  # nl.load/store of such a view
         opcodes.check_engine(engine, opcode, opcode)  # the simulator's table, not a list of our own
         whole, mask = dst, self._call_mask()
         dst, srcs, attrs, writes, skip = self._masked(dst, srcs, attrs, writes)

@@ -63,11 +63,17 @@ void ExecDma(ExecContext& ctx, const InstructionView& in) {
 SIM_REGISTER_OPCODE(dma_copy, {Opcode::kDmaCopy, ValidateDma, CostDma,
                                ExecDma, [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
-// dma_transpose: the frontend passes src already in the transposed order, so
-// the values are a copy's; PlanDma (model/loaded_kernel.cc) times it at
-// dma.transpose_from_hbm / _from_sbuf of a copy's throughput (S2).
+// dma_transpose: from HBM the frontend passes src already in the transposed
+// order, so the values are a copy's; from SBUF (the partition dim moves, which
+// no access pattern expresses) src is as stored and the DMA swaps its first
+// and last dims, the one thing NKI's permutations (1,0), (2,1,0), (3,1,2,0)
+// all do. PlanDma (model/loaded_kernel.cc) times it at dma.transpose_from_hbm
+// / _from_sbuf of a copy's throughput (S2).
 void ValidateDmaTranspose(const Kernel& k, const InstructionView& in, const HardwareConfig& c) {
   ValidateDma(k, in, c);
+  if (OnChip(k, in.src0) && TypeOf(k, in.src0) != TypeOf(k, in.dst)) {
+    Fail(k, in, "a transpose from SBUF does not cast: src and dst types differ");
+  }
   const int64_t size = DTypeSize(TypeOf(k, in.src0));
   if (size != 2 && size != 4) {
     Fail(k, in, "src " + OperandName(k, in.src0) + " has " + std::to_string(size) +
@@ -76,7 +82,28 @@ void ValidateDmaTranspose(const Kernel& k, const InstructionView& in, const Hard
   if (!OnChip(k, in.dst)) Fail(k, in, "dst " + OperandName(k, in.dst) + " must be in SBUF");
 }
 
-SIM_REGISTER_OPCODE(dma_transpose, {Opcode::kDmaTranspose, ValidateDmaTranspose, CostDma, ExecDma,
+// From SBUF: src's elements (pattern order, shape [first, middle..., last])
+// land in dst's pattern order as [last, middle..., first].
+void ExecDmaTranspose(ExecContext& ctx, const InstructionView& in) {
+  if (!OnChip(ctx.kernel, in.src0)) return ExecDma(ctx, in);
+  const BoundAccess src = ctx.Bind(in.src0), dst = ctx.Bind(in.dst);
+  const ApDims& dims = in.src0.dims;
+  const int64_t first = dims.empty() ? 1 : dims[0].size, last = dims.size() < 2 ? 1 : dims[dims.size() - 1].size;
+  const int64_t middle = src.count / std::max<int64_t>(1, first * last), es = DTypeSize(src.dtype);
+  std::vector<uint8_t> from(static_cast<size_t>(src.count * es));
+  Scratch<uint8_t>& to = ctx.bytes;
+  to.resize(from.size());
+  ReadRaw(src, ctx.mem, ctx.hbm, from.data());
+  uint8_t* out = to.data();
+  for (int64_t l = 0; l < last; ++l) {
+    for (int64_t m = 0; m < middle; ++m) {
+      for (int64_t f = 0; f < first; ++f, out += es) std::memcpy(out, &from[((f * middle + m) * last + l) * es], es);
+    }
+  }
+  WriteRaw(dst, ctx.mem, ctx.hbm, to.data());
+}
+
+SIM_REGISTER_OPCODE(dma_transpose, {Opcode::kDmaTranspose, ValidateDmaTranspose, CostDma, ExecDmaTranspose,
                                     [](const Kernel&, const InstructionView&) { return int64_t{0}; }});
 
 // dma_indirect: dst = src where the HBM side (src: gather, dst with

@@ -601,16 +601,19 @@ _TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}  # the permutation 
 @_dst_form
 def _dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=None, name=None, mask=None,
                    engine=None):
-    """dst = src transposed by a DMA (2-d: (1, 0), 3-d: (2, 1, 0), 4-d: (3, 1, 2, 0), or axes=) from HBM into
-    SBUF; 2- and 4-byte types. The model copies src's permuted view at dma.transpose_from_hbm of a copy's
-    throughput (S2: up to 90 %); a transpose from SBUF (across partitions) is not modelled."""
+    """dst = src transposed by a DMA (2-d: (1, 0), 3-d: (2, 1, 0), 4-d: (3, 1, 2, 0), or axes=) from HBM or
+    SBUF into SBUF; 2- and 4-byte types. From HBM the model copies src's permuted view at
+    dma.transpose_from_hbm of a copy's throughput (S2: up to 90 %); from SBUF (the partition dim moves,
+    which no access pattern expresses) it passes src as is and the DMA swaps its first and last dims (every
+    permutation here swaps those), at dma.transpose_from_sbuf (S2: up to 50 %)."""
     what = "dma_transpose"
     nl._no_mask(mask, "nisa." + what)
     dst = _dst(dst, what)
     order = _transpose_order(src, axes)
-    view = src.permute(order)
-    if tuple(view.shape) != tuple(dst.shape):
-        fail("nisa.%s: dst %s is not src %s transposed by %s (%s)" % (what, dst.shape, src.shape, order, view.shape))
+    shape = tuple(src.shape[i] for i in order)
+    if shape != tuple(dst.shape):
+        fail("nisa.%s: dst %s is not src %s transposed by %s (%s)" % (what, dst.shape, src.shape, order, shape))
+    view = src.permute(order) if isinstance(src, HbmTensor) else src
     prog = current()
     engine = _engine(engine, what, prog.dma_engine(src), what)
     prog.emit(engine, what, dst, [view])
@@ -621,10 +624,11 @@ def _transpose_order(src, axes, what="dma_transpose"):
     if _indirect.of(src) is not None:
         fail("nisa.%s from a runtime-addressed view (.ap(vector_offset=/scalar_offset=)) is not modelled" % what,
              Unsupported)
-    if isinstance(src, Tile):
-        fail("nisa.%s from SBUF (across partitions) is not modelled; transpose from HBM" % what, Unsupported)
-    if not isinstance(src, HbmTensor):
-        fail("nisa.%s: src must be an HBM tensor, got %r" % (what, src))
+    if isinstance(src, Tile) and (src.decl.space != "sbuf" or src.pdim != 0):
+        fail("nisa.%s: an on-chip src must be an SBUF tile whose partition dim is its first (got %s)"
+             % (what, src._what()), Unsupported)
+    if not isinstance(src, (HbmTensor, Tile)):
+        fail("nisa.%s: src must be an HBM tensor or SBUF tile, got %r" % (what, src))
     try:
         order = tuple(axes) if axes is not None else _TRANSPOSE_AXES.get(len(src.shape))
     except TypeError:

@@ -15,7 +15,7 @@ The core has a fixed number of semaphores (config kernel.semaphores). When the
 finest tracking needs more, coarser units are used, each still correct (a
 unit is treated as one tensor, so ordering only gets stricter): 2, 4, 8, ...
 blocks per unit, whole tensors, then one unit per buffer slot of the loops' rotating
-allocations, then a fixed number of buckets.
+allocations, then a fixed number of buckets (the buffers sharing bytes last).
 """
 from .errors import KernelError
 
@@ -39,6 +39,10 @@ def add_semaphores(instrs, limit):
         semaphores = _assign(instrs, _shared_memory_first(units_of))
         if len(semaphores) <= limit:
             return semaphores
+    # Last: the shared-memory units bucketed too (attention_cte's hundreds of shared PSUM/SBUF buffers).
+    semaphores = _assign(instrs, lambda v: [bucket(getattr(v.decl, "memory", None) or _slot_unit(v.decl))])
+    if len(semaphores) <= limit:
+        return semaphores
     raise KernelError("the kernel needs %d semaphores; the config has %d" % (len(semaphores), limit))
 
 

@@ -111,8 +111,8 @@ def tile_slice(b, t):
 
 
 # match_replace8, nonzero_with_count, n_gather, stream_shuffle, range_select, dma_transpose, VectorE transpose,
-# sendrecv / core_barrier
-NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38, 249: 39, 248: 40, 244: 41}
+# sendrecv / core_barrier, runtime-addressed DMA (dma_indirect)
+NEWEST_KINDS = {254: 34, 250: 35, 246: 36, 242: 37, 251: 38, 249: 39, 248: 40, 244: 41, 245: 42}
 
 
 def step(b, a, tiles, outs):
@@ -203,8 +203,35 @@ def step(b, a, tiles, outs):
                            buffer=b.choose([nl.sbuf, nl.psum], [nl.shared_hbm]))
             nisa.nc_transpose(d, t, engine=b.choose([nisa.vector_engine], [nisa.scalar_engine]))
             tiles.append(d)
+    elif kind == 42:
+        indirect_step(b, a, tiles, outs)
     else:
         tiles.append(dst_step(b, kind - 16, t, u))
+
+
+def indirect_step(b, a, tiles, outs):
+    """A DMA through .ap(scalar_offset= / vector_offset=, indirect_dim=) on the kernel's argument (a gather
+    into a new tile) or on a new HBM output (a scatter); the index tile is set on the device."""
+    rows, cols = a.shape[0], int(np.prod(a.shape[1:]))
+    vector = b.byte() % 2
+    k = b.choose([min(rows, 1 + b.byte() % 8)], [0, rows + 1, 129]) if vector else 1
+    ix = nl.ndarray((b.choose([k], [k + 1, 2]), 1), dtype=b.choose([nl.int32, nl.uint32], [nl.float32, nl.int8]),
+                    buffer=b.choose([nl.sbuf], [nl.psum]))
+    nisa.memset(dst=ix, value=b.choose([0, 1, 3], [-1, 1 << 20, 2.5]))
+    pattern = [[cols, k], [1, b.choose([cols], [cols + 1, 0])]]
+    offsets = {"vector_offset" if vector else "scalar_offset": ix,
+               "indirect_dim": b.choose([0], [1, 2, -1, "x"])}
+    oob = b.pick([None, nisa.oob_mode.skip, nisa.oob_mode.error])
+    kw = {} if oob is None else {"oob_mode": oob}
+    if b.byte() % 2:
+        d = nl.ndarray((k, cols), dtype=b.choose([a.dtype], HOSTILE_NL_DTYPES), buffer=nl.sbuf)
+        nisa.dma_copy(dst=d, src=a.reshape((rows, cols)).ap(pattern=pattern, offset=0, **offsets), **kw)
+        tiles.append(d)
+    else:
+        src = nl.load(a[0:k].reshape((k, cols)) if a.ndim == 3 else a[0:k])
+        out = nl.ndarray((rows, cols), dtype=src.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out.ap(pattern=pattern, offset=0, **offsets), src=src, **kw)
+        outs.append(out)
 
 
 def like(b, t, buffer=None):

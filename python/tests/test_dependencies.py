@@ -133,3 +133,37 @@ def test_blocks_are_tracked_separately_then_in_groups(rng):
         per_unit = 8 // units
         waits = [re.findall(r"wait=\S+>=(\d+)", l) for l in exps]
         assert waits == [[str(per_unit)] if b % per_unit == 0 else [] for b in range(8)]
+
+
+def test_shared_memory_units_are_bucketed_last():
+    """Buffers the liveness pass placed on shared bytes are one unit each (decl.memory); when even those
+    outnumber the budget they share the buckets too (the NKI Library's attention_cte: 466 semaphores, most of
+    them shared PSUM buffers, for 256): still ordered, never more semaphores than the config has."""
+    from types import SimpleNamespace
+
+    from nsim.nki.dependencies import add_semaphores
+
+    def view(name):
+        decl = SimpleNamespace(name=name, on_chip=True, free_size=64, block_free=64, memory="shared_sbuf_" + name)
+        return SimpleNamespace(decl=decl, units=lambda group=1: [name])
+
+    def ins(engine, reads, writes):
+        return SimpleNamespace(engine=engine, opcode="x", is_dma=False, reads=reads, writes=writes)
+
+    tiles = [view("t%d" % i) for i in range(6)]
+    instrs = [ins("vector", [], [t]) for t in tiles] + [ins("scalar", [t], []) for t in tiles]
+    sems = add_semaphores(instrs, 4)
+    assert 0 < len(sems) <= 4 and all(s.startswith("sem_b") for s in sems)
+    # every read on ScalarE is covered by a wait (its own or an earlier one on that stream) for a count that
+    # includes the VectorE write of its tile: writes signal their bucket, reads wait for a count
+    signalled = {}  # semaphore -> number of signals so far, and the count each write reached
+    reached = []
+    for w in instrs[:6]:
+        (sem,) = [x for x in w.signals if x.endswith("_w")]
+        signalled[sem] = signalled.get(sem, 0) + 1
+        reached.append((sem, signalled[sem]))
+    waited = {}
+    for i, r in enumerate(instrs[6:]):
+        waited.update({sem: max(n, waited.get(sem, 0)) for sem, n in r.waits})
+        sem, n = reached[i]
+        assert waited.get(sem, 0) >= n, (i, r.waits, reached[i])

@@ -83,10 +83,11 @@ def test_transfer_time_is_setup_plus_bytes_at_0_9_of_the_bandwidth():
         assert d_t == pytest.approx(setup + b / (23.0 * 0.9), abs=0.01)
 
 
-def test_sbuf_source_is_unsupported_and_bad_shapes_are_errors(rng):
+def test_psum_source_is_unsupported_and_bad_shapes_are_errors(rng):
     @nki.jit
-    def from_sbuf(a):
-        t = nl.load(a)
+    def from_psum(a):
+        t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.psum)
+        nisa.tensor_copy(dst=t, src=nl.load(a))
         d = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.sbuf)
         nisa.dma_transpose(dst=d, src=t)
 
@@ -96,7 +97,50 @@ def test_sbuf_source_is_unsupported_and_bad_shapes_are_errors(rng):
         nisa.dma_transpose(dst=d, src=a)
 
     a = np.zeros((8, 16), np.float32)
-    with pytest.raises(Unsupported, match=r"test_dma_transpose.py:\d+.*dma_transpose from SBUF"):
-        nki.simulate_kernel(from_sbuf, a, config="trn2")
+    with pytest.raises(Unsupported, match=r"test_dma_transpose.py:\d+.*an on-chip src must be an SBUF tile"):
+        nki.simulate_kernel(from_psum, a, config="trn2")
     with pytest.raises(KernelError, match=r"dst \(8, 16\) is not src \(8, 16\) transposed"):
         nki.simulate_kernel(wrong_dst, a, config="trn2")
+
+
+@pytest.mark.parametrize("shape", [(64, 96), (16, 3, 40), (32, 1, 4, 24)])
+def test_from_sbuf_against_numpy(shape, rng):
+    """From SBUF the partition dim moves (2-d (1, 0), 3-d (2, 1, 0), 4-d (3, 1, 2, 0)): values as NumPy's."""
+    a = rng.standard_normal(shape).astype(ml_dtypes.bfloat16)
+    axes = AXES[len(shape)]
+
+    @nki.jit
+    def k(a):
+        t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a)
+        d = nl.ndarray(tuple(a.shape[i] for i in axes), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(dst=d, src=t)
+        out = nl.ndarray(d.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=d)
+        return out
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a, config="trn2"), np.transpose(a, axes))
+
+
+def test_from_sbuf_moves_at_half_a_copys_throughput():
+    """dma.transpose_from_sbuf 0.5 (S2 'SBUF to SBUF up to 50 %'): each piece's bytes take twice a copy's."""
+    def pieces(transpose):
+        @nki.jit
+        def k(a):
+            t = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=a)
+            d = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.sbuf)
+            if transpose:
+                nisa.dma_transpose(dst=d, src=t)
+            else:
+                nisa.dma_copy(dst=d, src=t)
+            out = nl.ndarray((128, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+            nisa.dma_copy(dst=out, src=d[:, 0:1])
+            return out
+        r = nki.benchmark(k, np.ones((128, 128), ml_dtypes.bfloat16), config="trn2")
+        starts = sorted({d[:2] for d in r.dma}, key=lambda key: min(d[4] for d in r.dma if d[:2] == key))
+        return [(d[5] - d[4], d[6]) for d in r.dma if d[:2] == starts[1]]
+    copy, transpose = pieces(False), pieces(True)
+    assert len(copy) == len(transpose)
+    for (d_copy, b), (d_t, _b) in zip(copy, transpose):
+        setup = d_copy - b / 23.0
+        assert d_t == pytest.approx(setup + b / (23.0 * 0.5), abs=0.01)

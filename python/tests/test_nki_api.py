@@ -194,10 +194,11 @@ def test_unsupported_names_exist_and_raise_at_the_kernel_line():
         k(np.zeros((4, 4), np.float32))
 
     @nki.jit
-    def k2(a):
+    def k2(a):  # runtime addressing of an on-chip tensor (HBM ones are modelled: test_dma_indirect.py)
         t = tile_of(a)
-        nisa.dma_copy(dst=t, src=a.ap(pattern=[[4, 4], [1, 4]], offset=0, scalar_offset=t, indirect_dim=1))
-    with pytest.raises(nki.Unsupported, match=r"\.ap\(scalar_offset=\.\.\.\): runtime"):
+        i = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=a, src=t.ap(pattern=[[4, 4], [1, 4]], offset=0, scalar_offset=i, indirect_dim=1))
+    with pytest.raises(nki.Unsupported, match=r"test_nki_api.py:\d+: \.ap\(scalar_offset=/vector_offset=\) on the on-chip"):
         k2(np.zeros((4, 4), np.float32))
 
 

@@ -66,6 +66,7 @@ struct DmaParams {
   int64_t max_descriptor_bytes = 0;    // a longer contiguous run is split
   double transpose_from_hbm = 1;       // dma_transpose HBM -> SBUF: fraction of a copy's throughput
   double transpose_from_sbuf = 1;      // dma_transpose SBUF -> SBUF: fraction of a copy's throughput
+  Picos dge_ps = 0;                    // dma_indirect: the issuing sequencer's busy time generating its descriptors
   // Derived, not a key: chip.hbm_stack_bandwidth / cores per stack (DeriveChipShares).
   double hbm_bytes_per_ns = 0;         // this core's share of its HBM stack, shared by all its engines
   Picos trigger_ps = 0;                // busy time of the issuing sequencer per DMA trigger

@@ -167,6 +167,9 @@ std::vector<ParamSpec> BuildTable() {
        "dma_transpose from HBM: fraction of a copy's throughput", NSIM_FIELD(dma.transpose_from_hbm)});
   add({"dma.transpose_from_sbuf", UnitKind::kRatio, Positive(1),
        "dma_transpose from SBUF: fraction of a copy's throughput", NSIM_FIELD(dma.transpose_from_sbuf)});
+  add({"dma.dge", UnitKind::kTime, Between(0, kMaxTimePs),
+       "dma_indirect: busy time of the issuing sequencer generating the descriptors at run time (DGE)",
+       NSIM_FIELD(dma.dge_ps)});
   add({"dma.trigger", UnitKind::kTime, Between(0, kMaxTimePs),
        "busy time of the issuing sequencer per DMA trigger", NSIM_FIELD(dma.trigger_ps)});
   add({"dma.piece_setup", UnitKind::kTime, Between(0, kMaxTimePs),

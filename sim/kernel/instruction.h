@@ -41,7 +41,8 @@ enum class Opcode : uint8_t {
 constexpr int kNumOpcodes = 0 NSIM_OPCODE_TABLE(NSIM_OPCODE_COUNT);
 // The opcodes whose work is a transfer on the DMA model (the issuing engine only triggers it).
 inline bool IsDma(Opcode op) {
-  return op == Opcode::kDmaCopy || op == Opcode::kDmaTranspose || op == Opcode::kSendRecv;
+  return op == Opcode::kDmaCopy || op == Opcode::kDmaTranspose || op == Opcode::kSendRecv ||
+         op == Opcode::kDmaIndirect;
 }
 // The opcodes that meet the pair peer's matching instruction (model/core_link.h).
 inline bool IsCoreLink(Opcode op) { return op == Opcode::kSendRecv || op == Opcode::kCoreBarrier; }

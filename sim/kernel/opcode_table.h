@@ -77,4 +77,9 @@
   /* src comes into dst; the Nth of one engine stream pairs with the peer's Nth there (model/core_link.h) */  \
   X(kSendRecv, "sendrecv", "SEND_RECV", kAnyEngineMask, 2)                                                     \
   /* any engine: waits until the pair peer's matching core_barrier (remote + local semaphore, core_link.h) */ \
-  X(kCoreBarrier, "core_barrier", "CORE_BARRIER", kAnyEngineMask, 0)
+  X(kCoreBarrier, "core_barrier", "CORE_BARRIER", kAnyEngineMask, 0)                                           \
+  /* any engine: a DMA transfer dst = src whose HBM side's address is read from INDEX (SBUF int32/uint32) */    \
+  /* when it runs: one value moves the whole access by value x stride= (scalar_offset), N values (N = the */    \
+  /* HBM side's first dim) move row i by INDEX[i] x stride= (vector_offset: gather, scatter=true for dst); */    \
+  /* a row reaching outside its tensor is an error, or skipped with skip=true; dst, src, index */               \
+  X(kDmaIndirect, "dma_indirect", "DMA_INDIRECT", kAnyEngineMask, 3)

@@ -35,6 +35,7 @@ tensor one sbuf f32  [1]
 tensor ps  psum f32  [64, 128]
 tensor sat sbuf f32  [128, 4] at=1024
 tensor pat psum f32  [64, 8]  at=2048
+tensor ix  sbuf i32  [4, 1]
 semaphore a
 semaphore b
 semaphore c
@@ -80,6 +81,8 @@ vector: tensor_tensor s, s, s op=min
 vector: tensor_reduce col, s op=mean
 vector: tensor_reduce col, s op=sum
 vector: tensor_reduce col, s op=min
+sync:   dma_indirect s3[0:4, 0], h0.ap(0, [[0, 4], [1, 16]]), ix stride=64 queue=1 skip=true
+gpsimd: dma_indirect h6.ap(0, [[4, 1], [1, 4]]), col[0:4], ix[0:1] stride=4 scatter=true
 )";
 
 TEST(Printer, RoundTripEverything) {

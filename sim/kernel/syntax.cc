@@ -76,6 +76,11 @@ const std::vector<OpcodeSyntax>& Table() {
       {"DST, SRC", {{"queue", NSIM_FIELD(queue)}}},                                  // dma_transpose
       {"DST, SRC", {{"queue", NSIM_FIELD(queue)}}},                                  // sendrecv
       {"", {}},                                                              // core_barrier
+      {"DST, SRC, INDEX",                                                    // dma_indirect
+       {{"queue", NSIM_FIELD(queue)},
+        {"stride", NSIM_FIELD(free_step), true},
+        {"scatter", NSIM_FIELD(broadcast)},
+        {"skip", NSIM_FIELD(negate)}}},
   };
   return table;
 }

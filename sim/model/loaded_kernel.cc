@@ -556,6 +556,7 @@ void LoadedKernel::NoteAgents(int engine, const InstructionView& in) {
   };
   if (IsDma(in.opcode)) {
     touch(in.src0, -1, false);
+    touch(in.src1, -1, false);  // dma_indirect's index, read by the transfer when it runs
     touch(in.dst, -1, true);
     return;
   }

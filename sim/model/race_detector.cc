@@ -29,6 +29,7 @@ struct Access {
   const LoadedInstruction* li = nullptr;
   const AccessPattern* ap = nullptr;
   Region region;     // as the loader computed it (tensor-relative for HBM)
+  bool anywhere = false;  // dma_indirect's indexed side: any element of its tensor (known only when it runs)
   int64_t lo = 0;    // on chip: byte offset in the partition; HBM: byte address
   int64_t hi = 0;
   Picos t0 = 0, t1 = 0;  // in flight, relative to the execution start
@@ -51,6 +52,7 @@ struct InFlight {
   Picos t0 = 0, t1 = 0;
   Agent agent;
   bool write = false;
+  bool anywhere = false;  // Access::anywhere
   int located = -1;  // its Access in RaceSweep::located_, once looked up
 };
 
@@ -74,6 +76,7 @@ bool BoxesOverlap(const Access& a, const Access& b) {
 using Ranges = std::vector<std::pair<int64_t, int64_t>>;
 Ranges ByteRanges(const Kernel& k, const Access& a, const std::vector<uint64_t>& hbm_address) {
   constexpr size_t kMaxRanges = 1 << 16;
+  if (a.anywhere) return {};  // the bounding box (its whole tensor) stands for it
   const BoundAccess b = Bind(k, *a.ap, a.region.space == MemSpace::kHbm ? hbm_address[a.ap->tensor] : 0);
   const int64_t es = DTypeSize(b.dtype), base = static_cast<int64_t>(b.base);
   const bool contiguous_inner = b.dims.n > 0 && b.dims[b.dims.size() - 1].stride == 1;
@@ -128,7 +131,7 @@ std::string Who(const Kernel& k, const Access& a) {
   const InstructionView in = k.instruction(a.li->engine, static_cast<size_t>(a.li->index));
   std::ostringstream os;
   if (a.agent.dma) {
-    os << "the DMA transfer of " << EngineName(in.engine) << " dma_copy";
+    os << "the DMA transfer of " << EngineName(in.engine) << " " << OpcodeName(in.opcode);
   } else {
     os << EngineLaneName(in.engine) << " " << OpcodeName(in.opcode);
   }
@@ -255,7 +258,8 @@ class RaceSweep {
   // Inlined into the visit of every record: the call itself cost more than
   // the work; what is rare (Compare) stays out of line.
   __attribute__((always_inline)) void Add(int group, Agent agent, const LoadedInstruction& li,
-                                          const AccessPattern& ap, bool write, Picos t0, Picos t1) {
+                                          const AccessPattern& ap, bool write, Picos t0, Picos t1,
+                                          bool anywhere = false) {
     std::vector<InFlight>& active = active_[group];
     size_t kept = 0;  // the ones still in flight at t0, in order
     for (const InFlight& b : active) {
@@ -266,7 +270,7 @@ class RaceSweep {
       }
     }
     active.resize(kept);
-    InFlight a{&li, &ap, t0, t1, agent, write, -1};
+    InFlight a{&li, &ap, t0, t1, agent, write, anywhere, -1};
     for (InFlight& b : active) {
       if (MayOverlapInTime(a, b)) Compare(&a, &b);
     }
@@ -291,7 +295,11 @@ class RaceSweep {
   }
   void Locate(InFlight* f) {
     if (f->located >= 0) return;
-    Access a{f->agent, f->write, f->li, f->ap, RegionOf(k_, *f->ap), 0, 0, f->t0, f->t1};
+    Access a{f->agent, f->write, f->li, f->ap, RegionOf(k_, *f->ap), f->anywhere, 0, 0, f->t0, f->t1};
+    if (a.anywhere) {  // HBM: the whole tensor, in elements
+      a.region.lo = 0;
+      a.region.hi = k_.tensors[f->ap->tensor].NumElements();
+    }
     std::tie(a.lo, a.hi) = Bytes(k_, a.region, hbm_address_);
     if (free_.empty()) {
       f->located = static_cast<int>(located_.size());
@@ -366,6 +374,7 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
     struct Operand {
       const AccessPattern* ap;
       bool write;
+      bool anywhere = false;
     };
     Operand operands[7];
     int n = 0;
@@ -374,8 +383,10 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
     if (IsDma(li.opcode)) {
       agent = Agent{next_agent++, true};
       end = transfer_ends.Of(rec->engine, rec->index, rec->end);
-      operands[n++] = {&in.src0, false};
-      operands[n++] = {&in.dst, true};
+      const bool indirect = li.opcode == Opcode::kDmaIndirect;
+      operands[n++] = {&in.src0, false, indirect && !in.broadcast};
+      operands[n++] = {&in.src1, false};  // dma_indirect's index: read when the transfer runs
+      operands[n++] = {&in.dst, true, indirect && in.broadcast};
     } else {
       operands[n++] = {&in.src0, false};
       operands[n++] = {&in.src1, false};
@@ -387,7 +398,7 @@ std::vector<Race> FindRaces(const LoadedKernel& lk, const std::vector<uint64_t>&
     }
     for (const Operand* op = operands; op != operands + n; ++op) {
       const int group = candidates.CandidateGroup(*op->ap);
-      if (group >= 0) sweep.Add(group, agent, li, *op->ap, op->write, rec->start, end);
+      if (group >= 0) sweep.Add(group, agent, li, *op->ap, op->write, rec->start, end, op->anywhere);
     }
   }
   std::vector<Race> races = sweep.Take();

@@ -174,6 +174,38 @@ scalar: dma_copy u, out queue=1
       << msg;
 }
 
+// dma_indirect reads its index when the transfer runs: an engine that
+// rewrites the index tile while the transfer is in flight races with it.
+TEST(RaceDetector, EngineOverwritesTheIndexOfAnIndirectDma) {
+  const std::string msg = RaceError(R"(kernel k
+tensor a  hbm  f32 [64, 512] init=ones
+tensor ix sbuf i32 [16, 1]
+tensor t  sbuf f32 [16, 512]
+sync:   dma_indirect t, a.ap(0, [[0, 16], [1, 512]]), ix stride=512
+gpsimd: iota ix
+)");
+  EXPECT_THAT(msg, AllOf(HasSubstr("GpSimd iota (line 6"), HasSubstr("sync dma_indirect (line 5"),
+                         HasSubstr("sbuf tensor 'ix'")))
+      << msg;
+}
+
+// A scatter's rows land where its index says: the race detector takes the
+// whole tensor, so a load of rows its static pattern does not name still
+// races with it.
+TEST(RaceDetector, AScatterMayWriteAnyRowOfItsTensor) {
+  const std::string msg = RaceError(R"(kernel k
+tensor t   sbuf f32 [4, 512]
+tensor u   sbuf f32 [4, 512]
+tensor ix  sbuf i32 [4, 1]
+tensor out hbm  f32 [64, 512]
+sync:   dma_indirect out.ap(0, [[0, 4], [1, 512]]), t, ix stride=512 scatter=true queue=0
+scalar: dma_copy u, out[60:64] queue=1
+)");
+  EXPECT_THAT(msg, AllOf(HasSubstr("sync dma_indirect (line 6"), HasSubstr("scalar dma_copy (line 7"),
+                         HasSubstr("hbm tensor 'out'")))
+      << msg;
+}
+
 // Two HBM tensors bound to the same device memory conflict by address.
 TEST(RaceDetector, AliasedHbmBindings) {
   Device device(LoadHardwareConfig("trn2"));

@@ -10,13 +10,14 @@ class engine:  # noqa: N801 (NKI's name)
 
 class dge_mode(enum.Enum):  # noqa: N801
     """DMA descriptor generation: hardware DGE, software (GpSimd) DGE, none (static descriptors).
-    The model has one DMA path; the mode is accepted and does not change the transfer."""
+    The model has one DMA path; the mode is accepted and does not change the transfer (a runtime-addressed
+    DMA costs its issuing sequencer dma.dge whatever the mode)."""
     unknown, none, swdge, hwdge = 0, 1, 2, 3
 
 
 class oob_mode(enum.Enum):  # noqa: N801
-    """What a DMA does with out-of-bounds elements of a runtime (indirect) access pattern. Static access
-    patterns are checked when traced, so both modes mean the same here."""
+    """What a DMA does with a runtime (indirect) address outside its tensor: error (at the kernel's line) or
+    skip that row. Static access patterns are checked when traced."""
     error, skip = 0, 1
 
 

@@ -8,13 +8,14 @@ A wait is left out when every pending access ran on the same in-order engine
 stream (the engine's own hazard check orders those) or was already waited for
 by that stream. DMA transfers complete asynchronously, so they always count
 as pending for everyone. Writes to a tensor nothing reads (a kernel output)
-are not ordered among themselves: stores of disjoint tiles run concurrently.
+are not ordered among themselves: stores of disjoint tiles run concurrently,
+unless one of them writes at a runtime address (dma_indirect), which may land anywhere.
 
 The core has a fixed number of semaphores (config kernel.semaphores). When the
 finest tracking needs more, coarser units are used, each still correct (a
 unit is treated as one tensor, so ordering only gets stricter): 2, 4, 8, ...
 blocks per unit, whole tensors, then one unit per buffer slot of the loops' rotating
-allocations, then a fixed number of buckets.
+allocations, then a fixed number of buckets (the buffers sharing bytes last).
 """
 from .errors import KernelError
 
@@ -38,6 +39,10 @@ def add_semaphores(instrs, limit):
         semaphores = _assign(instrs, _shared_memory_first(units_of))
         if len(semaphores) <= limit:
             return semaphores
+    # Last: the shared-memory units bucketed too (attention_cte's hundreds of shared PSUM/SBUF buffers).
+    semaphores = _assign(instrs, lambda v: [bucket(getattr(v.decl, "memory", None) or _slot_unit(v.decl))])
+    if len(semaphores) <= limit:
+        return semaphores
     raise KernelError("the kernel needs %d semaphores; the config has %d" % (len(semaphores), limit))
 
 
@@ -60,6 +65,8 @@ def _assign(instrs, units_of):
     known = {}                  # (stream, decl, kind) -> accesses that stream knows are done
     waited = set()
     read_anywhere = {name for ins in instrs for name in _names(ins.reads, units_of)}
+    # A write at a runtime address (dma_indirect's scatter) may land on any other write's bytes.
+    read_anywhere |= {name for ins in instrs if ins.opcode == "dma_indirect" for name in _names(ins.writes, units_of)}
     for ins in instrs:
         stream = ins.engine
         tag = "dma" if ins.is_dma else stream

@@ -8,6 +8,7 @@ import functools
 import inspect
 
 from . import dtypes as _dt
+from . import indirect as _indirect
 from . import language as nl
 from . import opcodes as _opcodes
 from . import ops_table as _ops_table
@@ -575,8 +576,10 @@ _DMA_ACCEPTED = ("dge_mode", "oob_mode", "name", "dma_engine")
 
 def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kwargs):
     """A DMA between HBM, SBUF and PSUM on `queue` (default: the frontend's rotation), triggered from
-    `engine` (default: the producer of an on-chip source, else Sync). dge_mode=, oob_mode=, name= and
-    dma_engine= are accepted: the model has one DMA path and checks static access patterns when traced."""
+    `engine` (default: the producer of an on-chip source, else Sync). dge_mode=, name= and dma_engine= are
+    accepted (one DMA path); static access patterns are checked when traced. A side viewed with
+    .ap(scalar_offset=/vector_offset=) becomes a dma_indirect: its HBM address is read from SBUF when the
+    transfer runs, oob_mode=skip skipping a row outside the tensor (else an error at the kernel's line)."""
     nl._no_mask(mask, "nisa.dma_copy")
     _no_options({k: v for k, v in kwargs.items() if k not in _DMA_ACCEPTED}, "dma_copy")
     if dst_rmw_op is not None:
@@ -592,7 +595,10 @@ def dma_copy(dst, src, queue=None, engine=None, mask=None, dst_rmw_op=None, **kw
     if queue is not None and (isinstance(queue, bool) or not isinstance(queue, int)):  # the range: the simulator's
         fail("dma_copy: queue=%r must be an integer (a DMA queue of the config)" % (queue,))
     attrs = [("queue", int(queue))] if queue is not None else []
-    ins = prog.emit(engine, "dma_copy", dst, [src], attrs)
+    if _indirect.of(dst) is not None or _indirect.of(src) is not None:  # .ap(scalar_offset=/vector_offset=)
+        ins = _indirect.emit_dma(prog, engine, dst, src, kwargs.get("oob_mode"), attrs)
+    else:
+        ins = prog.emit(engine, "dma_copy", dst, [src], attrs)
     ins.placed_by_kernel = queue is not None or engine_given  # the dma_queues pass keeps it
 
 
@@ -602,16 +608,19 @@ _TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}  # the permutation 
 @_dst_form
 def _dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=None, name=None, mask=None,
                    engine=None):
-    """dst = src transposed by a DMA (2-d: (1, 0), 3-d: (2, 1, 0), 4-d: (3, 1, 2, 0), or axes=) from HBM into
-    SBUF; 2- and 4-byte types. The model copies src's permuted view at dma.transpose_from_hbm of a copy's
-    throughput (S2: up to 90 %); a transpose from SBUF (across partitions) is not modelled."""
+    """dst = src transposed by a DMA (2-d: (1, 0), 3-d: (2, 1, 0), 4-d: (3, 1, 2, 0), or axes=) from HBM or
+    SBUF into SBUF; 2- and 4-byte types. From HBM the model copies src's permuted view at
+    dma.transpose_from_hbm of a copy's throughput (S2: up to 90 %); from SBUF (the partition dim moves,
+    which no access pattern expresses) it passes src as is and the DMA swaps its first and last dims (every
+    permutation here swaps those), at dma.transpose_from_sbuf (S2: up to 50 %)."""
     what = "dma_transpose"
     nl._no_mask(mask, "nisa." + what)
     dst = _dst(dst, what)
     order = _transpose_order(src, axes)
-    view = src.permute(order)
-    if tuple(view.shape) != tuple(dst.shape):
-        fail("nisa.%s: dst %s is not src %s transposed by %s (%s)" % (what, dst.shape, src.shape, order, view.shape))
+    shape = tuple(src.shape[i] for i in order)
+    if shape != tuple(dst.shape):
+        fail("nisa.%s: dst %s is not src %s transposed by %s (%s)" % (what, dst.shape, src.shape, order, shape))
+    view = src.permute(order) if isinstance(src, HbmTensor) else src
     prog = current()
     engine = _engine(engine, what, prog.dma_engine(src), what)
     prog.emit(engine, what, dst, [view])
@@ -619,10 +628,14 @@ def _dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=N
 
 def _transpose_order(src, axes, what="dma_transpose"):
     """The permutation dma_transpose applies to src (an HBM tensor): axes=, else the one for src's rank."""
-    if isinstance(src, Tile):
-        fail("nisa.%s from SBUF (across partitions) is not modelled; transpose from HBM" % what, Unsupported)
-    if not isinstance(src, HbmTensor):
-        fail("nisa.%s: src must be an HBM tensor, got %r" % (what, src))
+    if _indirect.of(src) is not None:
+        fail("nisa.%s from a runtime-addressed view (.ap(vector_offset=/scalar_offset=)) is not modelled" % what,
+             Unsupported)
+    if isinstance(src, Tile) and (src.decl.space != "sbuf" or src.pdim != 0):
+        fail("nisa.%s: an on-chip src must be an SBUF tile whose partition dim is its first (got %s)"
+             % (what, src._what()), Unsupported)
+    if not isinstance(src, (HbmTensor, Tile)):
+        fail("nisa.%s: src must be an HBM tensor or SBUF tile, got %r" % (what, src))
     try:
         order = tuple(axes) if axes is not None else _TRANSPOSE_AXES.get(len(src.shape))
     except TypeError:

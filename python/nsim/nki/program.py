@@ -9,7 +9,7 @@ import functools
 import math
 import re
 
-from . import masks, opcodes, reversed_dims
+from . import indirect, masks, opcodes, reversed_dims
 from . import spmd as _spmd
 from .passes import Pipeline, buffer_rule
 from .errors import KernelError, fail, stack, user_frames, where
@@ -26,7 +26,7 @@ def current():
 
 
 # The opcodes that are DMA transfers (the issuing engine only triggers them; queues, semaphores).
-DMA_OPCODES = ("dma_copy", "dma_transpose", "sendrecv")
+DMA_OPCODES = ("dma_copy", "dma_transpose", "sendrecv", "dma_indirect")
 # The opcodes that meet the LNC=2 pair peer's matching instruction (sim/model/core_link.h): the Nth of
 # an engine stream pairs with the peer's Nth there, so passes never drop, merge or move them.
 CORE_LINK_OPCODES = ("sendrecv", "core_barrier")
@@ -226,6 +226,8 @@ class Program:
     def emit(self, engine, opcode, dst, srcs=(), attrs=(), reads=(), writes=(), write_only=()):
         """Appends one instruction; `dst` is written, `srcs` (and views in attrs, but those of the
         attributes named in write_only) are read."""
+        if opcode == "dma_copy" and any(indirect.of(v) is not None for v in [dst] + list(srcs)):
+            return indirect.emit_dma(self, engine, dst, srcs[0], None, attrs)  # nl.load/store of such a view
         opcodes.check_engine(engine, opcode, opcode)  # the simulator's table, not a list of our own
         whole, mask = dst, self._call_mask()
         dst, srcs, attrs, writes, skip = self._masked(dst, srcs, attrs, writes)
@@ -243,6 +245,8 @@ class Program:
 
     def _append(self, engine, opcode, dst, srcs, attrs, reads, writes, write_only, skip):
         operands = ([dst] if dst is not None else []) + list(srcs)
+        if opcode != "dma_indirect":
+            indirect.check_not_indirect(opcode, operands)
         attr_views = [v for k, v in attrs if hasattr(v, "decl") and k not in write_only]
         reads = list(srcs) + attr_views + list(reads)
         writes = ([dst] if dst is not None else []) + list(writes)

@@ -5,6 +5,7 @@ NkiTensor keeps it). No data moves; an instruction reads or writes through the v
 import math
 import operator
 
+from . import indirect
 from .errors import Unsupported, fail
 
 
@@ -75,12 +76,10 @@ class ViewMethods:
     def ap(self, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_dim=None, dtype=None):
         """The elements `offset + sum(i_k * stride_k)` of the tensor under this view, for the
         [[stride, size], ...] pattern (on chip the first pair is the partition dim, its stride the
-        tensor's free size). Runtime offsets (scalar_offset=, vector_offset=, indirect_dim=) need
-        dynamic DMA addressing, which the model lacks."""
-        for key, value in (("scalar_offset", scalar_offset), ("vector_offset", vector_offset),
-                           ("indirect_dim", indirect_dim)):
-            if value is not None and not (key == "indirect_dim" and value == 0):
-                fail(".ap(%s=...): runtime (indirect) addressing is not modelled yet" % key, Unsupported)
+        tensor's free size). Runtime offsets (scalar_offset=, vector_offset=, indirect_dim=) take
+        the offset read from SBUF when a DMA runs (indirect.py)."""
+        if indirect_dim not in (None, 0) and scalar_offset is None and vector_offset is None:
+            fail(".ap(indirect_dim=%r) without scalar_offset= or vector_offset=" % (indirect_dim,))
         self._same_dtype(dtype, ".ap(dtype=...)")
         try:
             dims = [[_int(s, ".ap stride"), _int(n, ".ap size")] for s, n in pattern]
@@ -101,7 +100,8 @@ class ViewMethods:
                  % (pattern, offset, last, decl.name, total))
         if decl.on_chip:
             _within_partition(pattern, offset, dims[1:], decl)
-        return self._like(offset, dims, 0 if decl.on_chip else None)
+        return indirect.make(self, self._like(offset, dims, 0 if decl.on_chip else None), scalar_offset,
+                             vector_offset, indirect_dim)
 
     def _same_dtype(self, dtype, what):
         from . import dtypes

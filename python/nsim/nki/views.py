@@ -391,6 +391,9 @@ class HbmTensor(View):
         return self._sub(HbmTensor(self.decl, offset, dims))
 
     def _like(self, offset, dims, pdim):
+        if getattr(self, "indirect", None) is not None:  # its runtime offset would be lost
+            fail("a view of %s with a runtime offset (.ap(scalar_offset=/vector_offset=)) cannot be sliced, "
+                 "permuted or reshaped; give the whole access in .ap()" % self._what(), Unsupported)
         return HbmTensor(self.decl, offset, dims)
 
     def __setitem__(self, key, value):

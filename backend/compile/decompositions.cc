@@ -45,6 +45,10 @@ const std::map<std::string, Decomposition>& Table() {
       {"aten::_log_softmax", {nullptr, at::KernelFunction::FromUnboxed(&LogSoftmax)}},
       {"aten::_log_softmax_backward_data",
        {nullptr, at::KernelFunction::FromUnboxed(&LogSoftmaxBackward)}},
+      {"aten::masked_fill.Scalar", {nullptr, at::KernelFunction::FromUnboxed(&MaskedFillScalar)}},
+      {"aten::masked_fill.Tensor", {nullptr, at::KernelFunction::FromUnboxed(&MaskedFillTensor)}},
+      {"aten::threshold", {nullptr, at::KernelFunction::FromUnboxed(&Threshold)}},
+      {"aten::threshold_backward", {nullptr, at::KernelFunction::FromUnboxed(&ThresholdBackward)}},
       {"aten::native_layer_norm_backward",
        {nullptr, at::KernelFunction::FromUnboxed(&NativeLayerNormBackward)}},
   };

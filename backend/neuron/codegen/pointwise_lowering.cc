@@ -171,6 +171,41 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
   }
 }
 
+// `o` in the shape of a [p, cols] (or [p, 1] when `column`) tile, for
+// instructions whose operands must all have the destination's shape: a
+// full operand as it is, an immediate memset into a temporary, a column
+// broadcast along the row as 1 * column (exact for every value, -0, inf
+// and NaN included, unlike 0 + column).
+AccessPattern Shaped(TileScope& s, const Operand& o, bool column, int slot) {
+  if (o.kind == Operand::kFull || (column && o.kind == Operand::kColumn)) return o.ap;
+  const AccessPattern t = s.Temp(column, slot);
+  Instruction set = MakeInstruction(EngineId::kVector, Opcode::kMemset);
+  set.dst = t;
+  set.scalar0 = Imm(o.kind == Operand::kImm ? o.imm : 1.0);
+  s.sched().Add(std::move(set));
+  if (o.kind == Operand::kColumn) EmitTensorScalar(s, t, t, AluOp::kMul, Column(o.ap));
+  return t;
+}
+
+// cond ? a : b as the ISA selects: b copied into dst, then a copied over
+// it where cond is non-zero (tensor_copy_predicated). Never arithmetic
+// blending: c * a + (1 - c) * b is NaN where the unselected operand is
+// inf or NaN.
+void LowerWhere(TileScope& s, const Operand& cond, const Operand& a, const Operand& b, const AccessPattern& dst) {
+  const bool column = dst.FreeElements() == 1 && cond.kind != Operand::kFull && a.kind != Operand::kFull &&
+                      b.kind != Operand::kFull;
+  if (cond.kind == Operand::kImm) {  // a constant condition selects one operand whole
+    const Operand& pick = cond.imm != 0 ? a : b;
+    return EmitCopy(s, dst, Shaped(s, pick, column, 0));
+  }
+  EmitCopy(s, dst, Shaped(s, b, column, 0));
+  Instruction sel = MakeInstruction(EngineId::kVector, Opcode::kTensorCopyPredicated);
+  sel.dst = dst;
+  sel.src0 = Shaped(s, a, column, 1);
+  sel.src1 = Shaped(s, cond, column, 2);
+  s.sched().Add(std::move(sel));
+}
+
 }  // namespace
 
 void EmitActivation(TileScope& s, const AccessPattern& dst, const AccessPattern& src, ActFunc func,
@@ -232,6 +267,7 @@ bool DirectActivation(OpKind kind, ActFunc* func) {
 void LowerPointwise(TileScope& s, const Node& node, const std::vector<Operand>& in, const AccessPattern& dst) {
   if (IsBinary(node.kind)) return LowerBinary(s, node, in.at(0), in.at(1), dst);
   if (IsUnary(node.kind)) return LowerUnary(s, node, in.at(0), dst);
+  if (node.kind == OpKind::kWhere) return LowerWhere(s, in.at(0), in.at(1), in.at(2), dst);
   throw SimError(std::string("codegen: '") + OpKindName(node.kind) + "' is not pointwise");
 }
 
@@ -280,10 +316,10 @@ bool BoolValued(OpKind k) {
 }
 
 // Ops whose result of Bool (0/1) operands, stored as bool (non-zero is
-// true), is ATen's: add is logical or, mul logical and. Eager only:
-// compile() keeps them out of fused regions, where no store follows.
+// true), is ATen's: add is logical or, mul logical and, where selects one.
+// Eager only: compile() keeps them out of fused regions, where no store follows.
 bool BoolClosed(OpKind k) {
-  return k == OpKind::kAdd || k == OpKind::kMul || k == OpKind::kMaximum || k == OpKind::kMinimum;
+  return k == OpKind::kWhere || k == OpKind::kAdd || k == OpKind::kMul || k == OpKind::kMaximum || k == OpKind::kMinimum;
 }
 
 void CheckSupported(const Node& node, DType input_dtype) {

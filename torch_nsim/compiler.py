@@ -65,9 +65,25 @@ def _replay(nsim_name, values):
     for name, call_args, results in calls:
         names = _C.nsim_schema_args(name)[1]
         vals = [env[x] if kind == "v" else x for kind, x in call_args]
+        if name == "aten::where.self":
+            vals = _where_operands(vals)
         out = aten_op(name)(vals[0], **dict(zip(names[1:], vals[1:])))
         env.update(zip(results, out if isinstance(out, (tuple, list)) else [out]))
     return tuple(env[o] for o in outputs)
+
+
+def _where_operands(vals):
+    """where.self's operands with a number (a wrapped scalar in the C++
+    decomposition) as the 0-dim tensor torch.where(c, x, number) makes: the
+    result type's, on the other operand's device (torch's where.self takes no
+    numbers)."""
+    cond, a, b = vals
+    tensor = a if isinstance(a, torch.Tensor) else b
+    def lift(v):
+        if isinstance(v, torch.Tensor):
+            return v
+        return torch.scalar_tensor(v, dtype=torch.result_type(tensor, v), device=tensor.device)
+    return [cond, lift(a), lift(b)]
 
 
 def _bind(op, args, kwargs):

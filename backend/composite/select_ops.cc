@@ -43,16 +43,18 @@ Tensor MaskedFillTensor(const Tensor& self, const Tensor& mask, const Tensor& va
   return where(mask, CastTo(value, self.dtype()), self);
 }
 
-// PyTorch's threshold: x <= threshold ? value : x, compared in x's dtype.
+// PyTorch's threshold: x <= threshold ? value : x. Its CPU kernel compares
+// bfloat16/float16 x widened to float with the float threshold (not the
+// threshold rounded to x's dtype, as le would).
 Tensor Threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  return where(le(self, threshold), FillValue(self, value), self);
+  return where(le(Upcast(self), threshold), FillValue(self, value), self);
 }
 
 // ReLU's backward (threshold 0): self <= threshold ? 0 : grad, in the
-// operands' common dtype.
+// operands' common dtype (threshold's kernel, compared as there).
 Tensor ThresholdBackward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
   const Tensor grad = CastTo(grad_output, ResultType(grad_output, self));
-  return where(le(self, threshold), FillValue(grad, Scalar(0)), grad);
+  return where(le(Upcast(self), threshold), FillValue(grad, Scalar(0)), grad);
 }
 
 }  // namespace decomp

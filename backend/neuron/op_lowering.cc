@@ -83,6 +83,20 @@ ValueId Where(Graph& g, OpOperands& op) {
   return g.Where(op.Operand(0), a, b, out);
 }
 
+// threshold_backward(grad, self, threshold): self <= threshold ? 0 : grad,
+// compared in fp32 with the float threshold (ATen's kernel widens bfloat16
+// self and does not round the threshold to it), one fused kernel for ReLU's
+// backward. Its composite (composite/select_ops.cc) is the same le and where.
+ValueId ThresholdBackward(Graph& g, OpOperands& op) {
+  const DType out = op.out_dtype();
+  const ValueId self = op.Operand(1);
+  const float threshold = static_cast<float>(op.Constant(2).toDouble());
+  const ValueId below = g.Binary(OpKind::kLe, self, g.Constant(threshold), DType::kBool);
+  ValueId grad = op.Operand(0);
+  if (g.node(grad).dtype != out) grad = ExactCast(g, grad, out);
+  return g.Where(below, g.Constant(0.0, out), grad, out);
+}
+
 ValueId Matmul(Graph& g, OpOperands& op) { return g.Matmul(op.Operand(0), op.Operand(1), op.out_dtype()); }
 
 const std::map<std::string, OpEmitter>& Table() {
@@ -119,6 +133,7 @@ const std::map<std::string, OpEmitter>& Table() {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) {"aten::" #name overload, &Reduce<OpKind::kRow##Name>},
 #include "backend/reduction_ops.def"
       {"aten::where.self", &Where},
+      {"aten::threshold_backward", &ThresholdBackward},
       {"aten::mm", &Matmul},
       {"aten::bmm", &Matmul},
       {"aten::matmul", &Matmul},

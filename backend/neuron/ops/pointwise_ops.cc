@@ -8,6 +8,8 @@
 #include "backend/neuron/hbm_tensor.h"
 #include "backend/neuron/kernel_launch.h"
 #include "backend/neuron/op_lowering.h"
+#include "backend/shape.h"
+#include "backend/type_promotion.h"
 
 namespace nsim {
 namespace neuron {
@@ -110,6 +112,15 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   return Pointwise("aten::where.self", m, {condition, self, other}, {});
 }
 
+// ReLU's backward as one kernel (the lowering's le and where) rather than
+// its composite's two.
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const at::Scalar& threshold) {
+  const TensorMeta m{at::BroadcastShapes(grad_output.sizes(), self.sizes()), at::ResultType(grad_output, self),
+                     at::OutputDevice({&grad_output, &self})};
+  RequireFloat("aten::threshold_backward", self.dtype());
+  return Pointwise("aten::threshold_backward", m, {grad_output, self}, {at::IValue(), at::IValue(), at::IValue(threshold)});
+}
+
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
@@ -119,6 +130,7 @@ NSIM_LIBRARY_IMPL(aten, Neuron, m) {
 #include "backend/unary_ops.def"
   m.impl("gelu", &gelu);
   m.impl("where.self", &where);
+  m.impl("threshold_backward", &threshold_backward);
 }
 
 }  // namespace neuron

@@ -63,6 +63,7 @@ Tensor masked_fill(T self, T mask, T value) {
 Tensor threshold(T self, S threshold, S value) {
   NSIM_CALL("aten::threshold", Tensor(T, S, S), self, threshold, value);
 }
+Tensor logaddexp(T self, T other) { NSIM_CALL("aten::logaddexp", Tensor(T, T), self, other); }
 Tensor threshold_backward(T grad_output, T self, S threshold) {
   NSIM_CALL("aten::threshold_backward", Tensor(T, T, S), grad_output, self, threshold);
 }

@@ -44,6 +44,10 @@ NSIM_LIBRARY(aten, m) {
   m.def("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor");
   m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
 
+  // Composites of the unary table's log1p / log_sigmoid (composite/logexp_ops.cc).
+  m.def("logaddexp(Tensor self, Tensor other) -> Tensor");
+  m.def("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)");
+
   // Reductions: the table's ops (backend/reduction_ops.def), then the others.
 #define NSIM_REDUCTION_DTYPE(n, overload)                                                               \
   m.def(n "(Tensor self, *, ScalarType? dtype=None) -> Tensor");                                         \

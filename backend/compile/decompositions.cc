@@ -49,6 +49,7 @@ const std::map<std::string, Decomposition>& Table() {
       {"aten::masked_fill.Tensor", {nullptr, at::KernelFunction::FromUnboxed(&MaskedFillTensor)}},
       {"aten::threshold", {nullptr, at::KernelFunction::FromUnboxed(&Threshold)}},
       {"aten::threshold_backward", {nullptr, at::KernelFunction::FromUnboxed(&ThresholdBackward)}},
+      {"aten::logaddexp", {nullptr, at::KernelFunction::FromUnboxed(&Logaddexp)}},
       {"aten::native_layer_norm_backward",
        {nullptr, at::KernelFunction::FromUnboxed(&NativeLayerNormBackward)}},
   };

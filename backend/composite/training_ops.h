@@ -54,6 +54,7 @@ Tensor MaskedFillScalar(const Tensor& self, const Tensor& mask, const Scalar& va
 Tensor MaskedFillTensor(const Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor Threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
 Tensor ThresholdBackward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
+Tensor Logaddexp(const Tensor& self, const Tensor& other);  // logexp_ops.cc
 
 std::tuple<Tensor, Tensor, Tensor> NativeLayerNormBackward(const Tensor& grad_out, const Tensor& input,
                                                            const IntList& normalized_shape, const Tensor& mean,

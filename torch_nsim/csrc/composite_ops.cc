@@ -224,9 +224,19 @@ Tensor& NormOut(const Tensor& self, const std::optional<c10::Scalar>& p, at::Int
   return CopyToOut(NormDim(self, p, dim, keepdim), out);
 }
 
+// F.logsigmoid(x, out=y): the fallback copies single-output out= variants
+// only; this one has the result and the (empty on the device) buffer.
+std::tuple<Tensor&, Tensor&> LogSigmoidForwardOut(const Tensor& self, Tensor& output, Tensor& buffer) {
+  const auto [result, buf] = at::log_sigmoid_forward(self);
+  CopyToOut(result, output);
+  CopyToOut(buf, buffer);
+  return {output, buffer};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("log_sigmoid_forward.output", &LogSigmoidForwardOut);
   m.impl("clamp", &Clamp);
   m.impl("clamp.Tensor", &Bounded);
   m.impl("clamp_min", &ClampMin);

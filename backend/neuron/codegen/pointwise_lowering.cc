@@ -1,6 +1,7 @@
 #include "backend/neuron/codegen/pointwise_lowering.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/base/error.h"
 #include "sim/kernel/builder.h"
@@ -115,6 +116,31 @@ void LowerPow(TileScope& s, const Operand& x, double e, const AccessPattern& dst
   EmitTensorScalar(s, dst, x.ap, AluOp::kPow, Imm(static_cast<float>(e)));
 }
 
+void EmitCopyPredicated(TileScope& s, const AccessPattern& dst, const AccessPattern& src, const AccessPattern& pred) {
+  Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorCopyPredicated);
+  in.dst = dst;
+  in.src0 = src;
+  in.src1 = pred;
+  s.sched().Add(std::move(in));
+}
+
+// log1p(x) = log(u) * (x / (u - 1)), u = 1 + x rounded (u - 1 is exact), so
+// the rounding of 1 + x cancels; x itself where u - 1 is 0 (|x| below half
+// an ulp of 1) or inf (x = inf, where the quotient is NaN).
+void LowerLog1p(TileScope& s, const Operand& x, const AccessPattern& dst) {
+  const bool col = x.kind == Operand::kColumn;
+  const AccessPattern u = s.Temp(col, 0), d = s.Temp(col, 1), q = s.Temp(col, 2);
+  EmitTensorScalar(s, u, x.ap, AluOp::kAdd, Imm(1));
+  EmitTensorScalar(s, d, u, AluOp::kSub, Imm(1));
+  EmitTensorTensor(s, q, x.ap, d, AluOp::kDivide);
+  EmitActivation(s, u, u, ActFunc::kLog, Imm(1), Imm(0));
+  EmitTensorTensor(s, dst, u, q, AluOp::kMul);
+  EmitTensorScalar(s, q, d, AluOp::kEqual, Imm(0));
+  EmitCopyPredicated(s, dst, x.ap, q);
+  EmitTensorScalar(s, q, d, AluOp::kEqual, Imm(INFINITY));
+  EmitCopyPredicated(s, dst, x.ap, q);
+}
+
 void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst) {
   if (x.kind == Operand::kImm) x = Operand::Column(Expand(s, x, true, 8));
   ActFunc f;
@@ -160,6 +186,12 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
       EmitActivation(s, up, x.ap, ActFunc::kExp, Imm(1), Imm(-0.6931471805599453f));
       EmitActivation(s, down, x.ap, ActFunc::kExp, Imm(-1), Imm(-0.6931471805599453f));
       return EmitTensorTensor(s, dst, up, down, AluOp::kAdd);
+    }
+    case OpKind::kLog1p: return LowerLog1p(s, x, dst);
+    case OpKind::kLogSigmoid: {  // -softplus(-x)
+      const AccessPattern t = s.Temp(x.kind == Operand::kColumn, 0);
+      EmitActivation(s, t, x.ap, ActFunc::kSoftplus, Imm(-1), Imm(0));
+      return EmitTensorScalar(s, dst, t, AluOp::kMul, Imm(-1));
     }
     case OpKind::kFrac: return EmitTensorScalar(s, dst, x.ap, AluOp::kMod, Imm(1));  // fmod(x, 1) = x - trunc(x)
     case OpKind::kLogicalNot: return EmitTensorScalar(s, dst, x.ap, AluOp::kEqual, Imm(0));

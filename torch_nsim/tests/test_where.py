@@ -99,3 +99,35 @@ def test_non_bool_condition_is_a_clear_error():
         torch.where(*_d(SPECIAL, SPECIAL, SPECIAL))
     with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks"):
         torch.ops.aten.masked_fill(*_d(SPECIAL, SPECIAL), 1.0)
+
+
+def test_compiled_where_with_a_number_is_one_fused_kernel():
+    """torch.where(c, x, 0.0) and ReLU's backward pass a 0-dim constant:
+    an immediate of the fused kernel, not an eager op splitting it."""
+    torch._dynamo.reset()
+    f = torch.compile(lambda c, x: torch.where(c, x.exp(), 0.0) * 2.0, backend="neuron")
+    c, x = _d(COND, SPECIAL)
+    f(c, x)
+    mark()
+    got = f(c, x)
+    runs = executions()
+    assert len(runs) == 1 and "torch_compiled_region" in runs[0][0], runs
+    _same(got, torch.where(COND, SPECIAL.exp(), 0.0) * 2.0)
+
+
+TINY = torch.tensor([1e-10, -1e-10, 3e-8, 1.5e-7, -6e-8, 1e-4, -0.5, -1.0, -2.0, 1e30, 3.4e38])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_log1p_log_sigmoid_logaddexp_norm0_match_cpu(dtype):
+    """log1p keeps tiny x (log(1 + x) would give 0), inf and -1; logaddexp
+    of equal infinities is that infinity; the 0-norm counts NaN as non-zero."""
+    x = torch.cat([SPECIAL.flatten(), TINY]).to(dtype)
+    close = dict(rtol=2e-6 if dtype == torch.float32 else 8e-3, atol=0, equal_nan=True)
+    torch.testing.assert_close(torch.log1p(x.to("neuron")).cpu(), torch.log1p(x), **close)
+    torch.testing.assert_close(F.logsigmoid(x.to("neuron")).cpu(), F.logsigmoid(x), **close)
+    y = x.flip(0)
+    torch.testing.assert_close(torch.logaddexp(*_d(x, y)).cpu(), torch.logaddexp(x, y), **close)
+    inf = torch.tensor([float("inf"), -float("inf"), float("inf")], dtype=dtype)
+    _same(torch.logaddexp(*_d(inf, inf)), torch.logaddexp(inf, inf))
+    _same(torch.linalg.vector_norm(x.to("neuron"), 0), torch.linalg.vector_norm(x, 0))

@@ -46,6 +46,9 @@ NSIM_LIBRARY(aten, m) {
 
   // Composites of the unary table's log1p / log_sigmoid (composite/logexp_ops.cc).
   m.def("logaddexp(Tensor self, Tensor other) -> Tensor");
+  m.def("xlogy.Tensor(Tensor self, Tensor other) -> Tensor");
+  m.def("special_xlog1py(Tensor self, Tensor other) -> Tensor");
+  m.def("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor");
   m.def("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)");
 
   // Reductions: the table's ops (backend/reduction_ops.def), then the others.

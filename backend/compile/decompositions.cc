@@ -50,6 +50,9 @@ const std::map<std::string, Decomposition>& Table() {
       {"aten::threshold", {nullptr, at::KernelFunction::FromUnboxed(&Threshold)}},
       {"aten::threshold_backward", {nullptr, at::KernelFunction::FromUnboxed(&ThresholdBackward)}},
       {"aten::logaddexp", {nullptr, at::KernelFunction::FromUnboxed(&Logaddexp)}},
+      {"aten::xlogy.Tensor", {nullptr, at::KernelFunction::FromUnboxed(&Xlogy)}},
+      {"aten::special_xlog1py", {nullptr, at::KernelFunction::FromUnboxed(&Xlog1py)}},
+      {"aten::softplus", {nullptr, at::KernelFunction::FromUnboxed(&Softplus)}},
       {"aten::native_layer_norm_backward",
        {nullptr, at::KernelFunction::FromUnboxed(&NativeLayerNormBackward)}},
   };

@@ -54,7 +54,11 @@ Tensor MaskedFillScalar(const Tensor& self, const Tensor& mask, const Scalar& va
 Tensor MaskedFillTensor(const Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor Threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
 Tensor ThresholdBackward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
-Tensor Logaddexp(const Tensor& self, const Tensor& other);  // logexp_ops.cc
+// logexp_ops.cc
+Tensor Logaddexp(const Tensor& self, const Tensor& other);
+Tensor Xlogy(const Tensor& self, const Tensor& other);
+Tensor Xlog1py(const Tensor& self, const Tensor& other);
+Tensor Softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold);
 
 std::tuple<Tensor, Tensor, Tensor> NativeLayerNormBackward(const Tensor& grad_out, const Tensor& input,
                                                            const IntList& normalized_shape, const Tensor& mean,

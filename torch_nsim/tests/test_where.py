@@ -131,3 +131,17 @@ def test_log1p_log_sigmoid_logaddexp_norm0_match_cpu(dtype):
     inf = torch.tensor([float("inf"), -float("inf"), float("inf")], dtype=dtype)
     _same(torch.logaddexp(*_d(inf, inf)), torch.logaddexp(inf, inf))
     _same(torch.linalg.vector_norm(x.to("neuron"), 0), torch.linalg.vector_norm(x, 0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_xlogy_xlog1py_softplus_select_their_special_cases(dtype):
+    """xlogy(0, y) is 0 even where log(y) is -inf or NaN, and NaN where y is
+    NaN (a product 0 * log(y) would be NaN for y = 0); softplus is x above
+    its threshold."""
+    x = torch.tensor([0.0, 0.0, 0.0, 0.0, 2.0, -1.5, float("nan"), 3.0], dtype=dtype)
+    y = torch.tensor([0.0, -1.0, float("inf"), float("nan"), 0.5, 4.0, 1.0, float("inf")], dtype=dtype)
+    close = dict(rtol=2e-6 if dtype == torch.float32 else 8e-3, atol=0, equal_nan=True)
+    torch.testing.assert_close(torch.xlogy(*_d(x, y)).cpu(), torch.xlogy(x, y), **close)
+    torch.testing.assert_close(torch.special.xlog1py(*_d(x, y)).cpu(), torch.special.xlog1py(x, y), **close)
+    torch.testing.assert_close(F.softplus(x.to("neuron"), 2.0, 3.0).cpu(), F.softplus(x, 2.0, 3.0), **close)
+    torch.testing.assert_close(F.softplus(y.to("neuron")).cpu(), F.softplus(y), **close)

@@ -51,6 +51,23 @@ Tensor gelu(T self, const std::string& approximate) {
   NSIM_CALL("aten::gelu", Tensor(T, const std::string&), self, approximate);
 }
 
+Tensor where(T condition, T self, T other) {
+  NSIM_CALL("aten::where.self", Tensor(T, T, T), condition, self, other);
+}
+Tensor masked_fill(T self, T mask, S value) {
+  NSIM_CALL("aten::masked_fill.Scalar", Tensor(T, T, S), self, mask, value);
+}
+Tensor masked_fill(T self, T mask, T value) {
+  NSIM_CALL("aten::masked_fill.Tensor", Tensor(T, T, T), self, mask, value);
+}
+Tensor threshold(T self, S threshold, S value) {
+  NSIM_CALL("aten::threshold", Tensor(T, S, S), self, threshold, value);
+}
+Tensor logaddexp(T self, T other) { NSIM_CALL("aten::logaddexp", Tensor(T, T), self, other); }
+Tensor threshold_backward(T grad_output, T self, S threshold) {
+  NSIM_CALL("aten::threshold_backward", Tensor(T, T, S), grad_output, self, threshold);
+}
+
 #define NSIM_REDUCTION_DTYPE(name, overload)                                                        \
   Tensor name(T self, OptType dtype) { NSIM_CALL("aten::" #name, Tensor(T, OptType), self, dtype); } \
   Tensor name(T self, const IntList& dim, bool keepdim, OptType dtype) {                           \

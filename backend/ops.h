@@ -45,6 +45,14 @@ Tensor pow(const Tensor& self, const Scalar& exponent);
 Tensor square(const Tensor& self);
 Tensor gelu(const Tensor& self, const std::string& approximate = "none");
 
+// --- selection ---
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
+Tensor logaddexp(const Tensor& self, const Tensor& other);
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
+
 // --- reductions: sum, mean, amax, ... (backend/reduction_ops.def) ---
 #define NSIM_REDUCTION_DTYPE(name)                                            \
   Tensor name(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt); \

@@ -35,6 +35,22 @@ NSIM_LIBRARY(aten, m) {
   m.def("square(Tensor self) -> Tensor");
   m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
 
+  // Selection: where.self is the one kernel (a predicated copy on the
+  // device); masked_fill, threshold and threshold_backward are composites of
+  // it (backend/composite/select_ops.cc).
+  m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
+  m.def("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor");
+  m.def("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor");
+  m.def("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor");
+  m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
+
+  // Composites of the unary table's log1p / log_sigmoid (composite/logexp_ops.cc).
+  m.def("logaddexp(Tensor self, Tensor other) -> Tensor");
+  m.def("xlogy.Tensor(Tensor self, Tensor other) -> Tensor");
+  m.def("special_xlog1py(Tensor self, Tensor other) -> Tensor");
+  m.def("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor");
+  m.def("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)");
+
   // Reductions: the table's ops (backend/reduction_ops.def), then the others.
 #define NSIM_REDUCTION_DTYPE(n, overload)                                                               \
   m.def(n "(Tensor self, *, ScalarType? dtype=None) -> Tensor");                                         \

@@ -65,9 +65,37 @@ def _replay(nsim_name, values):
     for name, call_args, results in calls:
         names = _C.nsim_schema_args(name)[1]
         vals = [env[x] if kind == "v" else x for kind, x in call_args]
+        if name == "aten::where.self":
+            vals = _where_operands(vals)
         out = aten_op(name)(vals[0], **dict(zip(names[1:], vals[1:])))
         env.update(zip(results, out if isinstance(out, (tuple, list)) else [out]))
     return tuple(env[o] for o in outputs)
+
+
+def _where_operands(vals):
+    """where.self's operands with a number (a wrapped scalar in the C++
+    decomposition) as the 0-dim tensor torch.where(c, x, number) makes: the
+    result type's, on the other operand's device (torch's where.self takes no
+    numbers)."""
+    cond, a, b = vals
+    tensor = a if isinstance(a, torch.Tensor) else b
+    def lift(v):
+        if isinstance(v, torch.Tensor):
+            return v
+        return torch.scalar_tensor(v, dtype=torch.result_type(tensor, v))  # a host constant (_scalar_constant)
+    return [cond, lift(a), lift(b)]
+
+
+def _scalar_constant(node):
+    """Whether FX node `node` is a number made a 0-dim tensor (torch.where(c, x, 0.0) and
+    threshold_backward's 0): a fused where.self takes it as an immediate, not an input."""
+    return isinstance(node, torch.fx.Node) and node.target is torch.ops.aten.scalar_tensor.default
+
+
+def _immediate(node, consumer):
+    if _op_name(consumer.target) != "aten::where.self":
+        raise Unsupported(_op_name(consumer.target), "takes a 0-dim constant tensor only in where")
+    return ("c", node.args[0])
 
 
 def _bind(op, args, kwargs):
@@ -162,7 +190,7 @@ class _Segment:
         self.outputs = []  # FX nodes used after the segment
         for n in self.nodes:
             for a in n.all_input_nodes:
-                if a not in members and a not in self.inputs:
+                if a not in members and a not in self.inputs and not _scalar_constant(a):
                     self.inputs.append(a)
             if any(u not in members for u in n.users):
                 self.outputs.append(n)
@@ -189,6 +217,8 @@ class _Segment:
                                        t.device.index or 0)
             except (NotImplementedError, ValueError) as e:  # a dtype the kernels do not compute
                 raise Unsupported(f"input {n.name}", str(e)) from None
+        for a in {a for n in self.nodes for a in n.all_input_nodes if _scalar_constant(a)}:
+            vals[a] = torch.empty((), dtype=a.meta["val"].dtype, device="meta")
         devices = {(n.meta["val"].device.index or 0) for n in self.inputs}
         b.set_device(min(devices) if devices else 0)
         for node in self.nodes:
@@ -204,7 +234,8 @@ class _Segment:
             if not known:
                 raise Unsupported(name, "has no lowering rule")
             values = _check_args(node, name, nsim_args)
-            args = [("v", ids[values[n]]) if isinstance(values.get(n), torch.fx.Node) else ("c", values.get(n))
+            args = [_immediate(values[n], node) if _scalar_constant(values.get(n)) else
+                    ("v", ids[values[n]]) if isinstance(values.get(n), torch.fx.Node) else ("c", values.get(n))
                     for n in nsim_args]
             val = self._layout(node, vals) if tensors is not None else node.meta.get("val")
             vals[node] = val
@@ -250,6 +281,9 @@ def _partition(gm):
 
     for node in gm.graph.nodes:
         if node.op != "call_function":
+            continue
+        if _scalar_constant(node):  # no inputs: runs (on the host) before the open segment, not splitting it
+            steps.append(("eager", node))
             continue
         try:
             _Segment(seg + [node], gm).build()

@@ -63,6 +63,21 @@ Reason DeviceTypes(const Graph& g, const Graph::Call& c) {
   return std::nullopt;
 }
 
+// where.self: a Bool condition selecting between float values (a float
+// result; Bool results run eagerly, as the other Bool-closed ops do).
+Reason WhereOperands(const Graph& g, const Graph::Call& c) {
+  const at::ScalarType cond = g.value(c.args[0].value).meta.dtype;
+  if (cond != at::kBool) return std::string("where's condition is Bool, not ") + at::ToString(cond);
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    if (!c.args[i].is_value()) continue;
+    const at::ScalarType t = g.value(c.args[i].value).meta.dtype;
+    if (!IsFloat(t)) return std::string("compiled where selects float tensors, not ") + at::ToString(t);
+  }
+  const at::ScalarType out = g.value(c.outputs[0]).meta.dtype;
+  if (!IsFloat(out)) return std::string("compiled where gives float tensors, not ") + at::ToString(out);
+  return std::nullopt;
+}
+
 std::vector<int64_t> NonUnit(const at::IntList& sizes) {
   std::vector<int64_t> out;
   for (int64_t s : sizes) {
@@ -190,6 +205,7 @@ const std::map<std::string, LoweringRule>& Rules() {
 #undef NSIM_UNARY_RULE_kToBool
       {"aten::to.dtype", Compute(&DeviceTypes)},
       {"aten::_to_copy", Compute(&DeviceTypes)},
+      {"aten::where.self", Compute(&WhereOperands)},
       {"aten::mm", Compute(&MatmulShapes)},
       {"aten::bmm", Compute(&MatmulShapes)},
       {"aten::matmul", Compute(&MatmulShapes)},

@@ -1,6 +1,6 @@
 // linalg_vector_norm in terms of core ops, for every backend
 // (CompositeExplicit): on the device each step is one generated kernel
-// (abs, pow, sum / amax / amin, sqrt), timed like any other. As PyTorch's
+// (abs, pow, sum / amax / amin, sqrt; ne and a cast for ord 0), timed like any other. As PyTorch's
 // CPU kernel, bf16/fp16 inputs are computed in fp32 and rounded once.
 #include <cmath>
 #include <optional>
@@ -25,13 +25,12 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, const std::opti
                    ToString(IsFloatingType(self.dtype()) ? out_dtype : self.dtype()));
   }
   const double p = ord.toDouble();
-  if (p == 0) {  // a count of the non-zeros (NaN included) needs a comparison op the device lacks
-    throw SimError("linalg_vector_norm: ord=0 is not supported on this backend");
-  }
   const IntList dims = dim ? *dim : IntList{};
   const Tensor a = abs(decomp::Upcast(decomp::CastTo(self, out_dtype)));
   Tensor r;
-  if (std::isinf(p)) {
+  if (p == 0) {  // the count of the non-zeros (NaN included, as x != 0 is)
+    r = sum(ne(a, Scalar(0.0)).to(kFloat), dims, keepdim);
+  } else if (std::isinf(p)) {
     r = p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
   } else if (p == 1) {
     r = sum(a, dims, keepdim);

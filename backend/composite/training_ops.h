@@ -49,6 +49,17 @@ std::tuple<Tensor, Tensor> FusedRmsNorm(const Tensor& input, const IntList& norm
 Tensor Var(const Tensor& self, const std::optional<IntList>& dim, const std::optional<Scalar>& correction,
            bool keepdim);
 
+// Selection composites of where.self (select_ops.cc).
+Tensor MaskedFillScalar(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor MaskedFillTensor(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor Threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
+Tensor ThresholdBackward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
+// logexp_ops.cc
+Tensor Logaddexp(const Tensor& self, const Tensor& other);
+Tensor Xlogy(const Tensor& self, const Tensor& other);
+Tensor Xlog1py(const Tensor& self, const Tensor& other);
+Tensor Softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold);
+
 std::tuple<Tensor, Tensor, Tensor> NativeLayerNormBackward(const Tensor& grad_out, const Tensor& input,
                                                            const IntList& normalized_shape, const Tensor& mean,
                                                            const Tensor& rstd, const std::optional<Tensor>& weight,

@@ -19,6 +19,7 @@ Tensor binary_alpha(const Tensor& a, const Tensor& b, const Scalar&) {
   return MakeOutput(BinaryMeta(a, b, P));
 }
 Tensor pow(const Tensor& self, const Scalar& e) { return MakeOutput(PowMeta(self, e)); }
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return MakeOutput(WhereMeta(c, a, b)); }
 
 template <const UnarySpec& kSpec>
 Tensor unary_meta(const Tensor& self) {
@@ -91,6 +92,7 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
 #define NSIM_UNARY_OP(name, Name, ...) m.impl(#name, &unary_meta<unary::k##Name>);
 #include "backend/unary_ops.def"
   m.impl("gelu", &gelu);
+  m.impl("where.self", &where);
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);

@@ -37,6 +37,15 @@ ScalarType BinaryComputeType(const Tensor& a, const Tensor& b, Promotion p) {
   return IsBoolValued(p) ? ResultType(a, b) : BinaryMeta(a, b, p).dtype;
 }
 
+TensorMeta WhereMeta(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  if (condition.dtype() != kBool) {
+    throw SimError(std::string("where expected condition to be a boolean tensor, but got a tensor with dtype ") +
+                   ToString(condition.dtype()));
+  }
+  const IntList sizes = BroadcastShapes(BroadcastShapes(condition.sizes(), self.sizes()), other.sizes());
+  return {sizes, ResultType(self, other), OutputDevice({&self, &other, &condition})};
+}
+
 TensorMeta PowMeta(const Tensor& self, const Scalar& exponent) {
   const ScalarType dtype = ResultType(self, exponent);
   if (IsIntegralType(dtype, true) && exponent.isIntegral() && exponent.toLong() < 0) {

@@ -70,6 +70,10 @@ TensorMeta UnaryMeta(const UnarySpec& spec, const Tensor& self);
 bool IsGeluTanh(const std::string& approximate);
 TensorMeta GeluMeta(const Tensor& self, const std::string& approximate);
 
+// where.self: a Bool condition; the result is result_type(self, other) in
+// the three operands' broadcast shape.
+TensorMeta WhereMeta(const Tensor& condition, const Tensor& self, const Tensor& other);
+
 // --- reductions ---
 struct ReduceMetaResult {
   TensorMeta out;

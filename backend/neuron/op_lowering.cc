@@ -69,6 +69,34 @@ ValueId Reduce(Graph& g, OpOperands& op) {
   return g.node(r).sizes == op.out_sizes() ? r : g.View(r, op.out_sizes());
 }
 
+// where.self(condition, self, other): the operands in the result's dtype
+// first (ATen's promotion: a float32 number selected into a bfloat16 result
+// is that number rounded), so a fused graph carries what eager stores.
+ValueId Where(Graph& g, OpOperands& op) {
+  const DType out = op.out_dtype();
+  auto in_result_type = [&](ValueId v) {
+    const codegen::Node& n = g.node(v);
+    if (n.kind == OpKind::kConstant) return n.dtype == out ? v : g.Constant(RoundTo(out, static_cast<float>(n.scalar)), out);
+    return n.dtype == out ? v : ExactCast(g, v, out);
+  };
+  const ValueId a = in_result_type(op.Operand(1)), b = in_result_type(op.Operand(2));
+  return g.Where(op.Operand(0), a, b, out);
+}
+
+// threshold_backward(grad, self, threshold): self <= threshold ? 0 : grad,
+// compared in fp32 with the float threshold (ATen's kernel widens bfloat16
+// self and does not round the threshold to it), one fused kernel for ReLU's
+// backward. Its composite (composite/select_ops.cc) is the same le and where.
+ValueId ThresholdBackward(Graph& g, OpOperands& op) {
+  const DType out = op.out_dtype();
+  const ValueId self = op.Operand(1);
+  const float threshold = static_cast<float>(op.Constant(2).toDouble());
+  const ValueId below = g.Binary(OpKind::kLe, self, g.Constant(threshold), DType::kBool);
+  ValueId grad = op.Operand(0);
+  if (g.node(grad).dtype != out) grad = ExactCast(g, grad, out);
+  return g.Where(below, g.Constant(0.0, out), grad, out);
+}
+
 ValueId Matmul(Graph& g, OpOperands& op) { return g.Matmul(op.Operand(0), op.Operand(1), op.out_dtype()); }
 
 const std::map<std::string, OpEmitter>& Table() {
@@ -104,6 +132,8 @@ const std::map<std::string, OpEmitter>& Table() {
       {"aten::_to_copy", &Cast},
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) {"aten::" #name overload, &Reduce<OpKind::kRow##Name>},
 #include "backend/reduction_ops.def"
+      {"aten::where.self", &Where},
+      {"aten::threshold_backward", &ThresholdBackward},
       {"aten::mm", &Matmul},
       {"aten::bmm", &Matmul},
       {"aten::matmul", &Matmul},

@@ -1,5 +1,5 @@
 """A small CNN trained on the simulated NeuronCore: two convolutions (3x3,
-padding 1), batch norm, SiLU, average pooling, global average pooling and a
+padding 1), batch norm, ReLU, average pooling, global average pooling and a
 linear classifier, fitted to one batch for a few SGD-with-momentum steps on device "neuron"
 -- convolutions as im2col copies and TensorE matmuls, their backward as the
 transposed matmuls and col2im adds, batch norm's statistics per channel --
@@ -36,8 +36,6 @@ def batch_norm(channels):
 
 
 class SmallCNN(nn.Module):
-    """SiLU activations: ReLU's backward (threshold_backward) needs a select the device lacks."""
-
     def __init__(self, classes=10):
         super().__init__()
         self.conv1, self.bn1 = nn.Conv2d(3, 8, 3, padding=1), batch_norm(8)
@@ -45,8 +43,8 @@ class SmallCNN(nn.Module):
         self.head = nn.Linear(16, classes)
 
     def forward(self, x):
-        x = F.avg_pool2d(F.silu(self.bn1(self.conv1(x))), 2)
-        x = F.silu(self.bn2(self.conv2(x)))
+        x = F.avg_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
+        x = F.relu(self.bn2(self.conv2(x)))
         return self.head(F.adaptive_avg_pool2d(x, 1).flatten(1))
 
 

@@ -6,6 +6,7 @@
 // kernel or copy, timed by the model like any other; values follow PyTorch's
 // CPU kernels (NaN included).
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -224,9 +225,77 @@ Tensor& NormOut(const Tensor& self, const std::optional<c10::Scalar>& p, at::Int
   return CopyToOut(NormDim(self, p, dim, keepdim), out);
 }
 
+// isneginf / isposinf: x == -inf / +inf (a device comparison; exact in
+// every floating dtype).
+Tensor IsNegInf(const Tensor& self) { return at::eq(self, Wrapped(-std::numeric_limits<double>::infinity())); }
+Tensor IsPosInf(const Tensor& self) { return at::eq(self, Wrapped(std::numeric_limits<double>::infinity())); }
+Tensor& IsNegInfOut(const Tensor& self, Tensor& out) { return CopyToOut(IsNegInf(self), out); }
+Tensor& IsPosInfOut(const Tensor& self, Tensor& out) { return CopyToOut(IsPosInf(self), out); }
+
+// any / all: a count of the truthy (x != 0, NaN included) or falsy elements
+// over `dims` (every dim when empty): device comparison, cast and sum, then
+// count > 0 (any) or count == 0 (all). Exact: a sum of ones stays positive.
+Tensor Truthy(const Tensor& self, at::IntArrayRef dims, bool keepdim, bool want_all) {
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != c10::kByte, "aten::any/all on neuron: uint8 results");
+  const Tensor hits = want_all ? at::eq(self, Wrapped(0.0)) : at::ne(self, Wrapped(0.0));
+  const Tensor count = at::sum(hits.to(c10::kFloat), dims, keepdim);
+  return want_all ? at::eq(count, Wrapped(0.0)) : at::gt(count, Wrapped(0.0));
+}
+at::IntArrayRef DimsOrAll(const at::OptionalIntArrayRef& dim) { return dim ? *dim : at::IntArrayRef{}; }
+Tensor AnyAll(const Tensor& self) { return Truthy(self, {}, false, false); }
+Tensor AnyDim(const Tensor& self, int64_t dim, bool keepdim) { return Truthy(self, dim, keepdim, false); }
+Tensor AnyDims(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim) {
+  return Truthy(self, DimsOrAll(dim), keepdim, false);
+}
+Tensor AllAll(const Tensor& self) { return Truthy(self, {}, false, true); }
+Tensor AllDim(const Tensor& self, int64_t dim, bool keepdim) { return Truthy(self, dim, keepdim, true); }
+Tensor AllDims(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim) {
+  return Truthy(self, DimsOrAll(dim), keepdim, true);
+}
+Tensor& AnyAllOut(const Tensor& self, Tensor& out) { return CopyToOut(AnyAll(self), out); }
+Tensor& AnyDimOut(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+  return CopyToOut(AnyDim(self, dim, keepdim), out);
+}
+Tensor& AnyDimsOut(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, Tensor& out) {
+  return CopyToOut(AnyDims(self, dim, keepdim), out);
+}
+Tensor& AllAllOut(const Tensor& self, Tensor& out) { return CopyToOut(AllAll(self), out); }
+Tensor& AllDimOut(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+  return CopyToOut(AllDim(self, dim, keepdim), out);
+}
+Tensor& AllDimsOut(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, Tensor& out) {
+  return CopyToOut(AllDims(self, dim, keepdim), out);
+}
+
+// F.logsigmoid(x, out=y): the fallback copies single-output out= variants
+// only; this one has the result and the (empty on the device) buffer.
+std::tuple<Tensor&, Tensor&> LogSigmoidForwardOut(const Tensor& self, Tensor& output, Tensor& buffer) {
+  const auto [result, buf] = at::log_sigmoid_forward(self);
+  CopyToOut(result, output);
+  CopyToOut(buf, buffer);
+  return {output, buffer};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("log_sigmoid_forward.output", &LogSigmoidForwardOut);
+  m.impl("isneginf", &IsNegInf);
+  m.impl("isposinf", &IsPosInf);
+  m.impl("isneginf.out", &IsNegInfOut);
+  m.impl("isposinf.out", &IsPosInfOut);
+  m.impl("any", &AnyAll);
+  m.impl("any.dim", &AnyDim);
+  m.impl("any.dims", &AnyDims);
+  m.impl("all", &AllAll);
+  m.impl("all.dim", &AllDim);
+  m.impl("all.dims", &AllDims);
+  m.impl("any.all_out", &AnyAllOut);
+  m.impl("any.out", &AnyDimOut);
+  m.impl("any.dims_out", &AnyDimsOut);
+  m.impl("all.all_out", &AllAllOut);
+  m.impl("all.out", &AllDimOut);
+  m.impl("all.dims_out", &AllDimsOut);
   m.impl("clamp", &Clamp);
   m.impl("clamp.Tensor", &Bounded);
   m.impl("clamp_min", &ClampMin);

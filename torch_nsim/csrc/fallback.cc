@@ -119,10 +119,12 @@ std::string FunctionalName(const c10::OperatorHandle& op) {
 }
 
 // "aten::mul.out" -> "aten::mul.Tensor": the nsim op of the same name whose
-// arguments are the out variant's minus its out tensors.
+// arguments are the out variant's minus its out tensors (overloads "out",
+// "..._out" and "Out...", as xlogy.OutTensor).
 std::string FunctionalForOut(const c10::OperatorHandle& op) {
   const auto& s = op.schema();
-  if (s.overload_name() != "out" && s.overload_name().find("_out") == std::string::npos) return "";
+  const std::string& o = s.overload_name();
+  if (o != "out" && o.find("_out") == std::string::npos && o.rfind("Out", 0) != 0) return "";
   // name + whether it is a tensor: add.Tensor and add.Scalar differ only there.
   std::set<std::string> want;
   for (const auto& a : s.arguments()) {

@@ -11,6 +11,7 @@
 #include <ATen/native/TensorShape.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -299,6 +300,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty.memory_format", &EmptyMemoryFormat);
   m.impl("empty_strided", &EmptyStrided);
   m.impl("as_strided", &at::native::as_strided_tensorimpl);
+  m.impl("unfold", &at::native::unfold);  // a view: ATen's sizes and strides, no kernel
   m.impl("view", &at::native::view);
   m.impl("_reshape_alias", &at::native::_reshape_alias);
   m.impl("resize_", &Resize);

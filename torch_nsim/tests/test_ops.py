@@ -251,3 +251,16 @@ def test_integral_comparison_stays_a_clear_error():
     x = torch.tensor([16777217, 16777216], dtype=torch.int32)
     with pytest.raises(NotImplementedError, match="aten::eq"):
         torch.eq(x.to("neuron"), x.flip(0).to("neuron"))
+
+
+def test_mm_with_an_empty_contraction_dim_is_zeros():
+    a, b = torch.randn(5, 0), torch.randn(0, 3)
+    assert torch.equal(torch.mm(a.to("neuron"), b.to("neuron")).cpu(), torch.mm(a, b))
+
+
+def test_unfold_is_a_view_with_cpu_values():
+    x = torch.randn(4, 10)
+    d = x.to("neuron")
+    u = d.unfold(1, 3, 2)
+    assert u.shape == x.unfold(1, 3, 2).shape and u.stride() == x.unfold(1, 3, 2).stride()
+    assert torch.equal((u * 1.0).cpu(), x.unfold(1, 3, 2))

@@ -7,8 +7,11 @@ namespace neuron {
 namespace codegen {
 namespace {
 
-// Ops that compute in fp32 from any float operand and round on write.
-bool ComputesInF32(OpKind k) { return (IsBinary(k) || IsUnary(k) || IsRowReduce(k)) && k != OpKind::kCast; }
+// Ops that compute in fp32 from any float operand and round on write
+// (where selects: reading a narrower operand and rounding once is exact).
+bool ComputesInF32(OpKind k) {
+  return (IsBinary(k) || IsUnary(k) || IsRowReduce(k) || k == OpKind::kWhere) && k != OpKind::kCast;
+}
 
 bool ReadOnlyByComputes(const Graph& g, ValueId v) {
   for (ValueId u : g.Users(v)) {
@@ -72,6 +75,7 @@ Graph FoldCasts(const Graph& g) {
       case OpKind::kMatmul: id[v] = out.Matmul(in[0], in[1], t); break;
       case OpKind::kPowScalar: id[v] = out.Pow(in[0], n.scalar, t); break;
       case OpKind::kCast: id[v] = out.Cast(in[0], t); break;
+      case OpKind::kWhere: id[v] = out.Where(in[0], in[1], in[2], t); break;
       default:
         if (IsBinary(n.kind)) id[v] = out.Binary(n.kind, in[0], in[1], t, n.scalar);
         else if (IsRowReduce(n.kind)) id[v] = out.RowReduce(n.kind, in[0], t);

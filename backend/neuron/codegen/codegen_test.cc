@@ -232,6 +232,40 @@ TEST(Codegen, LayerNormAndRowReductionOutputs) {
   ExpectNear(run.outputs.at("rstd"), rs, 1e-6f, "rstd");
 }
 
+TEST(Codegen, WhereIsAPredicatedCopyWithBroadcastOperands) {
+  // y = where(c, a, b) with c [64, 1] (a column), a [64, 96], b [96] (a row
+  // broadcast over rows) holding inf and NaN where a is chosen, and z =
+  // where(c2, 7, a) with an immediate: a blend c * a + (1 - c) * b would
+  // give NaN wherever b is inf/NaN; the select copies a. Many tiles.
+  Graph g;
+  const ValueId c = g.Input("c", C(DType::kBool, {64, 1}));
+  const ValueId c2 = g.Input("c2", C(DType::kBool, {64, 96}));
+  const ValueId a = g.Input("a", C(kBF, {64, 96}));
+  const ValueId b = g.Input("b", C(kF, {96}));
+  g.Output(g.Where(c, a, g.Cast(b, kBF), kBF), "y", C(kBF, {64, 96}));
+  g.Output(g.Where(c2, g.Constant(7.0, kF), g.Cast(a, kF), kF), "z", C(kF, {64, 96}));
+  std::vector<float> cond(64), cond2(64 * 96), bv = Random(96, 5, kF);
+  for (int i = 0; i < 64; ++i) cond[i] = i % 3 == 0 ? 1.0f : 0.0f;
+  for (int i = 0; i < 64 * 96; ++i) cond2[i] = i % 7 == 0 ? 1.0f : 0.0f;
+  for (int j = 0; j < 96; j += 4) bv[j] = j % 8 == 0 ? INFINITY : NAN;
+  std::map<std::string, std::vector<float>> in = {{"c", cond}, {"c2", cond2}, {"a", Random(64 * 96, 4, kBF)}, {"b", bv}};
+  GenerateOptions small;
+  small.max_tile_cols = 32;
+  const auto run = RunOnDevice(g, in, small);
+  for (int i = 0; i < 64; ++i) {
+    for (int j = 0; j < 96; ++j) {
+      const float y = run.outputs.at("y")[i * 96 + j], z = run.outputs.at("z")[i * 96 + j];
+      const float want_y = cond[i] != 0 ? in["a"][i * 96 + j] : R(kBF, bv[j]);
+      if (std::isnan(want_y)) {
+        EXPECT_TRUE(std::isnan(y)) << i << "," << j;
+      } else {
+        EXPECT_EQ(y, want_y) << i << "," << j;
+      }
+      EXPECT_EQ(z, cond2[i * 96 + j] != 0 ? 7.0f : in["a"][i * 96 + j]) << i << "," << j;
+    }
+  }
+}
+
 TEST(Codegen, UnsupportedDtypeNamesTheOp) {
   Graph g;
   const ValueId x = g.Input("x", C(DType::kI32, {4}));

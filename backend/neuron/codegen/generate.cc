@@ -225,6 +225,7 @@ Graph WithComputedOutputs(const Graph& g, const StagePlan& p) {
       case OpKind::kMatmul: rebuilt.Matmul(n.inputs[0], n.inputs[1], n.dtype); break;
       case OpKind::kPowScalar: rebuilt.Pow(n.inputs[0], n.scalar, n.dtype); break;
       case OpKind::kCast: rebuilt.Cast(n.inputs[0], n.dtype); break;
+      case OpKind::kWhere: rebuilt.Where(n.inputs[0], n.inputs[1], n.inputs[2], n.dtype); break;
       default:
         if (IsBinary(n.kind)) rebuilt.Binary(n.kind, n.inputs[0], n.inputs[1], n.dtype, n.scalar);
         else if (IsRowReduce(n.kind)) rebuilt.RowReduce(n.kind, n.inputs[0], n.dtype);

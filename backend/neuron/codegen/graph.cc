@@ -31,7 +31,7 @@ constexpr KindInfo kKinds[] = {
 #include "backend/unary_ops.def"
     {OpKind::kSquare, "square"},     {OpKind::kGelu, "gelu"},
     {OpKind::kGeluTanh, "gelu_tanh"}, {OpKind::kPowScalar, "pow"},      {OpKind::kCast, "cast"},
-    {OpKind::kView, "view"},
+    {OpKind::kWhere, "where"},        {OpKind::kView, "view"},
 #define NSIM_REDUCTION_OP(name, Name, ...) {OpKind::kRow##Name, "row_" #name},
 #include "backend/reduction_ops.def"
     {OpKind::kMatmul, "matmul"},
@@ -64,7 +64,7 @@ bool IsUnary(OpKind k) { return k > kLastBinary && k <= OpKind::kCast; }
 bool IsRowReduce(OpKind k) { return k >= kFirstRowReduce && k <= kLastRowReduce; }
 bool IsFloat(DType t) { return t != DType::kI32 && t != DType::kBool; }
 bool IsPointwise(OpKind k) {
-  return IsBinary(k) || IsUnary(k) || k == OpKind::kConstant || k == OpKind::kView;
+  return IsBinary(k) || IsUnary(k) || k == OpKind::kWhere || k == OpKind::kConstant || k == OpKind::kView;
 }
 
 std::vector<int64_t> BroadcastSizes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
@@ -168,6 +168,18 @@ ValueId Graph::Cast(ValueId a, DType out) {
   n.inputs = {a};
   n.dtype = out;
   n.sizes = nodes_[a].sizes;
+  return Add(std::move(n));
+}
+
+ValueId Graph::Where(ValueId cond, ValueId a, ValueId b, DType out) {
+  CheckValue(cond, "where");
+  CheckValue(a, "where");
+  CheckValue(b, "where");
+  Node n;
+  n.kind = OpKind::kWhere;
+  n.inputs = {cond, a, b};
+  n.dtype = out;
+  n.sizes = BroadcastSizes(BroadcastSizes(nodes_[cond].sizes, nodes_[a].sizes, "where"), nodes_[b].sizes, "where");
   return Add(std::move(n));
 }
 

@@ -50,6 +50,9 @@ enum class OpKind : uint8_t {
   kGeluTanh,  // tanh form (approximate='tanh')
   kPowScalar, // a ** scalar
   kCast,      // to the node's dtype (rounding as a store does)
+  // Pointwise select, with broadcasting: inputs (condition, a, b), the
+  // result a where the condition is non-zero, else b (aten::where.self).
+  kWhere,
   // Metadata only: the same elements with size-1 dims added or removed
   // (unsqueeze / squeeze / keepdim=False).
   kView,
@@ -66,7 +69,7 @@ bool IsUnary(OpKind k);            // includes kPowScalar and kCast
 bool IsRowReduce(OpKind k);
 // The floating element types a graph value takes (every type but int32 and bool).
 bool IsFloat(DType t);
-bool IsPointwise(OpKind k);        // binary, unary, constant or view
+bool IsPointwise(OpKind k);        // binary, unary, where, constant or view
 
 struct Node {
   OpKind kind = OpKind::kInput;
@@ -97,6 +100,8 @@ class Graph {
   ValueId Unary(OpKind kind, ValueId a, DType out);
   ValueId Pow(ValueId a, double exponent, DType out);
   ValueId Cast(ValueId a, DType out);
+  // cond ? a : b elementwise, the three broadcast together.
+  ValueId Where(ValueId cond, ValueId a, ValueId b, DType out);
   ValueId View(ValueId a, std::vector<int64_t> sizes);
   // kRowSum, kRowMean, kRowAmax, ...
   ValueId RowReduce(OpKind kind, ValueId a, DType out);

@@ -1,6 +1,7 @@
 #include "backend/neuron/codegen/pointwise_lowering.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/base/error.h"
 #include "sim/kernel/builder.h"
@@ -115,6 +116,31 @@ void LowerPow(TileScope& s, const Operand& x, double e, const AccessPattern& dst
   EmitTensorScalar(s, dst, x.ap, AluOp::kPow, Imm(static_cast<float>(e)));
 }
 
+void EmitCopyPredicated(TileScope& s, const AccessPattern& dst, const AccessPattern& src, const AccessPattern& pred) {
+  Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorCopyPredicated);
+  in.dst = dst;
+  in.src0 = src;
+  in.src1 = pred;
+  s.sched().Add(std::move(in));
+}
+
+// log1p(x) = log(u) * (x / (u - 1)), u = 1 + x rounded (u - 1 is exact), so
+// the rounding of 1 + x cancels; x itself where u - 1 is 0 (|x| below half
+// an ulp of 1) or inf (x = inf, where the quotient is NaN).
+void LowerLog1p(TileScope& s, const Operand& x, const AccessPattern& dst) {
+  const bool col = x.kind == Operand::kColumn;
+  const AccessPattern u = s.Temp(col, 0), d = s.Temp(col, 1), q = s.Temp(col, 2);
+  EmitTensorScalar(s, u, x.ap, AluOp::kAdd, Imm(1));
+  EmitTensorScalar(s, d, u, AluOp::kSub, Imm(1));
+  EmitTensorTensor(s, q, x.ap, d, AluOp::kDivide);
+  EmitActivation(s, u, u, ActFunc::kLog, Imm(1), Imm(0));
+  EmitTensorTensor(s, dst, u, q, AluOp::kMul);
+  EmitTensorScalar(s, q, d, AluOp::kEqual, Imm(0));
+  EmitCopyPredicated(s, dst, x.ap, q);
+  EmitTensorScalar(s, q, d, AluOp::kEqual, Imm(INFINITY));
+  EmitCopyPredicated(s, dst, x.ap, q);
+}
+
 void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst) {
   if (x.kind == Operand::kImm) x = Operand::Column(Expand(s, x, true, 8));
   ActFunc f;
@@ -161,6 +187,12 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
       EmitActivation(s, down, x.ap, ActFunc::kExp, Imm(-1), Imm(-0.6931471805599453f));
       return EmitTensorTensor(s, dst, up, down, AluOp::kAdd);
     }
+    case OpKind::kLog1p: return LowerLog1p(s, x, dst);
+    case OpKind::kLogSigmoid: {  // -softplus(-x)
+      const AccessPattern t = s.Temp(x.kind == Operand::kColumn, 0);
+      EmitActivation(s, t, x.ap, ActFunc::kSoftplus, Imm(-1), Imm(0));
+      return EmitTensorScalar(s, dst, t, AluOp::kMul, Imm(-1));
+    }
     case OpKind::kFrac: return EmitTensorScalar(s, dst, x.ap, AluOp::kMod, Imm(1));  // fmod(x, 1) = x - trunc(x)
     case OpKind::kLogicalNot: return EmitTensorScalar(s, dst, x.ap, AluOp::kEqual, Imm(0));
     case OpKind::kIsnan: return EmitTensorTensor(s, dst, x.ap, x.ap, AluOp::kNotEqual);  // only NaN != NaN
@@ -169,6 +201,41 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
     case OpKind::kCast: return EmitCopy(s, dst, x.ap);
     default: throw SimError(std::string("codegen: '") + OpKindName(n.kind) + "' is not a unary op");
   }
+}
+
+// `o` in the shape of a [p, cols] (or [p, 1] when `column`) tile, for
+// instructions whose operands must all have the destination's shape: a
+// full operand as it is, an immediate memset into a temporary, a column
+// broadcast along the row as 1 * column (exact for every value, -0, inf
+// and NaN included, unlike 0 + column).
+AccessPattern Shaped(TileScope& s, const Operand& o, bool column, int slot) {
+  if (o.kind == Operand::kFull || (column && o.kind == Operand::kColumn)) return o.ap;
+  const AccessPattern t = s.Temp(column, slot);
+  Instruction set = MakeInstruction(EngineId::kVector, Opcode::kMemset);
+  set.dst = t;
+  set.scalar0 = Imm(o.kind == Operand::kImm ? o.imm : 1.0);
+  s.sched().Add(std::move(set));
+  if (o.kind == Operand::kColumn) EmitTensorScalar(s, t, t, AluOp::kMul, Column(o.ap));
+  return t;
+}
+
+// cond ? a : b as the ISA selects: b copied into dst, then a copied over
+// it where cond is non-zero (tensor_copy_predicated). Never arithmetic
+// blending: c * a + (1 - c) * b is NaN where the unselected operand is
+// inf or NaN.
+void LowerWhere(TileScope& s, const Operand& cond, const Operand& a, const Operand& b, const AccessPattern& dst) {
+  const bool column = dst.FreeElements() == 1 && cond.kind != Operand::kFull && a.kind != Operand::kFull &&
+                      b.kind != Operand::kFull;
+  if (cond.kind == Operand::kImm) {  // a constant condition selects one operand whole
+    const Operand& pick = cond.imm != 0 ? a : b;
+    return EmitCopy(s, dst, Shaped(s, pick, column, 0));
+  }
+  EmitCopy(s, dst, Shaped(s, b, column, 0));
+  Instruction sel = MakeInstruction(EngineId::kVector, Opcode::kTensorCopyPredicated);
+  sel.dst = dst;
+  sel.src0 = Shaped(s, a, column, 1);
+  sel.src1 = Shaped(s, cond, column, 2);
+  s.sched().Add(std::move(sel));
 }
 
 }  // namespace
@@ -232,6 +299,7 @@ bool DirectActivation(OpKind kind, ActFunc* func) {
 void LowerPointwise(TileScope& s, const Node& node, const std::vector<Operand>& in, const AccessPattern& dst) {
   if (IsBinary(node.kind)) return LowerBinary(s, node, in.at(0), in.at(1), dst);
   if (IsUnary(node.kind)) return LowerUnary(s, node, in.at(0), dst);
+  if (node.kind == OpKind::kWhere) return LowerWhere(s, in.at(0), in.at(1), in.at(2), dst);
   throw SimError(std::string("codegen: '") + OpKindName(node.kind) + "' is not pointwise");
 }
 
@@ -280,10 +348,10 @@ bool BoolValued(OpKind k) {
 }
 
 // Ops whose result of Bool (0/1) operands, stored as bool (non-zero is
-// true), is ATen's: add is logical or, mul logical and. Eager only:
-// compile() keeps them out of fused regions, where no store follows.
+// true), is ATen's: add is logical or, mul logical and, where selects one.
+// Eager only: compile() keeps them out of fused regions, where no store follows.
 bool BoolClosed(OpKind k) {
-  return k == OpKind::kAdd || k == OpKind::kMul || k == OpKind::kMaximum || k == OpKind::kMinimum;
+  return k == OpKind::kWhere || k == OpKind::kAdd || k == OpKind::kMul || k == OpKind::kMaximum || k == OpKind::kMinimum;
 }
 
 void CheckSupported(const Node& node, DType input_dtype) {

@@ -79,6 +79,10 @@ class AxisPlan {
     if (n.kind == OpKind::kInput || n.kind == OpKind::kConstant) return true;
     if (IsBinary(n.kind)) return AskBroadcast(n.inputs[0], n.sizes, a) && AskBroadcast(n.inputs[1], n.sizes, a);
     if (IsUnary(n.kind)) return Ask(n.inputs[0], a);
+    if (n.kind == OpKind::kWhere) {
+      return AskBroadcast(n.inputs[0], n.sizes, a) && AskBroadcast(n.inputs[1], n.sizes, a) &&
+             AskBroadcast(n.inputs[2], n.sizes, a);
+    }
     if (n.kind == OpKind::kView) {
       if (a == kWhole) return Ask(n.inputs[0], kWhole);
       const int ax = MatchingAxis(n.sizes, a, g_.node(n.inputs[0]).sizes);
@@ -129,6 +133,8 @@ Graph Rebuild(const Graph& g, const AxisPlan& plan, const RowShare& share) {
       id[v] = out.Pow(in(0), n.scalar, n.dtype);
     } else if (n.kind == OpKind::kCast) {
       id[v] = out.Cast(in(0), n.dtype);
+    } else if (n.kind == OpKind::kWhere) {
+      id[v] = out.Where(in(0), in(1), in(2), n.dtype);
     } else if (IsUnary(n.kind)) {
       id[v] = out.Unary(n.kind, in(0), n.dtype);
     } else if (n.kind == OpKind::kView) {

@@ -17,10 +17,11 @@ using at::Tensor;
 
 Tensor Product(const std::string& op, const at::TensorMeta& m, const Tensor& a, const Tensor& b) {
   RequireFloat(op, m.dtype);
-  if (a.size(-1) == 0 && at::Numel(m.sizes) > 0) {
-    at::ThrowNotImplemented(op + " with an empty contraction dim", at::DispatchKey::Neuron, m.dtype);
-  }
   Tensor out = at::MakeOutput(m);
+  if (a.size(-1) == 0) {  // a sum of no products: zeros (a device fill), as the CPU gives
+    if (out.numel() > 0) out.fill_(0);
+    return out;
+  }
   LaunchGraph(op, {{{"a", a}, {"b", b}}, {{"out", out}}}, [&] {
     codegen::Graph g;
     EagerOperands args(&g, {g.Input("a", DescOf(a)), g.Input("b", DescOf(b))}, {}, at::ToSimDType(m.dtype),

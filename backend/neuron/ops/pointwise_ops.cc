@@ -8,6 +8,8 @@
 #include "backend/neuron/hbm_tensor.h"
 #include "backend/neuron/kernel_launch.h"
 #include "backend/neuron/op_lowering.h"
+#include "backend/shape.h"
+#include "backend/type_promotion.h"
 
 namespace nsim {
 namespace neuron {
@@ -18,25 +20,31 @@ using at::TensorMeta;
 using codegen::Graph;
 using codegen::ValueId;
 
-// The op over tensor `a` (and `b` when defined): one kernel whose graph is
+// The op over its leading tensor arguments `ins`: one kernel whose graph is
 // the op's shared lowering; `constants` are its other schema arguments.
-Tensor Pointwise(const std::string& op, const TensorMeta& m, const Tensor& a, const Tensor& b,
+Tensor Pointwise(const std::string& op, const TensorMeta& m, const std::vector<Tensor>& ins,
                  std::vector<at::IValue> constants) {
   // Bool operands are read as 0 and 1; the result is float (or Bool from
-  // Binary's comparisons, whose compute type Binary checks).
+  // Binary's comparisons, whose compute type Binary checks, and where's).
   if (m.dtype != at::kBool) RequireFloat(op, m.dtype);
   Tensor out = at::MakeOutput(m);
-  GraphOperands operands{{{"a", a}}, {{"out", out}}};
-  if (b.defined()) operands.inputs.push_back({"b", b});
+  GraphOperands operands{{}, {{"out", out}}};
+  const char* names[] = {"a", "b", "c"};
+  for (size_t i = 0; i < ins.size(); ++i) operands.inputs.push_back({names[i], ins[i]});
   LaunchGraph(op, operands, [&] {
     Graph g;
-    std::vector<ValueId> values{g.Input("a", DescOf(a))};
-    if (b.defined()) values.push_back(g.Input("b", DescOf(b)));
+    std::vector<ValueId> values;
+    for (size_t i = 0; i < ins.size(); ++i) values.push_back(g.Input(names[i], DescOf(ins[i])));
     EagerOperands args(&g, values, std::move(constants), at::ToSimDType(m.dtype), out.sizes());
     g.Output(EmitOp(g, op, args), "out", DescOf(out));
     return g;
   });
   return out;
+}
+
+Tensor Pointwise(const std::string& op, const TensorMeta& m, const Tensor& a, const Tensor& b,
+                 std::vector<at::IValue> constants) {
+  return Pointwise(op, m, b.defined() ? std::vector<Tensor>{a, b} : std::vector<Tensor>{a}, std::move(constants));
 }
 
 // An operand of a comparison in its compute type, as ATen casts it: a
@@ -92,6 +100,27 @@ Tensor pow(const Tensor& self, const at::Scalar& exponent) {
                    {at::IValue(), at::IValue(exponent)});
 }
 
+// where.self: the values' dtypes may differ from the result's (the lowering
+// converts them); the result may be Bool (0/1 copied exactly).
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  const TensorMeta m = at::WhereMeta(condition, self, other);
+  if (m.dtype == at::kBool) {
+    for (const Tensor* t : {&self, &other}) {
+      if (t->dtype() != at::kBool) RequireFloat("aten::where.self", t->dtype());
+    }
+  }
+  return Pointwise("aten::where.self", m, {condition, self, other}, {});
+}
+
+// ReLU's backward as one kernel (the lowering's le and where) rather than
+// its composite's two.
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const at::Scalar& threshold) {
+  const TensorMeta m{at::BroadcastShapes(grad_output.sizes(), self.sizes()), at::ResultType(grad_output, self),
+                     at::OutputDevice({&grad_output, &self})};
+  RequireFloat("aten::threshold_backward", self.dtype());
+  return Pointwise("aten::threshold_backward", m, {grad_output, self}, {at::IValue(), at::IValue(), at::IValue(threshold)});
+}
+
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
@@ -100,6 +129,8 @@ NSIM_LIBRARY_IMPL(aten, Neuron, m) {
 #define NSIM_UNARY_OP(name, Name, ...) m.impl(#name, &unary<at::unary::k##Name>);
 #include "backend/unary_ops.def"
   m.impl("gelu", &gelu);
+  m.impl("where.self", &where);
+  m.impl("threshold_backward", &threshold_backward);
 }
 
 }  // namespace neuron

@@ -15,10 +15,14 @@ nat::ScalarType ToNsim(c10::ScalarType t, const std::string& what) {
     case c10::kBFloat16: return nat::kBFloat16;
     case c10::kHalf: return nat::kHalf;
     case c10::kInt: return nat::kInt;
+    case c10::kShort: return nat::kShort;
+    case c10::kChar: return nat::kChar;
+    case c10::kByte: return nat::kByte;
+    case c10::kLong: return nat::kLong;
     case c10::kBool: return nat::kBool;
     default:
-      TORCH_CHECK_NOT_IMPLEMENTED(false, what, ": the neuron device computes float32, bfloat16, float16, int32 "
-                                  "and bool tensors, not ", c10::toString(t));
+      TORCH_CHECK_NOT_IMPLEMENTED(false, what, ": the neuron device holds float32, bfloat16, float16, int64, int32, "
+                                  "int16, int8, uint8 and bool tensors, not ", c10::toString(t));
   }
 }
 
@@ -28,6 +32,10 @@ c10::ScalarType FromNsim(nat::ScalarType t) {
     case nat::ScalarType::BFloat16: return c10::kBFloat16;
     case nat::ScalarType::Half: return c10::kHalf;
     case nat::ScalarType::Int: return c10::kInt;
+    case nat::ScalarType::Short: return c10::kShort;
+    case nat::ScalarType::Char: return c10::kChar;
+    case nat::ScalarType::Byte: return c10::kByte;
+    case nat::ScalarType::Long: return c10::kLong;
     case nat::ScalarType::Bool: return c10::kBool;
     default: TORCH_CHECK(false, "torch_nsim: undefined nsim dtype");
   }

@@ -10,8 +10,9 @@
 
 namespace torch_nsim {
 
-// nsim's dtypes are Bool, Int (int32), Half, BFloat16 and Float; any other
-// torch dtype is an error naming `what` (the op) and the dtype.
+// nsim's dtypes are Bool, Byte, Char, Short, Int, Long (int64: held, moved and
+// converted, never computed in), Half, BFloat16 and Float; any other torch
+// dtype (double, complex, ...) is an error naming `what` (the op) and the dtype.
 nsim::at::ScalarType ToNsim(c10::ScalarType t, const std::string& what);
 c10::ScalarType FromNsim(nsim::at::ScalarType t);
 nsim::at::Device ToNsim(const c10::Device& d);

@@ -68,7 +68,8 @@ const Tensor& Resize(const Tensor& self, c10::IntArrayRef size, std::optional<c1
 }
 
 bool NsimDtype(c10::ScalarType t) {
-  return t == c10::kFloat || t == c10::kBFloat16 || t == c10::kHalf || t == c10::kInt || t == c10::kBool;
+  return t == c10::kFloat || t == c10::kBFloat16 || t == c10::kHalf || t == c10::kLong || t == c10::kInt ||
+         t == c10::kShort || t == c10::kChar || t == c10::kByte || t == c10::kBool;
 }
 
 // Same dtype, both contiguous, between host and device: one

@@ -66,9 +66,9 @@ nat::Tensor WrappedNumber(const at::Tensor& t) {
   return out;
 }
 
-nat::Tensor ToNsim(const at::Tensor& t, const std::string& what) {
+nat::Tensor ToNsim(const at::Tensor& t, const std::string& what, bool numbers) {
   if (!t.defined()) return nat::Tensor();
-  if (t.is_cpu() && t.dim() == 0 && (t.scalar_type() == c10::kDouble || t.scalar_type() == c10::kLong)) {
+  if (numbers && t.is_cpu() && t.dim() == 0 && (t.scalar_type() == c10::kDouble || t.scalar_type() == c10::kLong)) {
     return WrappedNumber(t);
   }
   const nat::ScalarType dtype = ToNsim(t.scalar_type(), what);

@@ -20,7 +20,10 @@ c10::Device FromNsim(const nsim::at::Device& d);
 
 // A view of `t` as an nsim tensor over the same memory; the nsim tensor keeps
 // t's storage alive. Undefined stays undefined.
-nsim::at::Tensor ToNsim(const at::Tensor& t, const std::string& what);
+// With `numbers`, a 0-dim CPU double / int64 tensor (a Python number, or an
+// operand PyTorch lets stay on the CPU) is its number as nsim wraps one
+// (float32 / int32); copies pass false and get the tensor itself.
+nsim::at::Tensor ToNsim(const at::Tensor& t, const std::string& what, bool numbers = true);
 // A torch tensor over the nsim tensor's memory, keeping the nsim storage alive.
 at::Tensor FromNsim(const nsim::at::Tensor& t);
 

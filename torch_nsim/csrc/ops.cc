@@ -103,7 +103,7 @@ Tensor CopyFrom(const Tensor& self, const Tensor& dst, bool non_blocking) {
   }
   static const auto op = nat::FindOp<nat::Tensor(const nat::Tensor&, const nat::Tensor&, bool)>("aten::copy_");
   try {
-    op.call(ToNsim(dst, "aten::copy_"), ToNsim(self, "aten::copy_"), non_blocking);
+    op.call(ToNsim(dst, "aten::copy_", /*numbers=*/false), ToNsim(self, "aten::copy_", /*numbers=*/false), non_blocking);
   } catch (const c10::Error&) {
     throw;
   } catch (const std::exception& e) {

@@ -200,19 +200,78 @@ CAST_INPUT = torch.tensor([[1.9, -1.9, -1.5, 2.5, 0.0, -0.0, 1e-30, 0.1],
                            [float("nan"), float("inf"), -3.7e5, 16777217.0, 0.5, -0.5, 7.0, -7.25]])
 
 
+INTEGERS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
+# Beyond int32 and int16, where float -> int wraps or gives INT_MIN on the CPU.
+WIDE_FLOATS = torch.tensor([300.2, -300.5, 70000.0, -129.0, 3e9, -1e10, 2.0 ** 40 + 2.0 ** 20, -(2.0 ** 62),
+                            1e19, 2147483520.0, -2147483648.0, 65535.0])
+
+
 @pytest.mark.parametrize("src", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("dst", [torch.int32, torch.bool, torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("dst", INTEGERS + [torch.bool, torch.float32, torch.bfloat16])
 def test_device_casts_match_cpu_exactly(src, dst):
-    """to(dtype) on the device is ATen's conversion: float -> int truncates
-    toward zero (the engines' store rounds), -> bool is != 0 (NaN is true)."""
-    x = CAST_INPUT.to(src)
-    if dst == torch.int32:
-        x = x.nan_to_num(0.0, 0.0, 0.0)  # ATen's float -> int of NaN/inf is undefined
+    """to(dtype) on the device is ATen's conversion, value for value as the
+    CPU (x86-64): float -> int truncates toward zero and wraps (NaN, inf and
+    values beyond the intermediate int32/int64 give its minimum), -> bool is
+    != 0 (NaN is true); each is a device kernel."""
+    x = torch.cat([CAST_INPUT.reshape(-1), WIDE_FLOATS]).to(src)
+    mark()
     got = x.to("neuron").to(dst).cpu()
+    assert any(name.startswith("aten_copy") for name, _, _ in executions()) or dst == src
     assert torch.equal(got, x.to(dst)) or (dst.is_floating_point and torch.equal(got.isnan(), x.to(dst).isnan())
                                            and torch.equal(got.nan_to_num(0), x.to(dst).nan_to_num(0)))
-    back = x.to(dst).to("neuron").to(src).cpu()  # and from int32 / bool back
-    torch.testing.assert_close(back, x.to(dst).to(src), equal_nan=True, rtol=0, atol=0)
+    if dst != torch.int64:  # int64 -> float is refused (test_int64_to_float_is_refused_by_name)
+        back = x.to(dst).to("neuron").to(src).cpu()
+        torch.testing.assert_close(back, x.to(dst).to(src), equal_nan=True, rtol=0, atol=0)
+
+
+INTEGER_VALUES = {
+    torch.int64: [0, -1, 300, -129, 70000, 2 ** 31 - 1, -(2 ** 31), 2 ** 40 + 7, -(2 ** 40) - 9, 2 ** 63 - 1, -(2 ** 63)],
+    torch.int32: [0, -1, 300, -129, 70000, 2 ** 31 - 1, -(2 ** 31), 2 ** 24 + 1, -(2 ** 24) - 3],
+    torch.int16: [0, -1, 300, -129, 32767, -32768],
+    torch.int8: [0, -1, 127, -128, 5],
+    torch.uint8: [0, 255, 128, 127, 1],
+}
+
+
+@pytest.mark.parametrize("src", INTEGERS)
+@pytest.mark.parametrize("dst", INTEGERS + [torch.bool, torch.float32, torch.bfloat16])
+def test_integer_casts_match_cpu_exactly(src, dst):
+    """Between integers the device keeps every bit the CPU keeps: narrowing
+    moves the low bytes (two's-complement wrap, exact for int32 and int64
+    values the engines' fp32 could not hold), widening adds the sign word;
+    strided and transposed views too."""
+    if src == torch.int64 and dst.is_floating_point:
+        pytest.skip("refused: test_int64_to_float_is_refused_by_name")
+    x = torch.tensor(INTEGER_VALUES[src], dtype=src)
+    assert torch.equal(x.to("neuron").to(dst).cpu(), x.to(dst))
+    grid = x.repeat(4).reshape(4, -1)
+    d = grid.to("neuron")
+    assert torch.equal(d.t().to(dst).cpu(), grid.t().to(dst))
+    assert torch.equal(d[:, ::2].to(dst).cpu(), grid[:, ::2].to(dst))
+
+
+def test_int64_to_float_is_refused_by_name():
+    """The engines have no int64 arithmetic: converting int64 values to a
+    float would be wrong beyond 2^24 / int32, so it is a clear error naming
+    the op and dtypes; .int() first converts exactly when the values fit."""
+    x = torch.tensor([1, 2 ** 40], dtype=torch.int64).to("neuron")
+    with pytest.raises(NotImplementedError, match=r"to\.dtype.*int64 to torch\.float32"):
+        x.float()
+    assert torch.equal(x[:1].int().float().cpu(), torch.tensor([1.0]))
+
+
+@pytest.mark.parametrize("dtype", INTEGERS)
+def test_integer_fill_matches_cpu(dtype):
+    """fill_ of every integer dtype: values as the CPU (int64 beyond int32
+    kept, uint8's -1 is 255, a float truncated) and the CPU's overflow error."""
+    for value in [2 ** 40, -(2 ** 40) - 1, 2 ** 20, -255, -1, 7, 2.9, -2.9, 300.5, True]:
+        try:
+            want = torch.empty(3, dtype=dtype).fill_(value)
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError, match=str(e)):
+                torch.empty(3, dtype=dtype, device="neuron").fill_(value)
+            continue
+        assert torch.equal(torch.empty(3, dtype=dtype, device="neuron").fill_(value).cpu(), want), value
 
 
 @pytest.mark.parametrize("name", ["eq", "ne", "lt", "le", "gt", "ge"])

@@ -184,9 +184,37 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return Composite(self, src, non_blocking);
 }
 
+// The range a fill value must lie in for an integer dtype, as c10's
+// checked_convert: the type's range, for an integer into uint8 also down to
+// -255 (negative integers wrap: fill_(-1) is 255; a negative float overflows).
+void CheckFillRange(at::ScalarType dtype, const at::Scalar& value) {
+  double lo = 0, hi = 0;
+  const char* name = "";
+  switch (dtype) {
+    case at::kByte: lo = -255, hi = 255, name = "uint8_t"; break;
+    case at::kChar: lo = -128, hi = 127, name = "int8_t"; break;
+    case at::kShort: lo = -32768, hi = 32767, name = "int16_t"; break;
+    case at::kInt: lo = -2147483648.0, hi = 2147483647.0, name = "int"; break;
+    default: return;  // int64 holds every integer Scalar; floats and bool take any value
+  }
+  if (value.isBoolean()) return;
+  if (!value.isIntegral() && dtype == at::kByte) lo = 0;  // a float does not wrap
+  const double v = value.isIntegral() ? static_cast<double>(value.toLong()) : value.toDouble();
+  if (!(v >= lo && v <= hi)) {
+    throw SimError(std::string("value cannot be converted to type ") + name + " without overflow");
+  }
+}
+
 // The value goes to the device as a 0-dim tensor and is broadcast into
-// self by the copy (staged on the host, one transfer).
-Tensor fill_(const Tensor& self, const at::Scalar& value) { return copy_(self, at::WrappedScalarTensor(value), false); }
+// self by the copy (staged on the host, one transfer). An int64 tensor
+// gets the number as int64 (a wrapped number is int32).
+Tensor fill_(const Tensor& self, const at::Scalar& value) {
+  CheckFillRange(self.dtype(), value);
+  if (self.dtype() != at::kLong || !value.isIntegral()) return copy_(self, at::WrappedScalarTensor(value), false);
+  Tensor number = at::EmptyTensor({}, at::kLong, at::Device(at::kCPU));
+  *static_cast<int64_t*>(number.data_ptr()) = value.toLong();
+  return copy_(self, number, false);
+}
 
 }  // namespace
 

@@ -53,7 +53,8 @@ c10::Device FromNsim(const nat::Device& d) {
 }
 
 // A Python number torch wrapped as a 0-dim CPU tensor (double or int64):
-// the same number as nsim wraps it (float32 / int32), still a wrapped number.
+// the same number as nsim wraps it (float32 / int32, int64 beyond int32),
+// still a wrapped number.
 // Read straight from host memory: t.item() would be a dispatched op of its
 // own (an aten::item row in the profile).
 nat::Tensor WrappedNumber(const at::Tensor& t) {
@@ -61,7 +62,11 @@ nat::Tensor WrappedNumber(const at::Tensor& t) {
   const void* p = t.const_data_ptr();
   const nat::Scalar v = is_float ? nat::Scalar(*static_cast<const double*>(p))
                                  : nat::Scalar(*static_cast<const int64_t*>(p));
-  nat::Tensor out = nat::full({}, v, nat::TensorOptions().dtype(is_float ? nat::kFloat : nat::kInt));
+  // An integer beyond int32 stays int64 (as int32 it would wrap): the
+  // result dtype is unchanged, a wrapped number never promotes a tensor.
+  const bool wide = !is_float && (v.toLong() < INT32_MIN || v.toLong() > INT32_MAX);
+  nat::Tensor out =
+      nat::full({}, v, nat::TensorOptions().dtype(is_float ? nat::kFloat : (wide ? nat::kLong : nat::kInt)));
   out.unsafeGetTensorImpl()->set_wrapped_number(t.unsafeGetTensorImpl()->is_wrapped_number());
   return out;
 }

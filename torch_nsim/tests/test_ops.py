@@ -123,9 +123,11 @@ def test_cpu_fallback_is_opt_in_warned_and_profiled():
 
 
 def test_unsupported_dtype_is_a_clear_error():
-    x = torch.arange(4, dtype=torch.int64).to("neuron")
-    with pytest.raises(NotImplementedError, match="int64|Long"):
-        x + x
+    x = torch.tensor([0, 1, 2, 3], dtype=torch.int64).to("neuron")
+    with pytest.raises(NotImplementedError, match=r"aten::mul.*Long"):
+        x * x  # integer products are not on the device (add/sub are: test_integer_add_*)
+    with pytest.raises(NotImplementedError, match=r"aten::to.dtype.*not Double"):
+        torch.ones(2).to("neuron").double()  # no fp64 on Trainium
 
 
 def test_device_mismatch_is_a_clear_error():
@@ -310,3 +312,48 @@ def test_integral_comparison_stays_a_clear_error():
     x = torch.tensor([16777217, 16777216], dtype=torch.int32)
     with pytest.raises(NotImplementedError, match="aten::eq"):
         torch.eq(x.to("neuron"), x.flip(0).to("neuron"))
+
+
+INTEGER_ADDS = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "add number": lambda x, y: x + 1,
+    "sub number": lambda x, y: x - 3, "add int64 number": lambda x, y: x + 2 ** 40, "rsub": lambda x, y: 5 - x,
+    "alpha -1": lambda x, y: torch.add(x, y, alpha=-1), "in place": lambda x, y: x.clone().add_(1),
+    "broadcast": lambda x, y: x.reshape(-1, 1) + y[:1], "with int32": lambda x, y: x + y.to(torch.int32),
+    "with int8": lambda x, y: x + y.to(torch.int8), "transposed": lambda x, y: x.reshape(-1, 1).t() + 1,
+}
+
+
+@pytest.mark.parametrize("dtype", INTEGERS)
+@pytest.mark.parametrize("name", sorted(INTEGER_ADDS))
+def test_integer_add_is_exact_and_wraps_as_cpu(dtype, name):
+    """add/sub of integers on the device: limb-by-limb carries keep every bit
+    (int32 beyond 2^24, int64 beyond int32) and wrap at the type's ends as the
+    CPU does; each is a device kernel."""
+    fn = INTEGER_ADDS[name]
+    x = torch.tensor(INTEGER_VALUES[dtype], dtype=dtype)
+    y = x.flip(0)
+    want = fn(x, y)
+    mark()
+    got = fn(x.to("neuron"), y.to("neuron")).cpu()
+    assert got.dtype == want.dtype and torch.equal(got, want)
+    assert any(k.startswith("aten_add") or k.startswith("aten_sub") or k.startswith("aten_rsub")
+               for k, _, _ in executions())
+
+
+def test_integer_add_with_other_alpha_is_refused_by_name():
+    x = torch.tensor([1, 2], dtype=torch.int64).to("neuron")
+    with pytest.raises(NotImplementedError, match=r"aten::add\.Tensor.*alpha must be 1 or -1"):
+        torch.add(x, x, alpha=2)
+
+
+def test_batch_norm_counts_its_batches_on_the_device():
+    """nn.BatchNorm2d with its defaults: the int64 num_batches_tracked is
+    incremented on the device, and the running statistics match the CPU's."""
+    torch.manual_seed(0)
+    cpu = torch.nn.BatchNorm2d(3)
+    dev = torch.nn.BatchNorm2d(3).to("neuron")
+    for _ in range(3):
+        x = torch.randn(2, 3, 4, 4)
+        torch.testing.assert_close(dev(x.to("neuron")).cpu(), cpu(x), rtol=1e-5, atol=1e-5)
+    assert dev.num_batches_tracked.device.type == "neuron" and dev.num_batches_tracked.item() == 3
+    torch.testing.assert_close(dev.running_var.cpu(), cpu.running_var, rtol=1e-5, atol=1e-6)

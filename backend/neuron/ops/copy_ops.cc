@@ -34,17 +34,6 @@ bool SameLayout(const Tensor& dst, const Tensor& src) {
   return dst.dtype() == src.dtype() && dst.sizes() == src.sizes() && dst.is_contiguous() && src.is_contiguous();
 }
 
-// The tensor's memory read as elements of the narrower (or as wide) integer
-// `dtype`: element i's low bytes (little-endian), plus `word` elements of
-// `dtype` into it (word 1 of an int64 as int32 is its high half).
-Tensor Reinterpret(const Tensor& t, at::ScalarType dtype, int64_t word = 0) {
-  const int64_t ratio = t.element_size() / at::ElementSize(dtype);
-  at::IntList strides(t.strides().begin(), t.strides().end());
-  for (int64_t& s : strides) s *= ratio;
-  return Tensor(std::make_shared<at::TensorImpl>(t.storage(), t.sizes(), strides, t.storage_offset() * ratio + word,
-                                                 dtype));
-}
-
 bool IsInteger(at::ScalarType t) { return at::IsIntegralType(t, /*include_bool=*/false); }
 
 codegen::TensorDesc Broadcast(codegen::TensorDesc d, const Tensor& to) {
@@ -80,13 +69,13 @@ void CastCopy(const Tensor& dst, const Tensor& src) {
 //     words l and h - (l < 0); NaN, inf and |x| >= 2^63 give INT64_MIN
 //     as on x86-64 (undefined in C++).
 void FromLong(const Tensor& dst, const Tensor& src) {
-  if (IsInteger(dst.dtype())) return CastCopy(dst, Reinterpret(src, dst.dtype()));
+  if (IsInteger(dst.dtype())) return CastCopy(dst, ReinterpretAs(src, dst.dtype()));
   if (dst.dtype() != at::kBool) {
     throw SimError(std::string("converting int64 to ") + at::TorchDtypeName(dst.dtype()) +
                    " is not supported on the device (the engines have no int64 arithmetic; "
                    ".int() first when the values fit int32)");
   }
-  const Tensor lo = Reinterpret(src, at::kInt, 0), hi = Reinterpret(src, at::kInt, 1);
+  const Tensor lo = ReinterpretAs(src, at::kInt, 0), hi = ReinterpretAs(src, at::kInt, 1);
   LaunchGraph(kOp, {{{"lo", lo}, {"hi", hi}}, {{"dst", dst}}}, [&] {
     codegen::Graph g;
     const codegen::ValueId l = g.Input("lo", Broadcast(DescOf(lo), dst)), h = g.Input("hi", Broadcast(DescOf(hi), dst));
@@ -96,7 +85,7 @@ void FromLong(const Tensor& dst, const Tensor& src) {
 }
 
 void ToLong(const Tensor& dst, const Tensor& src) {
-  const Tensor lo = Reinterpret(dst, at::kInt, 0), hi = Reinterpret(dst, at::kInt, 1);
+  const Tensor lo = ReinterpretAs(dst, at::kInt, 0), hi = ReinterpretAs(dst, at::kInt, 1);
   const bool moved = src.dtype() == at::kInt;
   if (moved) CastCopy(lo, src);  // moved as int32: every bit kept
   GraphOperands operands{{{"src", src}}, {{"hi", hi}}};
@@ -141,8 +130,8 @@ void ToLong(const Tensor& dst, const Tensor& src) {
 // device holds, converted as ATen converts.
 void DeviceCopy(const Tensor& dst, const Tensor& src) {
   if (src.dtype() == at::kLong && dst.dtype() == at::kLong) {
-    CastCopy(Reinterpret(dst, at::kInt, 0), Reinterpret(src, at::kInt, 0));
-    CastCopy(Reinterpret(dst, at::kInt, 1), Reinterpret(src, at::kInt, 1));
+    CastCopy(ReinterpretAs(dst, at::kInt, 0), ReinterpretAs(src, at::kInt, 0));
+    CastCopy(ReinterpretAs(dst, at::kInt, 1), ReinterpretAs(src, at::kInt, 1));
     return;
   }
   if (src.dtype() == at::kLong) return FromLong(dst, src);
@@ -151,7 +140,7 @@ void DeviceCopy(const Tensor& dst, const Tensor& src) {
   // too (the engines would read int32 in fp32).
   if (IsInteger(src.dtype()) && IsInteger(dst.dtype()) && dst.element_size() <= src.element_size() &&
       dst.dtype() != src.dtype()) {
-    return CastCopy(dst, Reinterpret(src, dst.dtype()));
+    return CastCopy(dst, ReinterpretAs(src, dst.dtype()));
   }
   CastCopy(dst, src);
 }

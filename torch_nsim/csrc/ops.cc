@@ -289,6 +289,14 @@ Tensor EmbeddingDenseBackward(const Tensor& grad_output, const Tensor& indices, 
   return at::mm(rows.t(), grad_output.reshape({-1, d}));
 }
 
+// clone: a device copy into a tensor laid out as memory_format asks
+// (preserve keeps a dense input's strides, as on the CPU; empty_like decides).
+Tensor Clone(const Tensor& self, std::optional<c10::MemoryFormat> memory_format) {
+  Tensor out = at::empty_like(self, self.options(), memory_format.value_or(c10::MemoryFormat::Preserve));
+  if (self.numel() > 0) out.copy_(self);
+  return out;
+}
+
 // zero_ is fill_(0): the simulator's fill kernel.
 Tensor& Zero(Tensor& self) {
   self.fill_(0);
@@ -297,6 +305,7 @@ Tensor& Zero(Tensor& self) {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("zero_", &Zero);
+  m.impl("clone", &Clone);
   m.impl("empty.memory_format", &EmptyMemoryFormat);
   m.impl("empty_strided", &EmptyStrided);
   m.impl("as_strided", &at::native::as_strided_tensorimpl);

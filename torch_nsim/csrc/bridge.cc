@@ -4,6 +4,7 @@
 
 #include "backend/factories.h"
 #include "backend/tensor_impl.h"
+#include "backend/type_promotion.h"
 
 namespace torch_nsim {
 
@@ -62,11 +63,7 @@ nat::Tensor WrappedNumber(const at::Tensor& t) {
   const void* p = t.const_data_ptr();
   const nat::Scalar v = is_float ? nat::Scalar(*static_cast<const double*>(p))
                                  : nat::Scalar(*static_cast<const int64_t*>(p));
-  // An integer beyond int32 stays int64 (as int32 it would wrap): the
-  // result dtype is unchanged, a wrapped number never promotes a tensor.
-  const bool wide = !is_float && (v.toLong() < INT32_MIN || v.toLong() > INT32_MAX);
-  nat::Tensor out =
-      nat::full({}, v, nat::TensorOptions().dtype(is_float ? nat::kFloat : (wide ? nat::kLong : nat::kInt)));
+  nat::Tensor out = nat::WrappedScalarTensor(v);  // float32, int32, or int64 beyond int32
   out.unsafeGetTensorImpl()->set_wrapped_number(t.unsafeGetTensorImpl()->is_wrapped_number());
   return out;
 }

@@ -195,14 +195,10 @@ void CheckFillRange(at::ScalarType dtype, const at::Scalar& value) {
 }
 
 // The value goes to the device as a 0-dim tensor and is broadcast into
-// self by the copy (staged on the host, one transfer). An int64 tensor
-// gets the number as int64 (a wrapped number is int32).
+// self by the copy (staged on the host, one transfer).
 Tensor fill_(const Tensor& self, const at::Scalar& value) {
   CheckFillRange(self.dtype(), value);
-  if (self.dtype() != at::kLong || !value.isIntegral()) return copy_(self, at::WrappedScalarTensor(value), false);
-  Tensor number = at::EmptyTensor({}, at::kLong, at::Device(at::kCPU));
-  *static_cast<int64_t*>(number.data_ptr()) = value.toLong();
-  return copy_(self, number, false);
+  return copy_(self, at::WrappedScalarTensor(value), false);
 }
 
 }  // namespace

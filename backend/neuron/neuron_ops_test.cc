@@ -171,9 +171,9 @@ TEST(NeuronCasts, ToIntegralAndBoolAreAtensConversions) {
 }
 
 // Integer add/sub keep every bit though the engines compute in fp32 (limb
-// carries, integer_add.cc): int32 beyond 2^24 and int64 beyond int32, wrapping
+// carries, integer_ops.cc): int32 beyond 2^24 and int64 beyond int32, wrapping
 // at the ends as two's complement.
-TEST(NeuronIntegers, AddAndSubAreExactAndWrap) {
+TEST(NeuronIntegers, AddSubEqNeAreExact) {
   Tensor i = at::full({3}, at::Scalar(int64_t{0}), at::TensorOptions().dtype(at::kInt));
   int32_t* p = static_cast<int32_t*>(i.data_ptr());
   p[0] = (1 << 24) + 1, p[1] = INT32_MAX, p[2] = -123456789;
@@ -190,6 +190,13 @@ TEST(NeuronIntegers, AddAndSubAreExactAndWrap) {
   const Tensor lsum = (Dev(l) + Dev(l)).to(at::Device(at::kCPU));
   EXPECT_EQ(static_cast<const int64_t*>(lsum.data_ptr())[0], (int64_t{1} << 41) + 14);
   EXPECT_EQ(static_cast<const int64_t*>(lsum.data_ptr())[1], 0);  // wraps
+  // eq / ne see every bit: 2^24 + 1 and 2^24 are one fp32 value.
+  Tensor j = i.clone();
+  static_cast<int32_t*>(j.data_ptr())[0] = 1 << 24;
+  const Tensor eq = at::eq(Dev(i), Dev(j)).to(at::Device(at::kCPU)), ne = at::ne(Dev(l), Dev(l)).to(at::Device(at::kCPU));
+  EXPECT_FALSE(static_cast<const bool*>(eq.data_ptr())[0]);
+  EXPECT_TRUE(static_cast<const bool*>(eq.data_ptr())[1]);
+  EXPECT_FALSE(static_cast<const bool*>(ne.data_ptr())[0]);
 }
 
 TEST(NeuronOpsErrors, UnsupportedOpsAndDtypesNameTheOpAndDtype) {
@@ -199,8 +206,9 @@ TEST(NeuronOpsErrors, UnsupportedOpsAndDtypesNameTheOpAndDtype) {
   EXPECT_THROW_MSG(i.sum({0}), "aten::sum.dim_IntList is not implemented for the Neuron backend (dtype Int)");
   const Tensor f = Dev(at::ones({2, 3}));
   EXPECT_THROW_MSG(f.max(1), "aten::max.dim is not implemented for the Neuron backend (dtype Float)");
-  // The ALU compares in fp32, inexact for int32 beyond 2^24: refused.
-  EXPECT_THROW_MSG(at::eq(i, i), "aten::eq.Tensor is not implemented for the Neuron backend (dtype Int)");
+  // The ALU compares in fp32, inexact for int32 beyond 2^24: orderings are
+  // refused (eq / ne compare limbs: NeuronIntegers).
+  EXPECT_THROW_MSG(at::lt(i, i), "aten::lt.Tensor is not implemented for the Neuron backend (dtype Int)");
   EXPECT_THROW_MSG(f * Dev(at::ones({3, 2})),
                    "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
 }

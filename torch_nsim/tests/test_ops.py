@@ -307,11 +307,27 @@ def test_logical_ops_and_bool_tensors_match_cpu():
         assert got.dtype == want.dtype and torch.equal(got.cpu(), want)
 
 
-def test_integral_comparison_stays_a_clear_error():
+def test_integral_ordering_stays_a_clear_error():
     # The ALU compares in fp32, inexact for int32 beyond 2^24: refused, named.
     x = torch.tensor([16777217, 16777216], dtype=torch.int32)
-    with pytest.raises(NotImplementedError, match="aten::eq"):
-        torch.eq(x.to("neuron"), x.flip(0).to("neuron"))
+    with pytest.raises(NotImplementedError, match="aten::lt"):
+        torch.lt(x.to("neuron"), x.flip(0).to("neuron"))
+
+
+@pytest.mark.parametrize("dtype", INTEGERS)
+@pytest.mark.parametrize("op", [torch.eq, torch.ne])
+def test_integer_eq_ne_see_every_bit(dtype, op):
+    """eq / ne of integers compare limbs: 2^24 + 1 and 2^24 (one fp32 value)
+    differ, int64 values differing only in the high word differ; with numbers,
+    mixed widths and bool as the CPU."""
+    x = torch.tensor(INTEGER_VALUES[dtype], dtype=dtype)
+    y = x.flip(0)
+    d = x.to("neuron")
+    assert torch.equal(op(d, y.to("neuron")).cpu(), op(x, y))
+    assert torch.equal(op(d, d).cpu(), op(x, x))
+    for other in (-1, 255, 2 ** 40 + 7, x.to(torch.int32)[:1], (x > 0)):
+        o = other.to("neuron") if isinstance(other, torch.Tensor) else other
+        assert torch.equal(op(d, o).cpu(), op(x, other)), other
 
 
 INTEGER_ADDS = {

@@ -8,7 +8,7 @@
 #include "backend/neuron/hbm_tensor.h"
 #include "backend/neuron/kernel_launch.h"
 #include "backend/neuron/op_lowering.h"
-#include "backend/neuron/ops/integer_add.h"
+#include "backend/neuron/ops/integer_ops.h"
 
 namespace nsim {
 namespace neuron {
@@ -51,8 +51,12 @@ Tensor Binary(const char* op, const Tensor& a, const Tensor& b, at::Promotion p,
   const at::TensorMeta m = at::BinaryMeta(a, b, p);
   if (p == at::Promotion::kCompare) {
     // The ALU compares in fp32: exact for floating operands, not for int32
-    // beyond 2^24, so integral comparisons stay on the host.
+    // beyond 2^24: integer eq/ne compare limbs; the orderings are refused.
     const at::ScalarType compute = at::BinaryComputeType(a, b, p);
+    const std::string name = op;
+    if (at::IsIntegralType(compute, false) && (name == "aten::eq.Tensor" || name == "aten::ne.Tensor")) {
+      return IntegerEqual(op, m, compute, a, b, name == "aten::eq.Tensor");  // exact limb compare
+    }
     RequireFloat(op, compute);
     return Pointwise(op, m, InComputeType(a, compute), InComputeType(b, compute), {});
   }

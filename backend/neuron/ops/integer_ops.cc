@@ -1,4 +1,5 @@
-// add / sub of integer tensors on the Neuron device, exact for every value.
+// add / sub and eq / ne of integer tensors on the Neuron device, exact for
+// every value.
 // The engines compute in fp32 (sim/kernel/alu_act_tables.h), which holds
 // integers exactly only up to 2^24, and have no int64 type at all: so each
 // operand is read as 16-bit limbs (8-bit for int8/uint8), little-endian
@@ -6,8 +7,9 @@
 // multi-precision arithmetic does. Every intermediate is below 2^18, exact
 // in fp32; the top limb's carry is dropped, so the result wraps around as
 // two's-complement arithmetic does on the CPU. Per limb: 6 VectorE
-// instructions, timed like any other (an int64 add: 4 limbs).
-#include "backend/neuron/ops/integer_add.h"
+// instructions, timed like any other (an int64 add: 4 limbs). eq / ne
+// compare limb by limb (one instruction per limb, one to combine each).
+#include "backend/neuron/ops/integer_ops.h"
 
 #include <algorithm>
 #include <string>
@@ -79,6 +81,17 @@ class Operand {
   int own_ = 0;
 };
 
+// Bool, and 8-bit operands of a wider type, first become `dtype` (an exact
+// device cast): limbs are views of the operand's memory.
+void Normalise(at::ScalarType dtype, const Limbs& l, Tensor& a, Tensor& b) {
+  for (Tensor* t : {&a, &b}) {
+    if (t->dtype() == at::kBool || t->element_size() < at::ElementSize(l.dtype) ||
+        (t->dtype() == at::kByte && dtype != at::kByte)) {
+      *t = t->to(dtype);
+    }
+  }
+}
+
 }  // namespace
 
 Tensor IntegerAdd(const std::string& op, const at::TensorMeta& m, Tensor a, Tensor b, const at::Scalar& alpha) {
@@ -88,14 +101,7 @@ Tensor IntegerAdd(const std::string& op, const at::TensorMeta& m, Tensor a, Tens
                    std::to_string(alpha.toDouble()) + " (the engines add integers limb by limb, without products)");
   }
   const Limbs l = LimbsOf(m.dtype);
-  // Bool, and 8-bit operands of a wider result, first become the result
-  // dtype (an exact device cast): limbs are views of the operand's memory.
-  for (Tensor* t : {&a, &b}) {
-    if (t->dtype() == at::kBool || t->element_size() < at::ElementSize(l.dtype) ||
-        (t->dtype() == at::kByte && m.dtype != at::kByte)) {
-      *t = t->to(m.dtype);
-    }
-  }
+  Normalise(m.dtype, l, a, b);
   Tensor out = at::MakeOutput(m);
   const Operand x("a", a, l), y("b", b, l);
   GraphOperands ops;
@@ -118,6 +124,29 @@ Tensor IntegerAdd(const std::string& op, const at::TensorMeta& m, Tensor a, Tens
       d.dtype = l.sim;
       g.Output(g.Cast(limb, l.sim), "out" + std::to_string(i), d);
     }
+    return g;
+  });
+  return out;
+}
+
+Tensor IntegerEqual(const std::string& op, const at::TensorMeta& m, at::ScalarType compute, Tensor a, Tensor b,
+                    bool equal) {
+  const Limbs l = LimbsOf(compute);
+  Normalise(compute, l, a, b);
+  Tensor out = at::MakeOutput(m);
+  const Operand x("a", a, l), y("b", b, l);
+  GraphOperands ops;
+  x.Bind(ops);
+  y.Bind(ops);
+  ops.outputs.push_back({"out", out});
+  LaunchGraph(op, ops, [&] {
+    Graph g;
+    const std::vector<ValueId> xs = x.Read(g, out), ys = y.Read(g, out);
+    ValueId all = g.Binary(OpKind::kEq, xs[0], ys[0], DType::kF32);
+    for (int i = 1; i < l.count; ++i) {
+      all = g.Binary(OpKind::kLogicalAnd, all, g.Binary(OpKind::kEq, xs[i], ys[i], DType::kF32), DType::kF32);
+    }
+    g.Output(g.Binary(equal ? OpKind::kNe : OpKind::kEq, all, g.Constant(0.0), DType::kBool), "out", DescOf(out));
     return g;
   });
   return out;

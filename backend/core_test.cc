@@ -45,6 +45,18 @@ TEST(ScalarType, PromotionLattice) {
   EXPECT_EQ(ToSimDType(kHalf), DType::kF16);
   EXPECT_EQ(ToSimDType(kBool), DType::kBool);
   EXPECT_THROW(ToSimDType(ScalarType::Undefined), SimError);
+  // The integers, as PyTorch: uint8 and int8 meet at int16; widths order the rest.
+  EXPECT_EQ(PromoteTypes(kByte, kChar), kShort);
+  EXPECT_EQ(PromoteTypes(kChar, kByte), kShort);
+  EXPECT_EQ(PromoteTypes(kByte, kShort), kShort);
+  EXPECT_EQ(PromoteTypes(kInt, kLong), kLong);
+  EXPECT_EQ(PromoteTypes(kLong, kBFloat16), kBFloat16);
+  EXPECT_EQ(PromoteTypes(kBool, kByte), kByte);
+  EXPECT_EQ(ElementSize(kLong), 8);
+  EXPECT_STREQ(TorchDtypeName(kChar), "torch.int8");
+  EXPECT_EQ(ToSimDType(kByte), DType::kU8);
+  EXPECT_EQ(ToSimDType(kShort), DType::kI16);
+  EXPECT_THROW(ToSimDType(kLong), SimError);  // no int64 element type on the engines
 }
 
 TEST(Allocator, MissingNeuronAllocatorIsAClearError) {

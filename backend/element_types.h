@@ -32,14 +32,22 @@ template <ScalarType T> struct ElementTypeOf;
 template <> struct ElementTypeOf<kFloat> { using type = float; };
 template <> struct ElementTypeOf<kBFloat16> { using type = BFloat16; };
 template <> struct ElementTypeOf<kHalf> { using type = Half; };
+template <> struct ElementTypeOf<kByte> { using type = uint8_t; };
+template <> struct ElementTypeOf<kChar> { using type = int8_t; };
+template <> struct ElementTypeOf<kShort> { using type = int16_t; };
 template <> struct ElementTypeOf<kInt> { using type = int32_t; };
+template <> struct ElementTypeOf<kLong> { using type = int64_t; };
 template <> struct ElementTypeOf<kBool> { using type = bool; };
 
 template <class T> struct ScalarTypeOf;
 template <> struct ScalarTypeOf<float> { static constexpr ScalarType value = kFloat; };
 template <> struct ScalarTypeOf<BFloat16> { static constexpr ScalarType value = kBFloat16; };
 template <> struct ScalarTypeOf<Half> { static constexpr ScalarType value = kHalf; };
+template <> struct ScalarTypeOf<uint8_t> { static constexpr ScalarType value = kByte; };
+template <> struct ScalarTypeOf<int8_t> { static constexpr ScalarType value = kChar; };
+template <> struct ScalarTypeOf<int16_t> { static constexpr ScalarType value = kShort; };
 template <> struct ScalarTypeOf<int32_t> { static constexpr ScalarType value = kInt; };
+template <> struct ScalarTypeOf<int64_t> { static constexpr ScalarType value = kLong; };
 template <> struct ScalarTypeOf<bool> { static constexpr ScalarType value = kBool; };
 
 // The type arithmetic runs in (ATen's "opmath"): float for every float type,

@@ -42,7 +42,11 @@ ScalarType DefaultTypeOf(std::initializer_list<Scalar> values) {
 Tensor zeros(const IntList& size, const TensorOptions& o) { return Full(size, 0, o); }
 Tensor ones(const IntList& size, const TensorOptions& o) { return Full(size, 1, o); }
 Tensor full(const IntList& size, const Scalar& value, const TensorOptions& o) {
-  return Full(size, value.toDouble(), o.dtype(o.dtype_opt().value_or(value.type())));
+  const ScalarType dtype = o.dtype_opt().value_or(value.type());
+  if (dtype == kLong && value.isIntegral()) {  // exact: a double holds 53 bits
+    return Full(size, 0, o.dtype(kLong).device(Device(kCPU))).fill_(value).to(o.device());
+  }
+  return Full(size, value.toDouble(), o.dtype(dtype));
 }
 
 Tensor empty_like(const Tensor& t) { return empty(t.sizes(), TensorOptions(t.dtype()).device(t.device())); }

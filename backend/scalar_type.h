@@ -13,9 +13,15 @@
 namespace nsim {
 namespace at {
 
-enum class ScalarType : int8_t { Bool, Int, Half, BFloat16, Float, Undefined };
+// Ordered along PyTorch's promotion lattice (PromoteTypes relies on it):
+// Bool < the integers by width < the 16-bit floats < Float.
+enum class ScalarType : int8_t { Bool, Byte, Char, Short, Int, Long, Half, BFloat16, Float, Undefined };
 
 constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kByte = ScalarType::Byte;    // uint8
+constexpr ScalarType kChar = ScalarType::Char;    // int8
+constexpr ScalarType kShort = ScalarType::Short;  // int16
+constexpr ScalarType kLong = ScalarType::Long;    // int64: held in HBM, no device element type
 constexpr ScalarType kInt = ScalarType::Int;
 constexpr ScalarType kHalf = ScalarType::Half;
 constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
@@ -30,7 +36,10 @@ bool IsIntegralType(ScalarType t, bool include_bool);
 // PyTorch's promoteTypes for the supported types; Undefined if either is.
 ScalarType PromoteTypes(ScalarType a, ScalarType b);
 
-// The hardware model's element type (Bool: one byte, 0 or 1).
+// The hardware model's element type (Bool: one byte, 0 or 1). Long has none:
+// the engines compute in fp32 over 8- to 32-bit integers, and int64 tensors
+// are only moved, or converted word by word (backend/neuron/ops/copy_ops.cc);
+// it throws naming the dtype.
 DType ToSimDType(ScalarType t);
 
 // The dtype Python floats take (torch.get_default_dtype()).

@@ -1,5 +1,7 @@
 // Tensor's methods: metadata accessors, element access, and thin forwards to
 // the dispatched ops in ops.h (ATen's TensorBody methods).
+#include <cstring>
+
 #include "backend/cpu/loops.h"
 #include "backend/dispatcher.h"
 #include "backend/ops.h"
@@ -53,6 +55,11 @@ Scalar Tensor::item() const {
                    " elements cannot be converted to Scalar");
   }
   if (!is_cpu()) return cpu().item();
+  if (dtype() == kLong) {  // beyond 2^53 a double would round it
+    int64_t v;
+    std::memcpy(&v, data_ptr(), sizeof v);
+    return Scalar(v);
+  }
   const double v = ReadElement(IntList(dim(), 0));
   if (IsFloatingType(dtype())) return Scalar(v);
   if (dtype() == kBool) return Scalar(v != 0);

@@ -118,6 +118,11 @@ TEST(Tensor, Conversion) {
   EXPECT_EQ(e.data_ptr(), nullptr);
 }
 
+TEST(Tensor, Int64ItemIsExact) {
+  const int64_t big = (int64_t{1} << 62) + 1;  // a double would round it
+  EXPECT_EQ(full({}, Scalar(big), TensorOptions().dtype(kLong)).item().toLong(), big);
+}
+
 TEST(Views, TransposePermuteStrides) {
   Tensor x = Arange24();
   EXPECT_EQ(x.strides(), (IntList{12, 4, 1}));

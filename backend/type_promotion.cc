@@ -1,5 +1,7 @@
 #include "backend/type_promotion.h"
 
+#include <cstdint>
+
 #include "backend/empty_tensor.h"
 
 namespace nsim {
@@ -56,10 +58,14 @@ ScalarType ResultType(const Tensor& a, const Scalar& b) {
 }
 
 Tensor WrappedScalarTensor(const Scalar& s) {
-  Tensor t = EmptyTensor({}, s.type(), Device(kCPU));
-  switch (s.type()) {
+  // An integer beyond int32 is held as int64 (as int32 it would wrap); a
+  // wrapped number's dtype never promotes a tensor's, so results are the same.
+  const bool wide = s.isIntegral() && (s.toLong() < INT32_MIN || s.toLong() > INT32_MAX);
+  Tensor t = EmptyTensor({}, wide ? kLong : s.type(), Device(kCPU));
+  switch (t.dtype()) {
     case kFloat: *static_cast<float*>(t.data_ptr()) = static_cast<float>(s.toDouble()); break;
     case kInt: *static_cast<int32_t*>(t.data_ptr()) = static_cast<int32_t>(s.toLong()); break;
+    case kLong: *static_cast<int64_t*>(t.data_ptr()) = s.toLong(); break;
     default: *static_cast<bool*>(t.data_ptr()) = s.toBool(); break;
   }
   t.unsafeGetTensorImpl()->set_wrapped_number(true);

@@ -7,6 +7,8 @@
 // op computes in fp32 and rounds once, per element, when storing — what
 // PyTorch's CPU kernels do), int64_t for Int and Bool.
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "backend/cpu/elementwise_iter.h"
 #include "backend/element_types.h"
@@ -22,7 +24,11 @@ decltype(auto) VisitElementType(ScalarType t, F&& f) {
     case kFloat: return f(TypeTag<float>{});
     case kBFloat16: return f(TypeTag<BFloat16>{});
     case kHalf: return f(TypeTag<Half>{});
+    case kByte: return f(TypeTag<uint8_t>{});
+    case kChar: return f(TypeTag<int8_t>{});
+    case kShort: return f(TypeTag<int16_t>{});
     case kInt: return f(TypeTag<int32_t>{});
+    case kLong: return f(TypeTag<int64_t>{});
     case kBool: return f(TypeTag<bool>{});
     default: throw SimError(std::string("unsupported dtype ") + ToString(t));
   }
@@ -46,11 +52,28 @@ template <class S, class C>
   return static_cast<C>(static_cast<typename OpMath<S>::type>(s));
 }
 
+// A float truncated to integer type S as PyTorch's CPU casts do on x86-64:
+// through int32 (cvttss2si) for the types up to 32 bits, through int64 for
+// uint8 and int64 (c10::convert), narrowing by wrap-around; a value outside
+// the intermediate's range (NaN, inf included) becomes its minimum.
+template <class S>
+[[gnu::always_inline]] inline S FloatToInt(double v) {
+  using W = std::conditional_t<std::is_same_v<S, uint8_t> || std::is_same_v<S, int64_t>, int64_t, int32_t>;
+  const bool in = v >= static_cast<double>(std::numeric_limits<W>::min()) &&
+                  v < -static_cast<double>(std::numeric_limits<W>::min());
+  return static_cast<S>(in ? static_cast<W>(v) : std::numeric_limits<W>::min());
+}
+
 template <class S, class C>
 [[gnu::always_inline]] inline void StoreAs(char* p, C v) {
   // Through the element's opmath type, so a float is rounded (RNE) to bf16/fp16
   // and truncated to int as PyTorch's casts do.
-  const S s = static_cast<S>(static_cast<typename OpMath<S>::type>(v));
+  S s;
+  if constexpr (std::is_integral_v<S> && !std::is_same_v<S, bool> && std::is_floating_point_v<C>) {
+    s = FloatToInt<S>(static_cast<double>(v));
+  } else {
+    s = static_cast<S>(static_cast<typename OpMath<S>::type>(v));
+  }
   std::memcpy(p, &s, sizeof(S));
 }
 

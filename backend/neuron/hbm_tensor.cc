@@ -1,6 +1,7 @@
 #include "backend/neuron/hbm_tensor.h"
 
 #include "backend/dispatcher.h"
+#include "backend/tensor_impl.h"
 #include "runtime/runtime.h"
 
 namespace nsim {
@@ -22,6 +23,14 @@ codegen::TensorDesc DescOf(const at::Tensor& t) {
   d.sizes.assign(t.sizes().begin(), t.sizes().end());
   d.strides.assign(t.strides().begin(), t.strides().end());
   return d;
+}
+
+at::Tensor ReinterpretAs(const at::Tensor& t, at::ScalarType dtype, int64_t word) {
+  const int64_t ratio = t.element_size() / at::ElementSize(dtype);
+  at::IntList strides(t.strides().begin(), t.strides().end());
+  for (int64_t& s : strides) s *= ratio;
+  return at::Tensor(std::make_shared<at::TensorImpl>(t.storage(), t.sizes(), strides,
+                                                     t.storage_offset() * ratio + word, dtype));
 }
 
 void RequireFloat(const std::string& op_full_name, at::ScalarType dtype) {

@@ -26,6 +26,12 @@ uint64_t ElementAddress(const at::Tensor& t);
 // binding is ElementAddress(t), which keeps kernels independent of offsets).
 codegen::TensorDesc DescOf(const at::Tensor& t);
 
+// The tensor's memory read as elements of the narrower (or as wide) integer
+// `dtype`: element i's low bytes (little-endian), plus `word` elements of
+// `dtype` into it (word 1 of an int64 read as int32 is its high half). A
+// view: same storage, strides and offset scaled.
+at::Tensor ReinterpretAs(const at::Tensor& t, at::ScalarType dtype, int64_t word = 0);
+
 // Throws the dispatcher's "is not implemented for the Neuron backend
 // (dtype X)" error unless the device can compute in `dtype`: the floating
 // types (the engines compute in fp32 and round on store).

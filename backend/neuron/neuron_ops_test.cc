@@ -170,15 +170,45 @@ TEST(NeuronCasts, ToIntegralAndBoolAreAtensConversions) {
   }
 }
 
+// Integer add/sub keep every bit though the engines compute in fp32 (limb
+// carries, integer_ops.cc): int32 beyond 2^24 and int64 beyond int32, wrapping
+// at the ends as two's complement.
+TEST(NeuronIntegers, AddSubEqNeAreExact) {
+  Tensor i = at::full({3}, at::Scalar(int64_t{0}), at::TensorOptions().dtype(at::kInt));
+  int32_t* p = static_cast<int32_t*>(i.data_ptr());
+  p[0] = (1 << 24) + 1, p[1] = INT32_MAX, p[2] = -123456789;
+  const Tensor sum = (Dev(i) + Dev(i)).to(at::Device(at::kCPU)), diff = (Dev(i) - 1).to(at::Device(at::kCPU));
+  const int32_t* s = static_cast<const int32_t*>(sum.data_ptr());
+  const int32_t* d = static_cast<const int32_t*>(diff.data_ptr());
+  EXPECT_EQ(s[0], (1 << 25) + 2);
+  EXPECT_EQ(s[1], -2);  // INT32_MAX * 2 wraps
+  EXPECT_EQ(s[2], -246913578);
+  EXPECT_EQ(d[0], 1 << 24);
+  Tensor l = at::full({2}, at::Scalar(int64_t{0}), at::TensorOptions().dtype(at::kLong));
+  int64_t* q = static_cast<int64_t*>(l.data_ptr());
+  q[0] = (int64_t{1} << 40) + 7, q[1] = INT64_MIN;
+  const Tensor lsum = (Dev(l) + Dev(l)).to(at::Device(at::kCPU));
+  EXPECT_EQ(static_cast<const int64_t*>(lsum.data_ptr())[0], (int64_t{1} << 41) + 14);
+  EXPECT_EQ(static_cast<const int64_t*>(lsum.data_ptr())[1], 0);  // wraps
+  // eq / ne see every bit: 2^24 + 1 and 2^24 are one fp32 value.
+  Tensor j = i.clone();
+  static_cast<int32_t*>(j.data_ptr())[0] = 1 << 24;
+  const Tensor eq = at::eq(Dev(i), Dev(j)).to(at::Device(at::kCPU)), ne = at::ne(Dev(l), Dev(l)).to(at::Device(at::kCPU));
+  EXPECT_FALSE(static_cast<const bool*>(eq.data_ptr())[0]);
+  EXPECT_TRUE(static_cast<const bool*>(eq.data_ptr())[1]);
+  EXPECT_FALSE(static_cast<const bool*>(ne.data_ptr())[0]);
+}
+
 TEST(NeuronOpsErrors, UnsupportedOpsAndDtypesNameTheOpAndDtype) {
   const Tensor i = Dev(at::arange(0, 6, 1, at::kInt));
   EXPECT_THROW_MSG(-i, "aten::neg is not implemented for the Neuron backend (dtype Int)");
-  EXPECT_THROW_MSG(i + i, "aten::add.Tensor is not implemented for the Neuron backend (dtype Int)");
+  EXPECT_THROW_MSG(i * i, "aten::mul.Tensor is not implemented for the Neuron backend (dtype Int)");
   EXPECT_THROW_MSG(i.sum({0}), "aten::sum.dim_IntList is not implemented for the Neuron backend (dtype Int)");
   const Tensor f = Dev(at::ones({2, 3}));
   EXPECT_THROW_MSG(f.max(1), "aten::max.dim is not implemented for the Neuron backend (dtype Float)");
-  // The ALU compares in fp32, inexact for int32 beyond 2^24: refused.
-  EXPECT_THROW_MSG(at::eq(i, i), "aten::eq.Tensor is not implemented for the Neuron backend (dtype Int)");
+  // The ALU compares in fp32, inexact for int32 beyond 2^24: orderings are
+  // refused (eq / ne compare limbs: NeuronIntegers).
+  EXPECT_THROW_MSG(at::lt(i, i), "aten::lt.Tensor is not implemented for the Neuron backend (dtype Int)");
   EXPECT_THROW_MSG(f * Dev(at::ones({3, 2})),
                    "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
 }

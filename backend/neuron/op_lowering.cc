@@ -1,6 +1,7 @@
 #include "backend/neuron/op_lowering.h"
 
 #include <map>
+#include <optional>
 
 #include "backend/meta/shape_functions.h"
 #include "sim/base/error.h"
@@ -143,13 +144,82 @@ const std::map<std::string, OpEmitter>& Table() {
 
 }  // namespace
 
+namespace {
+
+// The integer types below int32 and their range: [lo, lo + 2^bits).
+struct NarrowInt {
+  double modulus;  // 2^bits
+  double lowest;   // 0 (unsigned) or -2^(bits-1)
+};
+std::optional<NarrowInt> Narrow(DType t) {
+  switch (t) {
+    case DType::kU8: return NarrowInt{256.0, 0.0};
+    case DType::kI8: return NarrowInt{256.0, -128.0};
+    case DType::kI16: return NarrowInt{65536.0, -32768.0};
+    default: return std::nullopt;
+  }
+}
+
+ValueId Trunc(Graph& g, ValueId v) {  // x - frac(x): exact in fp32
+  return g.Binary(OpKind::kSub, v, g.Unary(OpKind::kFrac, v, DType::kF32), DType::kF32);
+}
+
+// An integer-valued t wrapped into [lowest, lowest + modulus), as two's
+// complement narrowing wraps: r = t - M trunc(t / M) (C's fmod; t / M and the
+// product are exact, powers of two), then r + M if r < lowest, r - M if
+// r >= lowest + M. Every step is exact in fp32 for any integer-valued t (a t
+// of 2^24 or more is a multiple of its ulp, so r is too); NaN and inf stay
+// NaN, which the store writes as 0.
+ValueId Wrap(Graph& g, ValueId t, const NarrowInt& n) {
+  const ValueId q = Trunc(g, g.Binary(OpKind::kMul, t, g.Constant(1.0 / n.modulus), DType::kF32));
+  ValueId r = g.Binary(OpKind::kSub, t, q, DType::kF32, n.modulus);
+  const ValueId below = g.Binary(OpKind::kLt, r, g.Constant(n.lowest), DType::kF32);
+  r = g.Binary(OpKind::kAdd, r, below, DType::kF32, n.modulus);
+  if (n.lowest == 0.0) return r;  // unsigned: r was in (-M, M)
+  const ValueId above = g.Binary(OpKind::kGe, r, g.Constant(n.lowest + n.modulus), DType::kF32);
+  return g.Binary(OpKind::kSub, r, above, DType::kF32, n.modulus);
+}
+
+}  // namespace
+
 ValueId ExactCast(Graph& g, ValueId v, DType out) {
   const DType in = g.node(v).dtype;
   if (in == out) return g.Cast(v, out);
   if (out == DType::kBool) return g.Binary(OpKind::kNe, v, g.Constant(0.0), DType::kBool);
-  if (out == DType::kI32 && codegen::IsFloat(in)) {
-    const ValueId trunc = g.Binary(OpKind::kSub, v, g.Unary(OpKind::kFrac, v, DType::kF32), DType::kF32);
-    return g.Cast(trunc, out);
+  const std::optional<NarrowInt> narrow = Narrow(out);
+  if (codegen::IsFloat(in) && out == DType::kI32) {
+    // PyTorch (x86-64's cvttss2si) gives INT32_MIN outside int32 and for NaN
+    // (the store would saturate): t where |t| < 2^31, else -2^31. The
+    // masked t goes through an int32 value (its store turns NaN into 0).
+    const ValueId t = Trunc(g, v);
+    const ValueId in_range =
+        g.Binary(OpKind::kLt, g.Unary(OpKind::kAbs, t, DType::kF32), g.Constant(2147483648.0), DType::kF32);
+    const ValueId kept = g.Cast(g.Binary(OpKind::kMul, t, in_range, DType::kF32), DType::kI32);
+    const ValueId outside = g.Binary(OpKind::kEq, in_range, g.Constant(0.0), DType::kF32);
+    return g.Cast(g.Binary(OpKind::kAdd, kept, outside, DType::kF32, -2147483648.0), out);
+  }
+  if (codegen::IsFloat(in) && narrow) {
+    // PyTorch (x86-64) truncates through int32 (int64 for uint8) and wraps;
+    // a value outside int32 gives 0 in the low 16 bits: the range mask (its
+    // NaN stays NaN and stores 0). Below 16 bits every such value is a
+    // multiple of 256 and wraps to 0 anyway.
+    const ValueId t = Trunc(g, v);
+    ValueId w = Wrap(g, t, *narrow);
+    if (out == DType::kI16) {
+      const ValueId abs = g.Unary(OpKind::kAbs, t, DType::kF32);
+      w = g.Binary(OpKind::kMul, w, g.Binary(OpKind::kLt, abs, g.Constant(2147483648.0), DType::kF32), DType::kF32);
+    }
+    return g.Cast(w, out);
+  }
+  if (narrow && DTypeSize(in) >= DTypeSize(out) && in != DType::kBool) {
+    // An integer narrowed (or uint8 <-> int8): the engines read it in fp32,
+    // exact up to 2^24, so int32 sources are refused here (eager copies move
+    // their low bytes instead: copy_ops.cc).
+    if (in == DType::kI32) {
+      throw SimError(std::string("codegen: cast i32 to ") + DTypeName(out) +
+                     " is not exact in fp32 on the engines (values beyond 2^24)");
+    }
+    return g.Cast(Wrap(g, v, *narrow), out);
   }
   return g.Cast(v, out);
 }

@@ -42,8 +42,12 @@ codegen::ValueId EmitOp(codegen::Graph& g, const std::string& full_name, OpOpera
 
 // `v` converted to `out` with ATen's values, the one cast of every path
 // (to.dtype, _to_copy, copy_): float -> int32 truncates toward zero (trunc =
-// x - frac(x), exact in fp32, before the store, which rounds), -> bool is
-// x != 0 (NaN is true), the rest as the store converts (round to nearest even).
+// x - frac(x), exact in fp32, before the store, which rounds), float -> int16
+// / int8 / uint8 truncates and wraps around as PyTorch's CPU does, int16 /
+// uint8 / int8 -> a narrower (or other-signed) one wraps, -> bool is x != 0
+// (NaN is true), the rest as the store converts (round to nearest even).
+// int32 -> a narrower integer throws (not exact in fp32: eager copies move
+// the low bytes); int64 has no element type (copy_ops.cc converts it).
 codegen::ValueId ExactCast(codegen::Graph& g, codegen::ValueId v, DType out);
 
 // OpOperands of an eager op: its tensor arguments already graph values

@@ -27,19 +27,11 @@ import device_training
 TOLERANCE = 1e-4
 
 
-def batch_norm(channels):
-    """BatchNorm2d keeping running statistics (momentum 0.1) without its int64 batch counter: the
-    device has no int64 arithmetic yet, and the counter only matters for momentum=None."""
-    bn = nn.BatchNorm2d(channels)
-    bn.num_batches_tracked = None
-    return bn
-
-
 class SmallCNN(nn.Module):
     def __init__(self, classes=10):
         super().__init__()
-        self.conv1, self.bn1 = nn.Conv2d(3, 8, 3, padding=1), batch_norm(8)
-        self.conv2, self.bn2 = nn.Conv2d(8, 16, 3, padding=1), batch_norm(16)
+        self.conv1, self.bn1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.conv2, self.bn2 = nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16)
         self.head = nn.Linear(16, classes)
 
     def forward(self, x):

@@ -4,6 +4,7 @@
 
 #include "backend/factories.h"
 #include "backend/tensor_impl.h"
+#include "backend/type_promotion.h"
 
 namespace torch_nsim {
 
@@ -15,10 +16,14 @@ nat::ScalarType ToNsim(c10::ScalarType t, const std::string& what) {
     case c10::kBFloat16: return nat::kBFloat16;
     case c10::kHalf: return nat::kHalf;
     case c10::kInt: return nat::kInt;
+    case c10::kShort: return nat::kShort;
+    case c10::kChar: return nat::kChar;
+    case c10::kByte: return nat::kByte;
+    case c10::kLong: return nat::kLong;
     case c10::kBool: return nat::kBool;
     default:
-      TORCH_CHECK_NOT_IMPLEMENTED(false, what, ": the neuron device computes float32, bfloat16, float16, int32 "
-                                  "and bool tensors, not ", c10::toString(t));
+      TORCH_CHECK_NOT_IMPLEMENTED(false, what, ": the neuron device holds float32, bfloat16, float16, int64, int32, "
+                                  "int16, int8, uint8 and bool tensors, not ", c10::toString(t));
   }
 }
 
@@ -28,6 +33,10 @@ c10::ScalarType FromNsim(nat::ScalarType t) {
     case nat::ScalarType::BFloat16: return c10::kBFloat16;
     case nat::ScalarType::Half: return c10::kHalf;
     case nat::ScalarType::Int: return c10::kInt;
+    case nat::ScalarType::Short: return c10::kShort;
+    case nat::ScalarType::Char: return c10::kChar;
+    case nat::ScalarType::Byte: return c10::kByte;
+    case nat::ScalarType::Long: return c10::kLong;
     case nat::ScalarType::Bool: return c10::kBool;
     default: TORCH_CHECK(false, "torch_nsim: undefined nsim dtype");
   }
@@ -45,7 +54,8 @@ c10::Device FromNsim(const nat::Device& d) {
 }
 
 // A Python number torch wrapped as a 0-dim CPU tensor (double or int64):
-// the same number as nsim wraps it (float32 / int32), still a wrapped number.
+// the same number as nsim wraps it (float32 / int32, int64 beyond int32),
+// still a wrapped number.
 // Read straight from host memory: t.item() would be a dispatched op of its
 // own (an aten::item row in the profile).
 nat::Tensor WrappedNumber(const at::Tensor& t) {
@@ -53,14 +63,14 @@ nat::Tensor WrappedNumber(const at::Tensor& t) {
   const void* p = t.const_data_ptr();
   const nat::Scalar v = is_float ? nat::Scalar(*static_cast<const double*>(p))
                                  : nat::Scalar(*static_cast<const int64_t*>(p));
-  nat::Tensor out = nat::full({}, v, nat::TensorOptions().dtype(is_float ? nat::kFloat : nat::kInt));
+  nat::Tensor out = nat::WrappedScalarTensor(v);  // float32, int32, or int64 beyond int32
   out.unsafeGetTensorImpl()->set_wrapped_number(t.unsafeGetTensorImpl()->is_wrapped_number());
   return out;
 }
 
-nat::Tensor ToNsim(const at::Tensor& t, const std::string& what) {
+nat::Tensor ToNsim(const at::Tensor& t, const std::string& what, bool numbers) {
   if (!t.defined()) return nat::Tensor();
-  if (t.is_cpu() && t.dim() == 0 && (t.scalar_type() == c10::kDouble || t.scalar_type() == c10::kLong)) {
+  if (numbers && t.is_cpu() && t.dim() == 0 && (t.scalar_type() == c10::kDouble || t.scalar_type() == c10::kLong)) {
     return WrappedNumber(t);
   }
   const nat::ScalarType dtype = ToNsim(t.scalar_type(), what);

@@ -10,8 +10,9 @@
 
 namespace torch_nsim {
 
-// nsim's dtypes are Bool, Int (int32), Half, BFloat16 and Float; any other
-// torch dtype is an error naming `what` (the op) and the dtype.
+// nsim's dtypes are Bool, Byte, Char, Short, Int, Long (int64: held, moved and
+// converted, never computed in), Half, BFloat16 and Float; any other torch
+// dtype (double, complex, ...) is an error naming `what` (the op) and the dtype.
 nsim::at::ScalarType ToNsim(c10::ScalarType t, const std::string& what);
 c10::ScalarType FromNsim(nsim::at::ScalarType t);
 nsim::at::Device ToNsim(const c10::Device& d);
@@ -19,7 +20,10 @@ c10::Device FromNsim(const nsim::at::Device& d);
 
 // A view of `t` as an nsim tensor over the same memory; the nsim tensor keeps
 // t's storage alive. Undefined stays undefined.
-nsim::at::Tensor ToNsim(const at::Tensor& t, const std::string& what);
+// With `numbers`, a 0-dim CPU double / int64 tensor (a Python number, or an
+// operand PyTorch lets stay on the CPU) is its number as nsim wraps one
+// (float32 / int32); copies pass false and get the tensor itself.
+nsim::at::Tensor ToNsim(const at::Tensor& t, const std::string& what, bool numbers = true);
 // A torch tensor over the nsim tensor's memory, keeping the nsim storage alive.
 at::Tensor FromNsim(const nsim::at::Tensor& t);
 

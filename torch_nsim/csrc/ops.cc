@@ -69,7 +69,8 @@ const Tensor& Resize(const Tensor& self, c10::IntArrayRef size, std::optional<c1
 }
 
 bool NsimDtype(c10::ScalarType t) {
-  return t == c10::kFloat || t == c10::kBFloat16 || t == c10::kHalf || t == c10::kInt || t == c10::kBool;
+  return t == c10::kFloat || t == c10::kBFloat16 || t == c10::kHalf || t == c10::kLong || t == c10::kInt ||
+         t == c10::kShort || t == c10::kChar || t == c10::kByte || t == c10::kBool;
 }
 
 // Same dtype, both contiguous, between host and device: one
@@ -103,7 +104,7 @@ Tensor CopyFrom(const Tensor& self, const Tensor& dst, bool non_blocking) {
   }
   static const auto op = nat::FindOp<nat::Tensor(const nat::Tensor&, const nat::Tensor&, bool)>("aten::copy_");
   try {
-    op.call(ToNsim(dst, "aten::copy_"), ToNsim(self, "aten::copy_"), non_blocking);
+    op.call(ToNsim(dst, "aten::copy_", /*numbers=*/false), ToNsim(self, "aten::copy_", /*numbers=*/false), non_blocking);
   } catch (const c10::Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -289,6 +290,14 @@ Tensor EmbeddingDenseBackward(const Tensor& grad_output, const Tensor& indices, 
   return at::mm(rows.t(), grad_output.reshape({-1, d}));
 }
 
+// clone: a device copy into a tensor laid out as memory_format asks
+// (preserve keeps a dense input's strides, as on the CPU; empty_like decides).
+Tensor Clone(const Tensor& self, std::optional<c10::MemoryFormat> memory_format) {
+  Tensor out = at::empty_like(self, self.options(), memory_format.value_or(c10::MemoryFormat::Preserve));
+  if (self.numel() > 0) out.copy_(self);
+  return out;
+}
+
 // zero_ is fill_(0): the simulator's fill kernel.
 Tensor& Zero(Tensor& self) {
   self.fill_(0);
@@ -297,6 +306,7 @@ Tensor& Zero(Tensor& self) {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("zero_", &Zero);
+  m.impl("clone", &Clone);
   m.impl("empty.memory_format", &EmptyMemoryFormat);
   m.impl("empty_strided", &EmptyStrided);
   m.impl("as_strided", &at::native::as_strided_tensorimpl);

@@ -62,7 +62,13 @@ constexpr OpKind kLastRowReduce = kRowReduceKinds[sizeof(kRowReduceKinds) / size
 bool IsBinary(OpKind k) { return k >= kFirstBinary && k <= kLastBinary; }
 bool IsUnary(OpKind k) { return k > kLastBinary && k <= OpKind::kCast; }
 bool IsRowReduce(OpKind k) { return k >= kFirstRowReduce && k <= kLastRowReduce; }
-bool IsFloat(DType t) { return t != DType::kI32 && t != DType::kBool; }
+bool IsFloat(DType t) {
+  switch (t) {
+    case DType::kI32: case DType::kI16: case DType::kI8: case DType::kU8:
+    case DType::kU16: case DType::kU32: case DType::kBool: return false;
+    default: return true;
+  }
+}
 bool IsPointwise(OpKind k) {
   return IsBinary(k) || IsUnary(k) || k == OpKind::kWhere || k == OpKind::kConstant || k == OpKind::kView;
 }

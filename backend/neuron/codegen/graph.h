@@ -67,7 +67,7 @@ const char* OpKindName(OpKind k);  // "add", "row_mean", "matmul", ...
 bool IsBinary(OpKind k);
 bool IsUnary(OpKind k);            // includes kPowScalar and kCast
 bool IsRowReduce(OpKind k);
-// The floating element types a graph value takes (every type but int32 and bool).
+// The floating element types a graph value takes (every type but the integers and bool).
 bool IsFloat(DType t);
 bool IsPointwise(OpKind k);        // binary, unary, where, constant or view
 

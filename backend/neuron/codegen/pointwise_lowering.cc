@@ -334,8 +334,13 @@ double FoldBinary(const Node& n, double a, double b, DType round_to) {
   return RoundTo(round_to, r);
 }
 
-// The element types values take on the device: the floats, int32 and bool.
-bool DeviceValueType(DType t) { return IsFloat(t) || t == DType::kI32 || t == DType::kBool; }
+// The element types values take on the device: the floats, the 8- to
+// 32-bit integers PyTorch has (int8, uint8, int16, int32), bool, and uint16,
+// the limbs integer add reads and writes (neuron/ops/integer_ops.cc).
+bool DeviceValueType(DType t) {
+  return IsFloat(t) || t == DType::kI32 || t == DType::kI16 || t == DType::kI8 || t == DType::kU8 ||
+         t == DType::kU16 || t == DType::kBool;
+}
 
 // A comparison or logical op of the tables: its ALU op gives 1 or 0.
 bool BoolValued(OpKind k) {

@@ -8,6 +8,7 @@
 #include "backend/neuron/hbm_tensor.h"
 #include "backend/neuron/kernel_launch.h"
 #include "backend/neuron/op_lowering.h"
+#include "backend/neuron/ops/integer_ops.h"
 #include "backend/shape.h"
 #include "backend/type_promotion.h"
 
@@ -58,10 +59,20 @@ Tensor Binary(const char* op, const Tensor& a, const Tensor& b, at::Promotion p,
   const at::TensorMeta m = at::BinaryMeta(a, b, p);
   if (p == at::Promotion::kCompare) {
     // The ALU compares in fp32: exact for floating operands, not for int32
-    // beyond 2^24, so integral comparisons stay on the host.
+    // beyond 2^24: integer eq/ne compare limbs; the orderings are refused.
     const at::ScalarType compute = at::BinaryComputeType(a, b, p);
+    const std::string name = op;
+    if (at::IsIntegralType(compute, false) && (name == "aten::eq.Tensor" || name == "aten::ne.Tensor")) {
+      return IntegerEqual(op, m, compute, a, b, name == "aten::eq.Tensor");  // exact limb compare
+    }
     RequireFloat(op, compute);
     return Pointwise(op, m, InComputeType(a, compute), InComputeType(b, compute), {});
+  }
+  // Integer add/sub: exact limb arithmetic (the engines' fp32 is not).
+  const std::string name = op;
+  if (at::IsIntegralType(m.dtype, false) && (name == "aten::add.Tensor" || name == "aten::sub.Tensor")) {
+    const double a1 = alpha.isNone() ? 1.0 : alpha.toScalar().toDouble();
+    return IntegerAdd(op, m, a, b, at::Scalar(name == "aten::sub.Tensor" ? -a1 : a1));
   }
   // Arithmetic ops compute in the result type; logical ops' truth (non-zero)
   // is exact in fp32 for every dtype the device holds.

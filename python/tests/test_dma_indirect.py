@@ -227,3 +227,35 @@ def test_nl_load_and_store_of_a_runtime_view(rng):
     want = table.copy()
     want[10] = table[9]
     np.testing.assert_array_equal(k(table, row), want)
+
+
+def test_a_casting_gather_and_scatter_convert_through_fp32(rng):
+    """A runtime-addressed DMA casts as dma_copy does (through fp32, S8): bf16 rows gathered into an fp32
+    tile are exact; fp32 rows scattered into a bf16 tensor are rounded to nearest even, the other rows kept."""
+    import ml_dtypes
+    bf16 = ml_dtypes.bfloat16
+    table = rng.standard_normal((12, 8)).astype(bf16)
+    src = rng.standard_normal((3, 8)).astype(np.float32)
+    idx = np.array([[7], [0], [11]], dtype=np.int32)
+
+    @nki.jit
+    def gather_then_scatter(table, src, idx):
+        ix = nl.ndarray((3, 1), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=ix, src=idx)
+        rows = nl.ndarray((3, 8), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=rows, src=table.ap(pattern=[[8, 3], [1, 8]], offset=0, vector_offset=ix, indirect_dim=0))
+        gathered = nl.ndarray((3, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=gathered, src=rows)
+        whole = nl.ndarray((12, 8), dtype=table.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=whole, src=table)
+        out = nl.ndarray(table.shape, dtype=table.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=whole)
+        s = nl.ndarray((3, 8), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=s, src=src)
+        nisa.dma_copy(dst=out.ap(pattern=[[8, 3], [1, 8]], offset=0, vector_offset=ix, indirect_dim=0), src=s)
+        return gathered, out
+    gathered, out = gather_then_scatter(table, src, idx)
+    np.testing.assert_array_equal(gathered, table[idx[:, 0]].astype(np.float32))
+    want = table.copy()
+    want[idx[:, 0]] = src.astype(bf16)
+    np.testing.assert_array_equal(out.astype(np.float32), want.astype(np.float32))

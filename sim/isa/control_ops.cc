@@ -164,7 +164,6 @@ void ValidateDmaIndirect(const Kernel& k, const InstructionView& in, const Hardw
     Fail(k, in, "index " + OperandName(k, in.src1) + " has " + std::to_string(n) + " values: one (a scalar offset) or " +
                     std::to_string(ap.dims[0].size) + ", one per row of " + side + "'s first dim");
   }
-  if (TypeOf(k, in.dst) != TypeOf(k, in.src0)) Fail(k, in, "dst and src types differ; dma_indirect does not cast");
   if (in.free_step != static_cast<double>(static_cast<int64_t>(in.free_step))) {
     Fail(k, in, "stride=" + std::to_string(in.free_step) + " must be a whole number of elements");
   }
@@ -196,12 +195,16 @@ std::vector<int64_t> IndexValues(ExecContext& ctx, const AccessPattern& ap) {
   return v;
 }
 
+// The staged elements are `other`'s in pattern order: raw bytes when both
+// sides have one type, fp32 when the DMA casts (through fp32, as dma_copy: S8).
 void ExecDmaIndirect(ExecContext& ctx, const InstructionView& in) {
   const Kernel& k = ctx.kernel;
   const AccessPattern& ap = IndirectSide(in);
   const AccessPattern& other = in.broadcast ? in.src0 : in.dst;
   const std::vector<int64_t> index = IndexValues(ctx, in.src1);
   const BoundAccess whole = ctx.Bind(ap);
+  const BoundAccess o = ctx.Bind(other);
+  const bool casts = o.dtype != whole.dtype;
   const int64_t esize = DTypeSize(whole.dtype), rows = IndirectRows(in);
   const int64_t per_row = whole.count / rows, stride = static_cast<int64_t>(in.free_step);
   const int64_t elements = TensorOf(k, ap).NumElements();
@@ -214,10 +217,14 @@ void ExecDmaIndirect(ExecContext& ctx, const InstructionView& in) {
   }
   int64_t lo = 0, hi = 0;  // the row's reach around its first element
   for (const ApDim& d : row.dims) (d.stride < 0 ? lo : hi) += d.stride * (d.size - 1);
-  Scratch<uint8_t>& staged = ctx.bytes;  // `other`'s elements in pattern order
-  staged.resize(static_cast<size_t>(whole.count * esize));
-  const BoundAccess o = ctx.Bind(other);
-  ReadRaw(o, ctx.mem, ctx.hbm, staged.data());  // a gather keeps dst's skipped rows
+  Scratch<uint8_t>& staged = ctx.bytes;
+  ScratchFloats& staged_fp32 = ctx.buf[1];
+  if (casts) staged_fp32.resize(static_cast<size_t>(whole.count));
+  else staged.resize(static_cast<size_t>(whole.count * esize));
+  float* staged_floats = staged_fp32.data();
+  // a gather keeps dst's skipped rows
+  if (casts) ReadFloats(o, ctx.mem, ctx.hbm, staged_floats);
+  else ReadRaw(o, ctx.mem, ctx.hbm, staged.data());
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t value = index[static_cast<size_t>(r)];
     const int64_t first = ap.offset + (rows > 1 ? r * whole.dims[0].stride : 0) + value * stride;
@@ -229,11 +236,20 @@ void ExecDmaIndirect(ExecContext& ctx, const InstructionView& in) {
                       " elements); oob_mode=skip skips such rows");
     }
     row.base = whole.base + static_cast<uint64_t>((first - ap.offset) * esize);
-    uint8_t* chunk = staged.data() + r * per_row * esize;
-    if (in.broadcast) WriteRaw(row, ctx.mem, ctx.hbm, chunk);
-    else ReadRaw(row, ctx.mem, ctx.hbm, chunk);
+    uint8_t* chunk = casts ? nullptr : staged.data() + r * per_row * esize;
+    float* floats = casts ? staged_floats + r * per_row : nullptr;
+    if (in.broadcast) {
+      if (casts) WriteFloats(row, ctx.mem, ctx.hbm, floats);
+      else WriteRaw(row, ctx.mem, ctx.hbm, chunk);
+    } else if (casts) {
+      ReadFloats(row, ctx.mem, ctx.hbm, floats);
+    } else {
+      ReadRaw(row, ctx.mem, ctx.hbm, chunk);
+    }
   }
-  if (!in.broadcast) WriteRaw(o, ctx.mem, ctx.hbm, staged.data());
+  if (in.broadcast) return;
+  if (casts) WriteFloats(o, ctx.mem, ctx.hbm, staged_floats);
+  else WriteRaw(o, ctx.mem, ctx.hbm, staged.data());
 }
 
 SIM_REGISTER_OPCODE(dma_indirect, {Opcode::kDmaIndirect, ValidateDmaIndirect, CostDmaIndirect, ExecDmaIndirect,

@@ -77,9 +77,6 @@ def emit_dma(prog, engine, dst, src, oob_mode, queue_attrs):
     if di is not None and si is not None:
         fail("nisa.dma_copy: runtime offsets on both dst and src are not modelled", Unsupported)
     ind = di or si
-    if dst.dtype is not src.dtype:
-        fail("nisa.dma_copy: a runtime-addressed DMA from %s to %s casts; not modelled" % (src.dtype, dst.dtype),
-             Unsupported)
     attrs = list(queue_attrs) + [("stride", ind.stride)]
     if di is not None:
         attrs.append(("scatter", True))

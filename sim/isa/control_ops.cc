@@ -217,14 +217,18 @@ void ExecDmaIndirect(ExecContext& ctx, const InstructionView& in) {
   }
   int64_t lo = 0, hi = 0;  // the row's reach around its first element
   for (const ApDim& d : row.dims) (d.stride < 0 ? lo : hi) += d.stride * (d.size - 1);
-  Scratch<uint8_t>& staged = ctx.bytes;
-  ScratchFloats& staged_fp32 = ctx.buf[1];
-  if (casts) staged_fp32.resize(static_cast<size_t>(whole.count));
-  else staged.resize(static_cast<size_t>(whole.count * esize));
-  float* staged_floats = staged_fp32.data();
-  // a gather keeps dst's skipped rows
-  if (casts) ReadFloats(o, ctx.mem, ctx.hbm, staged_floats);
-  else ReadRaw(o, ctx.mem, ctx.hbm, staged.data());
+  Scratch<uint8_t>& raw = ctx.bytes;
+  ScratchFloats& fp32 = ctx.buf[1];
+  if (casts) fp32.resize(static_cast<size_t>(whole.count));
+  else raw.resize(static_cast<size_t>(whole.count * esize));
+  // Moves a's elements to or from (`out`: into a) the staging, from its element `first` on.
+  auto move = [&](const BoundAccess& a, int64_t first, bool out) {
+    if (casts && out) WriteFloats(a, ctx.mem, ctx.hbm, fp32.data() + first);
+    else if (casts) ReadFloats(a, ctx.mem, ctx.hbm, fp32.data() + first);
+    else if (out) WriteRaw(a, ctx.mem, ctx.hbm, raw.data() + first * esize);
+    else ReadRaw(a, ctx.mem, ctx.hbm, raw.data() + first * esize);
+  };
+  move(o, 0, false);  // a scatter's source; a gather's dst, so that skipped rows keep their values
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t value = index[static_cast<size_t>(r)];
     const int64_t first = ap.offset + (rows > 1 ? r * whole.dims[0].stride : 0) + value * stride;
@@ -236,20 +240,9 @@ void ExecDmaIndirect(ExecContext& ctx, const InstructionView& in) {
                       " elements); oob_mode=skip skips such rows");
     }
     row.base = whole.base + static_cast<uint64_t>((first - ap.offset) * esize);
-    uint8_t* chunk = casts ? nullptr : staged.data() + r * per_row * esize;
-    float* floats = casts ? staged_floats + r * per_row : nullptr;
-    if (in.broadcast) {
-      if (casts) WriteFloats(row, ctx.mem, ctx.hbm, floats);
-      else WriteRaw(row, ctx.mem, ctx.hbm, chunk);
-    } else if (casts) {
-      ReadFloats(row, ctx.mem, ctx.hbm, floats);
-    } else {
-      ReadRaw(row, ctx.mem, ctx.hbm, chunk);
-    }
+    move(row, r * per_row, in.broadcast);  // a scatter writes the row, a gather reads it
   }
-  if (in.broadcast) return;
-  if (casts) WriteFloats(o, ctx.mem, ctx.hbm, staged_floats);
-  else WriteRaw(o, ctx.mem, ctx.hbm, staged.data());
+  if (!in.broadcast) move(o, 0, true);
 }
 
 SIM_REGISTER_OPCODE(dma_indirect, {Opcode::kDmaIndirect, ValidateDmaIndirect, CostDmaIndirect, ExecDmaIndirect,

@@ -69,6 +69,45 @@ def test_tile_used_after_its_buffer_was_reused_is_an_error():
         nki.simulate_kernel(k, np.zeros((512, 8), np.float32))
 
 
+
+def test_a_window_of_a_tile_whose_buffer_was_reused_is_an_error_too():
+    @nki.jit(num_buffers=2)
+    def k(a):
+        out = nl.ndarray((128, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+        tiles = []
+        for i in nl.affine_range(4):
+            tiles.append(nl.load(a[i * 128:(i + 1) * 128, :]))
+        nl.store(out, value=nl.add(tiles[0][:, 0:4], tiles[3][:, 0:4]))
+        return out
+    with pytest.raises(nki.KernelError, match=r"test_allocation.py:%d: tile from line %d is used after its buffer "
+                       r"was reused" % (k.fn.__code__.co_firstlineno + 6, k.fn.__code__.co_firstlineno + 5)):
+        nki.simulate_kernel(k, np.zeros((512, 8), np.float32))
+
+
+@nki.jit
+def tile_list_per_iteration(x):
+    """Each iteration of the nl loop fills a Python list of three declared tiles, then reads all three:
+    the three are live together, so each needs its own buffer (the NKI Library's MoE kernels do this)."""
+    n, parts, cols = x.shape[0], x.shape[2], x.shape[3]
+    out = nl.ndarray((n, parts, 3 * cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.sequential_range(n):
+        tiles = []
+        for j in range(3):
+            t = nl.ndarray((parts, cols), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[i, j])
+            tiles.append(t)
+        for j in range(3):
+            nisa.dma_copy(dst=out[i, :, j * cols:(j + 1) * cols], src=tiles[j][:, :])
+    return out
+
+
+def test_tiles_one_iteration_makes_at_one_site_get_buffers_of_their_own(rng):
+    x = rng.standard_normal((2, 3, 128, 16)).astype(np.float32)
+    r = nki.benchmark(tile_list_per_iteration, x)
+    np.testing.assert_array_equal(r.outputs, np.concatenate([x[:, 0], x[:, 1], x[:, 2]], axis=2))
+    # one rotation (DECLARED_BUFFERS = 1) per tile of the iteration, reused by the next iteration
+    assert len(sbuf_tensors(r.kernel_text)) == 3
+
 def test_sbuf_capacity_error_names_the_tile():
     @nki.jit(num_buffers=4)
     def k(a):

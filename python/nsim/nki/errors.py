@@ -6,6 +6,11 @@ import sys
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def at(where):
+    """`file.py:12` for a (path, line) source location: how every message and comment names a line."""
+    return "%s:%d" % (os.path.basename(where[0]), where[1])
+
+
 class KernelError(Exception):
     """A kernel is wrong (shape, partition dim, capacity, unsupported API, ...).
 
@@ -21,7 +26,7 @@ class KernelError(Exception):
         if self.filename is None:
             return self.message
         src = linecache.getline(self.filename, self.lineno).strip()
-        head = "%s:%d: %s" % (os.path.basename(self.filename), self.lineno, self.message)
+        head = "%s: %s" % (at((self.filename, self.lineno)), self.message)
         return head + ("\n    " + src if src else "")
 
 

@@ -133,13 +133,16 @@ def _loop(r, rolled=False):
     loop = prog.loops_made = prog.loops_made + 1
     if rolled:
         prog.loop_path.append((loop, 0))
+    prog.site_calls.append({})
     try:
         for k, value in enumerate(r):
             if rolled:
                 prog.loop_path[-1] = (loop, k)
+            prog.site_calls[-1] = {}
             yield value
     finally:
         prog.loop_depth -= 1
+        prog.site_calls.pop()
         if rolled:
             prog.loop_path.pop()
 

@@ -77,6 +77,7 @@ class Program:
         self.loop_depth = 0
         self.loop_path = []                   # (loop id, iteration) of the nl loops running (reroll.py)
         self.loops_made = 0
+        self.site_calls = []                  # per running nl loop: call site -> tiles it made this iteration
         self._last_engine = {}                # decl name -> stream engine of its last compute write
         self._fresh = None                    # (instr, tile, mask): a result nothing has read yet
         self._zero_fill = {}                  # id(PSUM tile) -> its nl.zeros memset, while nothing else touched it
@@ -134,6 +135,10 @@ class Program:
         (passes/buffer_rule.py; `declared`: made by nl.ndarray/zeros/full, not
         returned by an operation). Outside nl loops (straight-line code, Python
         loops) every tile gets its own buffer.
+
+        A site that makes several tiles in one iteration of the innermost nl loop (a Python loop
+        filling a list of tiles) gives each its own rotation: the k-th tile of an iteration rotates
+        with the k-th of the others, never over a tile the same iteration may still read.
         """
         shape = positive_shape(shape, "tile")
         if num_buffers is not None and (isinstance(num_buffers, bool) or not isinstance(num_buffers, int)
@@ -145,6 +150,10 @@ class Program:
             fail("partition dim %d of tile %s exceeds the %d partitions" % (parts, shape, self.info["partitions"]))
         frames = user_frames()
         site = (tuple((f.f_code, f.f_lasti) for f in frames), shape, dtype.nk, space)
+        if self.site_calls:
+            calls = self.site_calls[-1]
+            calls[site] = nth = calls.get(site, -1) + 1
+            site += (nth,)
         entry = self._sites.get(site)
         if entry is None:
             auto = not num_buffers and not self.num_buffers and self.loop_depth > 0

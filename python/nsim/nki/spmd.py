@@ -17,7 +17,7 @@ import math
 import operator
 import re
 
-from .errors import KernelError
+from .errors import KernelError, at
 
 
 def normalize_grid(grid, what="kernel[...]"):
@@ -189,7 +189,7 @@ def _links(program, opcodes):
 
 
 def _at(ins):
-    return "%s:%d" % (ins.where[0].rsplit("/", 1)[-1], ins.where[1]) if ins.where else "?"
+    return at(ins.where) if ins.where else "?"
 
 
 def _nth(i):

@@ -429,7 +429,8 @@ class Tile(View):
     def __init__(self, decl, offset, dims, pdim, owner=None):
         super().__init__(decl, offset, dims, pdim)
         self.owner = owner if owner is not None else self  # the whole tile this view belongs to
-        self.version = decl.version
+        # A window of a tile whose buffer was reused is as stale as the tile (Program._check_live).
+        self.version = owner.version if owner is not None else decl.version
 
     def _what(self):
         return "tile '%s'" % self.decl.name

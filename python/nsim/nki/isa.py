@@ -69,12 +69,16 @@ def _same_size(dst, src, what):
 
 
 def _call(fn, what, args, kwargs):
-    """fn(*args, **kwargs); a call that does not fit the signature is the kernel's error at its line."""
+    """fn(*args, **kwargs); a call that does not fit the signature is the kernel's error at its line.
+    The signature is bound only when the call raised a TypeError (binding costs more than a call)."""
     try:
-        _signature(fn).bind(*args, **kwargs)
-    except TypeError as e:
-        fail("nisa.%s: %s" % (what, e))
-    return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+    except TypeError:
+        try:
+            _signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            fail("nisa.%s: %s" % (what, e))
+        raise
 
 
 @functools.lru_cache(maxsize=None)

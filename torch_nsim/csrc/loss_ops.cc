@@ -1,0 +1,121 @@
+// Losses and reductions torch_nsim composes from the simulator's device
+// kernels (registered for PrivateUse1; the simulator has no op of their own):
+// mse_loss, smooth_l1_loss, huber_loss, glu and nansum. Pointwise steps in
+// fp32 (ATen's opmath for reduced floats), the reduction the device's sum or
+// mean over the fp32 values, the result rounded once to the input dtype.
+#include <optional>
+
+#include <ATen/ATen.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/core/Reduction.h>
+#include <torch/library.h>
+
+#include "torch_nsim/csrc/out_variant.h"
+#include "torch_nsim/csrc/wrapped_number.h"
+
+namespace torch_nsim {
+namespace {
+
+using at::Tensor;
+
+// The elementwise loss `l` (fp32) reduced as `reduction` asks, in the dtype
+// of the operands.
+Tensor Reduced(const Tensor& l, int64_t reduction, c10::ScalarType dtype, const char* op) {
+  Tensor r;
+  switch (reduction) {
+    case at::Reduction::None: r = l; break;
+    case at::Reduction::Mean: r = at::mean(l); break;
+    case at::Reduction::Sum: r = at::sum(l); break;
+    default: TORCH_CHECK(false, op, ": ", reduction, " is not a valid value for reduction");
+  }
+  return r.scalar_type() == dtype ? r : r.to(dtype);
+}
+
+// |self - target| in fp32 (broadcast, as the CPU's loss kernels).
+Tensor Difference(const Tensor& self, const Tensor& target, const char* op, c10::ScalarType* dtype) {
+  *dtype = at::result_type(self, target);
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(*dtype), op, " on neuron: floating dtypes only, not ", *dtype);
+  return at::sub(self.to(c10::kFloat), target.to(c10::kFloat));
+}
+
+Tensor MseLoss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  c10::ScalarType t;
+  const Tensor d = Difference(self, target, "aten::mse_loss", &t);
+  return Reduced(d.mul(d), reduction, t, "aten::mse_loss");
+}
+
+// smooth_l1: 0.5 z^2 / beta where z = |x - y| < beta, else z - 0.5 beta
+// (beta 0: the l1 loss z), ATen's order of operations.
+Tensor SmoothL1Loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  TORCH_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  c10::ScalarType t;
+  const Tensor z = at::abs(Difference(self, target, "aten::smooth_l1_loss", &t));
+  if (beta == 0) return Reduced(z, reduction, t, "aten::smooth_l1_loss");
+  const double b = static_cast<float>(beta);
+  const Tensor quad = at::mul(z, Wrapped(0.5)).mul(z).div(Wrapped(b));
+  const Tensor l = at::where(at::lt(z, Wrapped(b)), quad, at::sub(z, Wrapped(0.5 * b)));
+  return Reduced(l, reduction, t, "aten::smooth_l1_loss");
+}
+
+// huber: 0.5 z^2 where z = |x - y| < delta, else delta (z - 0.5 delta).
+Tensor HuberLoss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  TORCH_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  c10::ScalarType t;
+  const Tensor z = at::abs(Difference(self, target, "aten::huber_loss", &t));
+  const double d = static_cast<float>(delta);
+  const Tensor quad = at::mul(z, Wrapped(0.5)).mul(z);
+  const Tensor lin = at::sub(z, Wrapped(0.5 * d)).mul(Wrapped(d));
+  return Reduced(at::where(at::lt(z, Wrapped(d)), quad, lin), reduction, t, "aten::huber_loss");
+}
+
+// glu: the first half of `dim` times the sigmoid of the second, in fp32.
+Tensor Glu(const Tensor& self, int64_t dim) {
+  TORCH_CHECK(self.dim() > 0, "glu does not support scalars because halving size must be even");
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()),
+                              "aten::glu on neuron: floating dtypes only, not ", self.scalar_type());
+  const int64_t d = at::maybe_wrap_dim(dim, self.dim());
+  const int64_t n = self.size(d);
+  TORCH_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", d, " is size ", n);
+  const Tensor x = self.to(c10::kFloat);
+  const Tensor r = x.narrow(d, 0, n / 2).mul(at::sigmoid(x.narrow(d, n / 2, n / 2)));
+  return r.scalar_type() == self.scalar_type() ? r : r.to(self.scalar_type());
+}
+
+// nansum: the sum with NaN counted as 0 (a masked fill, then the device sum).
+Tensor Nansum(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<c10::ScalarType> dtype) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()),
+                              "aten::nansum on neuron: floating dtypes only, not ", self.scalar_type());
+  return at::sum(at::masked_fill(self, at::isnan(self), 0.0), dim, keepdim, dtype);
+}
+
+Tensor& MseLossOut(const Tensor& self, const Tensor& target, int64_t reduction, Tensor& out) {
+  return CopyToOut(MseLoss(self, target, reduction), out);
+}
+Tensor& SmoothL1LossOut(const Tensor& self, const Tensor& target, int64_t reduction, double beta, Tensor& out) {
+  return CopyToOut(SmoothL1Loss(self, target, reduction, beta), out);
+}
+Tensor& HuberLossOut(const Tensor& self, const Tensor& target, int64_t reduction, double delta, Tensor& out) {
+  return CopyToOut(HuberLoss(self, target, reduction, delta), out);
+}
+Tensor& GluOut(const Tensor& self, int64_t dim, Tensor& out) { return CopyToOut(Glu(self, dim), out); }
+Tensor& NansumOut(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                  std::optional<c10::ScalarType> dtype, Tensor& out) {
+  return CopyToOut(Nansum(self, dim, keepdim, dtype), out);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("mse_loss", &MseLoss);
+  m.impl("mse_loss.out", &MseLossOut);
+  m.impl("smooth_l1_loss", &SmoothL1Loss);
+  m.impl("smooth_l1_loss.out", &SmoothL1LossOut);
+  m.impl("huber_loss", &HuberLoss);
+  m.impl("huber_loss.out", &HuberLossOut);
+  m.impl("glu", &Glu);
+  m.impl("glu.out", &GluOut);
+  m.impl("nansum", &Nansum);
+  m.impl("nansum.out", &NansumOut);
+}
+
+}  // namespace torch_nsim

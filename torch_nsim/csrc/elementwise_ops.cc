@@ -1,7 +1,8 @@
 // Pointwise ops torch_nsim composes from the simulator's device kernels
 // (registered for PrivateUse1; the simulator has no op of their own): sinh,
 // sinc, trunc, round (+decimals), signbit, logit, nan_to_num, special_entr,
-// softshrink, hardshrink, logaddexp2. Each step is a device kernel, timed by
+// softshrink, hardshrink, logaddexp2, bitwise and/or/xor of bools,
+// linalg_cross. Each step is a device kernel, timed by
 // the model like any other; a bf16 input is computed in fp32 and rounded once,
 // as ATen's CPU kernels compute reduced floats in float (opmath). Rounding
 // ops are exact (every step is an exact fp32 operation); the transcendental
@@ -11,6 +12,7 @@
 #include <optional>
 
 #include <ATen/ATen.h>
+#include <ATen/WrapDimUtils.h>
 #include <torch/library.h>
 
 #include "torch_nsim/csrc/out_variant.h"
@@ -169,6 +171,42 @@ Tensor Logaddexp2(const Tensor& self, const Tensor& other) {
   return out.scalar_type() == t ? out : out.to(t);
 }
 
+// bitwise_and / or / xor of bool tensors: the logical ops (exact on 0/1).
+// Integers are refused by name: their bits beyond 2^24 do not survive the
+// engines' fp32.
+void CheckBools(const Tensor& self, const Tensor& other, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() == c10::kBool && other.scalar_type() == c10::kBool, "aten::", op,
+                              " on neuron: bool tensors only, not ", self.scalar_type(), " and ", other.scalar_type());
+}
+Tensor BitwiseAnd(const Tensor& a, const Tensor& b) { return CheckBools(a, b, "bitwise_and"), at::logical_and(a, b); }
+Tensor BitwiseOr(const Tensor& a, const Tensor& b) { return CheckBools(a, b, "bitwise_or"), at::logical_or(a, b); }
+Tensor BitwiseXor(const Tensor& a, const Tensor& b) { return CheckBools(a, b, "bitwise_xor"), at::logical_xor(a, b); }
+// A Python number with a bool tensor: bool only when the number is a bool.
+Tensor Bool(const c10::Scalar& s, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(s.isBoolean(), "aten::", op, " on neuron: bool tensors only, not a ", s.type());
+  return Wrapped(s);
+}
+Tensor BitwiseAndS(const Tensor& a, const c10::Scalar& b) { return BitwiseAnd(a, Bool(b, "bitwise_and")); }
+Tensor BitwiseOrS(const Tensor& a, const c10::Scalar& b) { return BitwiseOr(a, Bool(b, "bitwise_or")); }
+Tensor BitwiseXorS(const Tensor& a, const c10::Scalar& b) { return BitwiseXor(a, Bool(b, "bitwise_xor")); }
+
+// linalg_cross along `dim` (length 3): a1 b2 - a2 b1, ... with each product
+// and difference rounded to the dtype (the CPU's bf16 results are exactly
+// these; in fp32 its vector kernel may fuse a multiply-add: within an ulp),
+// one device copy per component into the result (cat).
+Tensor LinalgCross(const Tensor& self, const Tensor& other, int64_t dim) {
+  TORCH_CHECK(self.dim() == other.dim(), "linalg.cross: inputs must have the same number of dimensions.");
+  const c10::ScalarType t = at::result_type(self, other);
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t), "aten::linalg_cross on neuron: floating dtypes only, not ", t);
+  const int64_t d = at::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(self.size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension ", dim,
+              " must have length 3. Got ", self.size(d), " and ", other.size(d));
+  const Tensor a = self.to(t), b = other.to(t);
+  auto c = [&](const Tensor& x, int64_t i) { return x.narrow(d, i, 1); };
+  auto term = [&](int64_t i, int64_t j) { return at::mul(c(a, i), c(b, j)).sub(at::mul(c(a, j), c(b, i))); };
+  return at::cat({term(1, 2), term(2, 0), term(0, 1)}, d);
+}
+
 Tensor& SinhOut(const Tensor& self, Tensor& out) { return CopyToOut(Sinh(self), out); }
 Tensor& SincOut(const Tensor& self, Tensor& out) { return CopyToOut(Sinc(self), out); }
 Tensor& TruncOut(const Tensor& self, Tensor& out) { return CopyToOut(Trunc(self), out); }
@@ -191,6 +229,21 @@ Tensor& HardshrinkOut(const Tensor& self, const c10::Scalar& lambd, Tensor& out)
 }
 Tensor& Logaddexp2Out(const Tensor& self, const Tensor& other, Tensor& out) {
   return CopyToOut(Logaddexp2(self, other), out);
+}
+Tensor& BitwiseAndOut(const Tensor& a, const Tensor& b, Tensor& out) { return CopyToOut(BitwiseAnd(a, b), out); }
+Tensor& BitwiseOrOut(const Tensor& a, const Tensor& b, Tensor& out) { return CopyToOut(BitwiseOr(a, b), out); }
+Tensor& BitwiseXorOut(const Tensor& a, const Tensor& b, Tensor& out) { return CopyToOut(BitwiseXor(a, b), out); }
+Tensor& BitwiseAndSOut(const Tensor& a, const c10::Scalar& b, Tensor& out) { return CopyToOut(BitwiseAndS(a, b), out); }
+Tensor& BitwiseOrSOut(const Tensor& a, const c10::Scalar& b, Tensor& out) { return CopyToOut(BitwiseOrS(a, b), out); }
+Tensor& BitwiseXorSOut(const Tensor& a, const c10::Scalar& b, Tensor& out) { return CopyToOut(BitwiseXorS(a, b), out); }
+Tensor& BitwiseAnd_(Tensor& a, const Tensor& b) { return a.copy_(BitwiseAnd(a, b)); }
+Tensor& BitwiseOr_(Tensor& a, const Tensor& b) { return a.copy_(BitwiseOr(a, b)); }
+Tensor& BitwiseXor_(Tensor& a, const Tensor& b) { return a.copy_(BitwiseXor(a, b)); }
+Tensor& BitwiseAndS_(Tensor& a, const c10::Scalar& b) { return a.copy_(BitwiseAndS(a, b)); }
+Tensor& BitwiseOrS_(Tensor& a, const c10::Scalar& b) { return a.copy_(BitwiseOrS(a, b)); }
+Tensor& BitwiseXorS_(Tensor& a, const c10::Scalar& b) { return a.copy_(BitwiseXorS(a, b)); }
+Tensor& LinalgCrossOut(const Tensor& a, const Tensor& b, int64_t dim, Tensor& out) {
+  return CopyToOut(LinalgCross(a, b, dim), out);
 }
 Tensor& Sinh_(Tensor& self) { return self.copy_(Sinh(self)); }
 Tensor& Sinc_(Tensor& self) { return self.copy_(Sinc(self)); }
@@ -235,6 +288,26 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("softshrink.out", &SoftshrinkOut);
   m.impl("hardshrink", &Hardshrink);
   m.impl("hardshrink.out", &HardshrinkOut);
+  m.impl("bitwise_and.Tensor", &BitwiseAnd);
+  m.impl("bitwise_or.Tensor", &BitwiseOr);
+  m.impl("bitwise_xor.Tensor", &BitwiseXor);
+  m.impl("bitwise_and.Scalar", &BitwiseAndS);
+  m.impl("bitwise_or.Scalar", &BitwiseOrS);
+  m.impl("bitwise_xor.Scalar", &BitwiseXorS);
+  m.impl("bitwise_and.Tensor_out", &BitwiseAndOut);
+  m.impl("bitwise_or.Tensor_out", &BitwiseOrOut);
+  m.impl("bitwise_xor.Tensor_out", &BitwiseXorOut);
+  m.impl("bitwise_and.Scalar_out", &BitwiseAndSOut);
+  m.impl("bitwise_or.Scalar_out", &BitwiseOrSOut);
+  m.impl("bitwise_xor.Scalar_out", &BitwiseXorSOut);
+  m.impl("bitwise_and_.Tensor", &BitwiseAnd_);
+  m.impl("bitwise_or_.Tensor", &BitwiseOr_);
+  m.impl("bitwise_xor_.Tensor", &BitwiseXor_);
+  m.impl("bitwise_and_.Scalar", &BitwiseAndS_);
+  m.impl("bitwise_or_.Scalar", &BitwiseOrS_);
+  m.impl("bitwise_xor_.Scalar", &BitwiseXorS_);
+  m.impl("linalg_cross", &LinalgCross);
+  m.impl("linalg_cross.out", &LinalgCrossOut);
   m.impl("logaddexp2", &Logaddexp2);
   m.impl("logaddexp2.out", &Logaddexp2Out);
 }

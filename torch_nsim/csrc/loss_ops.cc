@@ -1,6 +1,6 @@
 // Losses and reductions torch_nsim composes from the simulator's device
 // kernels (registered for PrivateUse1; the simulator has no op of their own):
-// mse_loss, smooth_l1_loss, huber_loss, glu and nansum. Pointwise steps in
+// mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy, glu and nansum. Pointwise steps in
 // fp32 (ATen's opmath for reduced floats), the reduction the device's sum or
 // mean over the fp32 values, the result rounded once to the input dtype.
 #include <optional>
@@ -68,6 +68,23 @@ Tensor HuberLoss(const Tensor& self, const Tensor& target, int64_t reduction, do
   return Reduced(at::where(at::lt(z, Wrapped(d)), quad, lin), reduction, t, "aten::huber_loss");
 }
 
+// binary_cross_entropy: (t - 1) max(log1p(-x), -100) - t max(log(x), -100),
+// times the weight, ATen's formula in fp32. Like the CPU it refuses an input
+// outside [0, 1] (NaN included): one device check, read on the host.
+Tensor BinaryCrossEntropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                          int64_t reduction) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()),
+                              "aten::binary_cross_entropy on neuron: floating dtypes only, not ", self.scalar_type());
+  const Tensor x = self.to(c10::kFloat), t = target.to(c10::kFloat);
+  const Tensor inside = at::logical_and(at::ge(x, Wrapped(0.0)), at::le(x, Wrapped(1.0)));
+  TORCH_CHECK(!at::any(at::logical_not(inside)).item<bool>(), "all elements of input should be between 0 and 1");
+  const Tensor log_x = at::maximum(at::log(x), Wrapped(-100.0));
+  const Tensor log_1mx = at::maximum(at::log1p(at::neg(x)), Wrapped(-100.0));
+  Tensor l = at::sub(t, Wrapped(1.0)).mul(log_1mx).sub(at::mul(t, log_x));
+  if (weight && weight->defined()) l = l.mul(weight->to(c10::kFloat));
+  return Reduced(l, reduction, self.scalar_type(), "aten::binary_cross_entropy");
+}
+
 // glu: the first half of `dim` times the sigmoid of the second, in fp32.
 Tensor Glu(const Tensor& self, int64_t dim) {
   TORCH_CHECK(self.dim() > 0, "glu does not support scalars because halving size must be even");
@@ -97,6 +114,10 @@ Tensor& SmoothL1LossOut(const Tensor& self, const Tensor& target, int64_t reduct
 Tensor& HuberLossOut(const Tensor& self, const Tensor& target, int64_t reduction, double delta, Tensor& out) {
   return CopyToOut(HuberLoss(self, target, reduction, delta), out);
 }
+Tensor& BinaryCrossEntropyOut(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                              int64_t reduction, Tensor& out) {
+  return CopyToOut(BinaryCrossEntropy(self, target, weight, reduction), out);
+}
 Tensor& GluOut(const Tensor& self, int64_t dim, Tensor& out) { return CopyToOut(Glu(self, dim), out); }
 Tensor& NansumOut(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                   std::optional<c10::ScalarType> dtype, Tensor& out) {
@@ -112,6 +133,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("smooth_l1_loss.out", &SmoothL1LossOut);
   m.impl("huber_loss", &HuberLoss);
   m.impl("huber_loss.out", &HuberLossOut);
+  m.impl("binary_cross_entropy", &BinaryCrossEntropy);
+  m.impl("binary_cross_entropy.out", &BinaryCrossEntropyOut);
   m.impl("glu", &Glu);
   m.impl("glu.out", &GluOut);
   m.impl("nansum", &Nansum);

@@ -1,17 +1,20 @@
 // Pointwise ops torch_nsim composes from the simulator's device kernels
 // (registered for PrivateUse1; the simulator has no op of their own): sinh,
-// sinc, trunc, round (+decimals), signbit, logit, nan_to_num, special_entr,
-// softshrink, hardshrink, logaddexp2, bitwise and/or/xor of bools,
-// linalg_cross. Each step is a device kernel, timed by
-// the model like any other; a bf16 input is computed in fp32 and rounded once,
-// as ATen's CPU kernels compute reduced floats in float (opmath). Rounding
-// ops are exact (every step is an exact fp32 operation); the transcendental
-// ones are the device's activations, within OpInfo's tolerance of the CPU.
+// sinc, trunc, div with rounding_mode='trunc', round (+decimals), signbit,
+// logit, nan_to_num, special_entr, softshrink, hardshrink, logaddexp2,
+// bitwise and/or/xor of bools, linalg_cross. Each step is a device kernel,
+// timed by the model like any other; a bf16 input is computed in fp32 and
+// rounded once, as ATen's CPU kernels compute reduced floats in float
+// (opmath). Rounding ops are exact (every step is an exact fp32 operation);
+// the transcendental ones are the device's activations, within OpInfo's
+// tolerance of the CPU.
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/WrapDimUtils.h>
 #include <torch/library.h>
 
@@ -61,6 +64,29 @@ Tensor Trunc(const Tensor& self) {
   if (!at::isFloatingType(self.scalar_type())) return self.clone();
   const Tensor f = at::frac(self);
   return at::where(at::isnan(f), self, at::sub(self, f));
+}
+
+// div with rounding_mode: None is true division; 'trunc' is trunc(a / b) as
+// the CPU computes it (both operands in the result dtype, a number divisor
+// too; the quotient in fp32, rounded to the dtype before trunc: bf16 3 / 0.1
+// is 30, not 29), divided as two full
+// tensors so VectorE's divide gives the correctly rounded quotient (the code
+// generator divides by a broadcast value as a reciprocal multiply). 'floor'
+// is ATen's fmod-based floor division, refused by name: the device's ops do
+// not expose fmod.
+Tensor DivMode(const Tensor& self, const Tensor& other, std::optional<c10::string_view> mode) {
+  if (!mode) return at::div(self, other);
+  const c10::ScalarType t = at::result_type(self, other);
+  TORCH_CHECK_NOT_IMPLEMENTED(*mode == "trunc", "aten::div.Tensor_mode on neuron: rounding_mode='", *mode,
+                              "' is not supported (floor division needs fmod, which the device does not expose)");
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t), "aten::div.Tensor_mode on neuron: floating dtypes only, not ", t);
+  const std::vector<int64_t> shape = at::infer_size(self.sizes(), other.sizes());
+  // In the result dtype (a number on the host first), on the device, fp32, every element.
+  auto full = [&](const Tensor& x) { return x.to(t).to(self.device()).to(c10::kFloat).expand(shape).contiguous(); };
+  return Trunc(at::div(full(self), full(other)).to(t));
+}
+Tensor DivScalarMode(const Tensor& self, const c10::Scalar& other, std::optional<c10::string_view> mode) {
+  return DivMode(self, Wrapped(other), mode);
 }
 
 // Round half to even of an fp32 tensor, as std::nearbyint: (|x| + 2^23) - 2^23
@@ -245,6 +271,18 @@ Tensor& BitwiseXorS_(Tensor& a, const c10::Scalar& b) { return a.copy_(BitwiseXo
 Tensor& LinalgCrossOut(const Tensor& a, const Tensor& b, int64_t dim, Tensor& out) {
   return CopyToOut(LinalgCross(a, b, dim), out);
 }
+Tensor& DivModeOut(const Tensor& a, const Tensor& b, std::optional<c10::string_view> mode, Tensor& out) {
+  return CopyToOut(DivMode(a, b, mode), out);
+}
+Tensor& DivScalarModeOut(const Tensor& a, const c10::Scalar& b, std::optional<c10::string_view> mode, Tensor& out) {
+  return CopyToOut(DivScalarMode(a, b, mode), out);
+}
+Tensor& DivMode_(Tensor& a, const Tensor& b, std::optional<c10::string_view> mode) {
+  return a.copy_(DivMode(a, b, mode));
+}
+Tensor& DivScalarMode_(Tensor& a, const c10::Scalar& b, std::optional<c10::string_view> mode) {
+  return a.copy_(DivScalarMode(a, b, mode));
+}
 Tensor& Sinh_(Tensor& self) { return self.copy_(Sinh(self)); }
 Tensor& Sinc_(Tensor& self) { return self.copy_(Sinc(self)); }
 Tensor& Trunc_(Tensor& self) { return self.copy_(Trunc(self)); }
@@ -268,6 +306,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("trunc", &Trunc);
   m.impl("trunc.out", &TruncOut);
   m.impl("trunc_", &Trunc_);
+  m.impl("div.Tensor_mode", &DivMode);
+  m.impl("div.Scalar_mode", &DivScalarMode);
+  m.impl("div.out_mode", &DivModeOut);
+  m.impl("div.Scalar_mode_out", &DivScalarModeOut);
+  m.impl("div_.Tensor_mode", &DivMode_);
+  m.impl("div_.Scalar_mode", &DivScalarMode_);
   m.impl("round", &Round);
   m.impl("round.out", &RoundOut);
   m.impl("round_", &Round_);

@@ -1,9 +1,11 @@
 // Losses and reductions torch_nsim composes from the simulator's device
 // kernels (registered for PrivateUse1; the simulator has no op of their own):
-// mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy, glu and nansum. Pointwise steps in
-// fp32 (ATen's opmath for reduced floats), the reduction the device's sum or
-// mean over the fp32 values, the result rounded once to the input dtype.
+// mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy, glu, nansum,
+// prod and renorm. Pointwise steps in fp32 (ATen's opmath for reduced
+// floats), the reduction the device's sum, mean or multiplies over the fp32
+// values, the result rounded once to the input dtype.
 #include <optional>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <ATen/WrapDimUtils.h>
@@ -105,6 +107,57 @@ Tensor Nansum(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std
   return at::sum(at::masked_fill(self, at::isnan(self), 0.0), dim, keepdim, dtype);
 }
 
+// prod along `dim`: a pairwise tree of device multiplies in fp32 (first
+// half times second half, an odd last element carried along: ceil(log2 n)
+// levels), rounded once to the result dtype. The CPU's vectorised reduction
+// does not multiply in sequence either; both stay within OpInfo's tolerance.
+// Integer products (int64 results) are refused by name.
+Tensor ProdDim(const Tensor& self, int64_t dim, bool keepdim, std::optional<c10::ScalarType> dtype) {
+  const c10::ScalarType t = dtype.value_or(self.scalar_type());
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()) && at::isFloatingType(t),
+                              "aten::prod on neuron: floating dtypes only, not ", self.scalar_type(), " -> ", t);
+  const Tensor x0 = self.dim() == 0 ? self.reshape({1}) : self;
+  const int64_t d = at::maybe_wrap_dim(dim, x0.dim());
+  Tensor x = x0.to(c10::kFloat).movedim(d, -1);
+  if (x.size(-1) == 0) {  // the empty product: 1 (a device fill)
+    std::vector<int64_t> one(x.sizes().begin(), x.sizes().end());
+    one.back() = 1;
+    x = at::ones(one, x.options());
+  }
+  while (x.size(-1) > 1) {
+    const int64_t n = x.size(-1), h = n / 2;
+    Tensor y = at::mul(x.narrow(-1, 0, h), x.narrow(-1, h, h));
+    x = n % 2 == 0 ? y : at::cat({y, x.narrow(-1, 2 * h, 1)}, -1);
+  }
+  Tensor r = x.movedim(-1, d);
+  if (!keepdim || self.dim() == 0) r = r.squeeze(d);
+  return r.to(t);
+}
+Tensor Prod(const Tensor& self, std::optional<c10::ScalarType> dtype) {
+  return ProdDim(self.reshape({-1}), 0, false, dtype);
+}
+
+// renorm, ATen's way: each slice along `dim` whose p-norm (over the other
+// dims, in fp32) exceeds maxnorm is scaled by maxnorm / (norm + 1e-7), the
+// factor rounded to the input dtype (NaN norms leave the slice alone).
+Tensor Renorm(const Tensor& self, const c10::Scalar& p, int64_t dim, const c10::Scalar& maxnorm) {
+  TORCH_CHECK(p.toDouble() > 0, "renorm: non-positive-norm not supported");
+  TORCH_CHECK(maxnorm.toDouble() >= 0, "renorm: expected maxnorm to be >= 0 but got ", maxnorm.toDouble());
+  TORCH_CHECK(self.dim() > 1, "renorm: input needs at least 2 dimensions, got ", self.dim(), " dimensions");
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()),
+                              "aten::renorm on neuron: floating dtypes only, not ", self.scalar_type());
+  const int64_t d = at::maybe_wrap_dim(dim, self.dim());
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (i != d) dims.push_back(i);
+  }
+  const Tensor norm = at::linalg_vector_norm(self.to(c10::kFloat), p, dims, /*keepdim=*/true);
+  const double m = static_cast<float>(maxnorm.toDouble());
+  const Tensor scaled = at::div(at::full_like(norm, m), at::add(norm, Wrapped(1e-7)));
+  const Tensor factor = at::masked_fill(scaled, at::logical_not(at::gt(norm, Wrapped(m))), 1.0);
+  return at::mul(self, factor.to(self.scalar_type()));
+}
+
 Tensor& MseLossOut(const Tensor& self, const Tensor& target, int64_t reduction, Tensor& out) {
   return CopyToOut(MseLoss(self, target, reduction), out);
 }
@@ -123,6 +176,18 @@ Tensor& NansumOut(const Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                   std::optional<c10::ScalarType> dtype, Tensor& out) {
   return CopyToOut(Nansum(self, dim, keepdim, dtype), out);
 }
+Tensor& ProdDimOut(const Tensor& self, int64_t dim, bool keepdim, std::optional<c10::ScalarType> dtype, Tensor& out) {
+  return CopyToOut(ProdDim(self, dim, keepdim, dtype), out);
+}
+Tensor& ProdOut(const Tensor& self, std::optional<c10::ScalarType> dtype, Tensor& out) {
+  return CopyToOut(Prod(self, dtype), out);
+}
+Tensor& RenormOut(const Tensor& self, const c10::Scalar& p, int64_t dim, const c10::Scalar& maxnorm, Tensor& out) {
+  return CopyToOut(Renorm(self, p, dim, maxnorm), out);
+}
+Tensor& Renorm_(Tensor& self, const c10::Scalar& p, int64_t dim, const c10::Scalar& maxnorm) {
+  return self.copy_(Renorm(self, p, dim, maxnorm));
+}
 
 }  // namespace
 
@@ -138,6 +203,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("glu", &Glu);
   m.impl("glu.out", &GluOut);
   m.impl("nansum", &Nansum);
+  m.impl("prod", &Prod);
+  m.impl("prod.dim_int", &ProdDim);
+  m.impl("prod.out", &ProdOut);
+  m.impl("prod.int_out", &ProdDimOut);
+  m.impl("renorm", &Renorm);
+  m.impl("renorm.out", &RenormOut);
+  m.impl("renorm_", &Renorm_);
   m.impl("nansum.out", &NansumOut);
 }
 

@@ -67,13 +67,14 @@ Tensor Trunc(const Tensor& self) {
 }
 
 // div with rounding_mode: None is true division; 'trunc' is trunc(a / b) as
-// the CPU computes it (both operands in the result dtype, a number divisor
-// too; the quotient in fp32, rounded to the dtype before trunc: bf16 3 / 0.1
-// is 30, not 29), divided as two full
-// tensors so VectorE's divide gives the correctly rounded quotient (the code
-// generator divides by a broadcast value as a reciprocal multiply). 'floor'
-// is ATen's fmod-based floor division, refused by name: the device's ops do
-// not expose fmod.
+// the CPU computes it. Two tensors: both in the result dtype, the quotient
+// in fp32 rounded to the dtype, then trunc (bf16 3 / 0.1 is 30, not 29). A
+// number or 0-dim host tensor divisor: its own value in fp32, the quotient
+// truncated unrounded (ATen's scalar path; bf16 x / 3.7 differs). Divided as
+// two full tensors so VectorE's divide gives the correctly rounded quotient
+// (the code generator divides by a broadcast value as a reciprocal
+// multiply). 'floor' is ATen's fmod-based floor division, refused by name:
+// the device's ops do not expose fmod.
 Tensor DivMode(const Tensor& self, const Tensor& other, std::optional<c10::string_view> mode) {
   if (!mode) return at::div(self, other);
   const c10::ScalarType t = at::result_type(self, other);
@@ -81,9 +82,12 @@ Tensor DivMode(const Tensor& self, const Tensor& other, std::optional<c10::strin
                               "' is not supported (floor division needs fmod, which the device does not expose)");
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t), "aten::div.Tensor_mode on neuron: floating dtypes only, not ", t);
   const std::vector<int64_t> shape = at::infer_size(self.sizes(), other.sizes());
-  // In the result dtype (a number on the host first), on the device, fp32, every element.
-  auto full = [&](const Tensor& x) { return x.to(t).to(self.device()).to(c10::kFloat).expand(shape).contiguous(); };
-  return Trunc(at::div(full(self), full(other)).to(t));
+  auto full = [&](const Tensor& x) { return x.to(self.device()).to(c10::kFloat).expand(shape).contiguous(); };
+  if (other.device().is_cpu() && other.dim() == 0) {
+    const Tensor b = other.to(c10::kFloat);  // the number's own value, in fp32
+    return Trunc(at::div(full(self.to(t)), full(b))).to(t);
+  }
+  return Trunc(at::div(full(self.to(t)), full(other.to(t))).to(t));
 }
 Tensor DivScalarMode(const Tensor& self, const c10::Scalar& other, std::optional<c10::string_view> mode) {
   return DivMode(self, Wrapped(other), mode);

@@ -124,6 +124,7 @@ Tensor ProdDim(const Tensor& self, int64_t dim, bool keepdim, std::optional<c10:
     one.back() = 1;
     x = at::ones(one, x.options());
   }
+  bool computed = x0.scalar_type() != c10::kFloat || x.size(-1) != 1;  // x is no longer self's memory
   while (x.size(-1) > 1) {
     const int64_t n = x.size(-1), h = n / 2;
     Tensor y = at::mul(x.narrow(-1, 0, h), x.narrow(-1, h, h));
@@ -131,7 +132,8 @@ Tensor ProdDim(const Tensor& self, int64_t dim, bool keepdim, std::optional<c10:
   }
   Tensor r = x.movedim(-1, d);
   if (!keepdim || self.dim() == 0) r = r.squeeze(d);
-  return r.to(t);
+  // One fp32 element per product: a copy, not a view of the input.
+  return computed || t != c10::kFloat ? r.to(t) : r.clone();
 }
 Tensor Prod(const Tensor& self, std::optional<c10::ScalarType> dtype) {
   return ProdDim(self.reshape({-1}), 0, false, dtype);

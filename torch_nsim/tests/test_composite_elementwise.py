@@ -1,5 +1,5 @@
 """torch_nsim's composite pointwise ops, losses and reductions
-(csrc/elementwise_ops.cc, loss_ops.cc, activation_ops.cc) against PyTorch's
+(csrc/elementwise_ops.cc, loss_ops.cc, activation_ops.cc, bessel_ops.cc) against PyTorch's
 CPU kernels on the edge values OpInfo's random samples miss: NaN, +-inf,
 -0.0, rounding ties, |x| near 2^22..2^23, empty and 0-dim tensors. The
 rounding ops are bit-exact (every step an exact fp32 operation); each op runs
@@ -84,6 +84,10 @@ CLOSE = {
     "mse_none": lambda t: F.mse_loss(t, t.flip(0), reduction="none"),
     "glu": lambda t: F.glu(t.reshape(2, -1), 0),
     "nansum": lambda t: torch.nansum(t.reshape(2, -1), 1),
+    "i0": torch.i0,
+    "i0e": torch.special.i0e,
+    "i1": torch.special.i1,
+    "i1e": torch.special.i1e,
     "prelu": lambda t: F.prelu(t.reshape(3, 8).t(), torch.tensor([0.25, -0.5, 2.0], dtype=t.dtype, device=t.device)),
 }
 
@@ -124,6 +128,13 @@ def test_reductions_and_losses_match_cpu(dtype):
             _close(g, w, dtype)
         # the empty product is a fill (torch.ones), a one-element one a copy: no kernel execution
         assert executions() or name in ("prod_empty", "prod_0dim"), f"{name} ran no device kernel"
+
+
+@pytest.mark.parametrize("fn", [torch.i0, torch.special.i0e, torch.special.i1, torch.special.i1e])
+def test_bessel_series_both_intervals(fn):
+    """Cephes' two Chebyshev series meet at |x| = 8; each side, and past exp's overflow (inf)."""
+    x = torch.tensor([-8.0, 8.0, 7.9999995, 8.000001, -30.0, 0.25, 60.0, 88.0, 89.0, 1e3])
+    _close(fn(x.to("neuron")), fn(x), torch.float32)
 
 
 def test_prod_of_one_element_is_a_new_tensor():

@@ -19,6 +19,7 @@
 #include <torch/library.h>
 
 #include "torch_nsim/csrc/out_variant.h"
+#include "torch_nsim/csrc/rounding.h"
 #include "torch_nsim/csrc/wrapped_number.h"
 
 namespace torch_nsim {
@@ -58,6 +59,8 @@ Tensor Sinc(const Tensor& self) {
   return As(at::masked_fill(at::sin(px).div(px), at::eq(x, Wrapped(0.0)), 1.0), self);
 }
 
+}  // namespace
+
 // trunc(x) = x - fmod(x, 1) (frac's one ALU op; both steps exact), x itself
 // where frac is NaN (x NaN or +-inf).
 Tensor Trunc(const Tensor& self) {
@@ -66,6 +69,8 @@ Tensor Trunc(const Tensor& self) {
   return at::where(at::isnan(f), self, at::sub(self, f));
 }
 
+namespace {
+
 // div with rounding_mode: None is true division; 'trunc' is trunc(a / b) as
 // the CPU computes it. Two tensors: both in the result dtype, the quotient
 // in fp32 rounded to the dtype, then trunc (bf16 3 / 0.1 is 30, not 29). A
@@ -73,13 +78,13 @@ Tensor Trunc(const Tensor& self) {
 // truncated unrounded (ATen's scalar path; bf16 x / 3.7 differs). Divided as
 // two full tensors so VectorE's divide gives the correctly rounded quotient
 // (the code generator divides by a broadcast value as a reciprocal
-// multiply). 'floor' is ATen's fmod-based floor division, refused by name:
-// the device's ops do not expose fmod.
+// multiply). 'floor' is floor_divide (modulo_ops.cc).
 Tensor DivMode(const Tensor& self, const Tensor& other, std::optional<c10::string_view> mode) {
   if (!mode) return at::div(self, other);
   const c10::ScalarType t = at::result_type(self, other);
-  TORCH_CHECK_NOT_IMPLEMENTED(*mode == "trunc", "aten::div.Tensor_mode on neuron: rounding_mode='", *mode,
-                              "' is not supported (floor division needs fmod, which the device does not expose)");
+  if (*mode == "floor") return FloorDivide(self, other);
+  TORCH_CHECK(*mode == "trunc", "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+              *mode, "'");
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t), "aten::div.Tensor_mode on neuron: floating dtypes only, not ", t);
   const std::vector<int64_t> shape = at::infer_size(self.sizes(), other.sizes());
   auto full = [&](const Tensor& x) { return x.to(self.device()).to(c10::kFloat).expand(shape).contiguous(); };
@@ -119,6 +124,8 @@ Tensor RoundDecimals(const Tensor& self, int64_t decimals) {
   return As(r, self);
 }
 
+}  // namespace
+
 // signbit: the sign bit itself (-0.0 and -NaN included), read as the high
 // 16-bit half of each element (a view of its memory, little-endian), widened
 // exactly to fp32 and compared with 0.
@@ -131,6 +138,8 @@ Tensor Signbit(const Tensor& self) {
   TORCH_CHECK_NOT_IMPLEMENTED(self.element_size() <= 4, "aten::signbit on neuron: not ", self.scalar_type());
   return at::lt(high.to(c10::kFloat), Wrapped(0.0)).reshape(self.sizes());
 }
+
+namespace {
 
 // logit: log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given
 // (NaN kept, as ATen's x < lo ? lo : x > hi ? hi : x). The bounds are in the

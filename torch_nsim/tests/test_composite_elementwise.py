@@ -1,5 +1,6 @@
 """torch_nsim's composite pointwise ops, losses and reductions
-(csrc/elementwise_ops.cc, loss_ops.cc, activation_ops.cc, bessel_ops.cc) against PyTorch's
+(csrc/elementwise_ops.cc, loss_ops.cc, activation_ops.cc, bessel_ops.cc,
+modulo_ops.cc) against PyTorch's
 CPU kernels on the edge values OpInfo's random samples miss: NaN, +-inf,
 -0.0, rounding ties, |x| near 2^22..2^23, empty and 0-dim tensors. The
 rounding ops are bit-exact (every step an exact fp32 operation); each op runs
@@ -137,6 +138,57 @@ def test_bessel_series_both_intervals(fn):
     _close(fn(x.to("neuron")), fn(x), torch.float32)
 
 
+MOD_A = torch.tensor([7.0, -7.0, 7.0, -7.0, 0.0, -0.0, INF, -INF, NAN, 5.0, 1e30, 3.0, 2.5, 1e-40, 3e38, -1e-38, 5.5,
+                      1.0, 0.3, -4.0])
+MOD_B = torch.tensor([3.0, 3.0, -3.0, -3.0, 2.0, 2.0, 2.0, 3.0, 1.0, NAN, 1e-10, 0.1, -0.5, 3e-41, 1e-44, 3e38, INF,
+                      0.0, -0.0, 2.0])
+MODULO = {
+    "fmod": torch.fmod,
+    "remainder": torch.remainder,
+    "floor_divide": torch.floor_divide,
+    "div_floor": lambda a, b: torch.div(a, b, rounding_mode="floor"),
+    "copysign": torch.copysign,
+}
+
+
+def _c_fmod(a, b):
+    """C's fmod (exact, so float64's rounded back): the CPU's vector kernel gives NaN where a / b
+    overflows (1e30 % 1e-10; its scalar tail gives C's fmod), the device C's fmod everywhere."""
+    return torch.fmod(a.double(), b.double()).to(a.dtype)
+
+
+@pytest.mark.parametrize("name", sorted(MODULO))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_modulo_ops_are_exact(name, dtype):
+    fn = MODULO[name]
+    big = torch.randn(3000, generator=RANDOM) * 50
+    small = torch.randn(3000, generator=RANDOM) * 3
+    for a, b in ((MOD_A, MOD_B), (big, small), (big[:5].reshape(5, 1), small[:7])):
+        a, b = a.to(dtype), b.to(dtype)
+        mark()
+        got = fn(a.to("neuron"), b.to("neuron"))
+        assert executions(), f"{name} ran no device kernel"
+        _same(got, _modulo_reference(name, fn, a, b))
+        for number in (0.37, -2.0):  # fmod/remainder round the number to the dtype, floor division does not
+            want = fn(a, number) if name not in ("fmod", "remainder") else \
+                _modulo_reference(name, fn, a, torch.tensor(number, dtype=dtype))
+            _same(fn(a.to("neuron"), number), want)
+
+
+def _modulo_reference(name, fn, a, b):
+    if name == "fmod":
+        return _c_fmod(a, b)
+    if name == "remainder":  # ATen's: fmod, plus b where it is non-zero with the other sign
+        m = _c_fmod(a, b)
+        return torch.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+    return fn(a, b)
+
+
+def test_rmod_of_a_number():
+    a = torch.randn(50, generator=RANDOM) * 5
+    _same(2.5 % a.to("neuron"), 2.5 % a)
+
+
 def test_prod_of_one_element_is_a_new_tensor():
     x = torch.tensor([2.5], device="neuron")
     p = x.prod(0, keepdim=True)
@@ -175,9 +227,11 @@ def test_in_place_and_out_variants():
 
 def test_refusals_name_the_op():
     n = EDGE.to("neuron")
-    with pytest.raises(NotImplementedError, match=r"aten::div\.Tensor_mode.*floor"):
-        torch.div(n, n, rounding_mode="floor")
     i = torch.ones(3, dtype=torch.int32, device="neuron")
+    with pytest.raises(NotImplementedError, match=r"aten::fmod on neuron: floating dtypes only"):
+        torch.fmod(i, i)
+    with pytest.raises(NotImplementedError, match=r"aten::floor_divide on neuron: floating dtypes only"):
+        i // i
     with pytest.raises(NotImplementedError, match=r"aten::bitwise_and.*bool tensors only"):
         torch.bitwise_and(i, i)
     with pytest.raises(NotImplementedError, match=r"aten::prod.*floating"):

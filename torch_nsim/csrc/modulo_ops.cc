@@ -122,13 +122,37 @@ Tensor FloorDivIn(const Tensor& a, const Tensor& b) {
   return at::where(at::eq(b, Wrapped(0.0)), q, r);
 }
 
+// copysign: x, negated where its sign bit differs from y's (neg flips the
+// bit exactly; the device's abs keeps -0.0's, so |x| would not do).
 Tensor Copysign(const Tensor& a, const Tensor& b) {
   c10::ScalarType t = at::result_type(a, b);
   if (!at::isFloatingType(t)) t = c10::kFloat;  // integers give float, as on the CPU
   const Tensor& dev = a.device().is_cpu() ? b : a;
   const std::vector<int64_t> shape = at::infer_size(a.sizes(), b.sizes());
-  const Tensor x = at::abs(Full(a, t, dev, shape)), y = Full(b, t, dev, shape);
-  return at::where(Signbit(y), x.neg(), x);
+  const Tensor x = Full(a, t, dev, shape), y = Full(b, t, dev, shape);
+  return at::where(at::logical_xor(Signbit(x), Signbit(y)), x.neg(), x);
+}
+
+// nextafter(x, y): the neighbour of x toward y, by integer arithmetic on its
+// bits (a view of the memory as int32 / int16; the device adds integers
+// exactly, limb by limb): +1 moves away from zero, -1 toward it; a zero first
+// takes y's sign (so +-0 steps to the smallest subnormal of y's sign); y where
+// x == y, NaN where either is NaN.
+Tensor Nextafter(const Tensor& self, const Tensor& other) {
+  const c10::ScalarType t = FloatingResult(self, other, "aten::nextafter");
+  TORCH_CHECK_NOT_IMPLEMENTED(t == c10::kFloat || t == c10::kBFloat16,
+                              "aten::nextafter on neuron: float32 and bfloat16 only, not ", t);
+  const Tensor& dev = self.device().is_cpu() ? other : self;
+  const std::vector<int64_t> shape = at::infer_size(self.sizes(), other.sizes());
+  const Tensor x = Full(self, t, dev, shape), y = Full(other, t, dev, shape);
+  const Tensor zero = at::eq(x, Wrapped(0.0));
+  const Tensor start = at::where(zero, Copysign(x, y), x);  // a zero with y's sign
+  const Tensor away = at::logical_or(zero, at::logical_not(at::logical_xor(at::gt(y, x), at::gt(x, Wrapped(0.0)))));
+  const c10::ScalarType bits = t == c10::kFloat ? c10::kInt : c10::kShort;
+  const Tensor step = at::where(away, at::ones_like(x), at::full_like(x, -1.0)).to(bits);
+  Tensor r = at::add(start.view(bits), step).view(t);
+  r = at::where(at::eq(x, y), y, r);
+  return at::masked_fill(r, at::logical_or(at::isnan(x), at::isnan(y)), std::numeric_limits<double>::quiet_NaN());
 }
 
 Tensor FmodS(const Tensor& a, const c10::Scalar& b) { return Fmod(a, Wrapped(b)); }
@@ -152,6 +176,8 @@ Tensor& FloorDivideSOut(const Tensor& a, const c10::Scalar& b, Tensor& out) {
 }
 Tensor& CopysignOut(const Tensor& a, const Tensor& b, Tensor& out) { return CopyToOut(Copysign(a, b), out); }
 Tensor& CopysignSOut(const Tensor& a, const c10::Scalar& b, Tensor& out) { return CopyToOut(CopysignS(a, b), out); }
+Tensor& NextafterOut(const Tensor& a, const Tensor& b, Tensor& out) { return CopyToOut(Nextafter(a, b), out); }
+Tensor& Nextafter_(Tensor& a, const Tensor& b) { return a.copy_(Nextafter(a, b)); }
 Tensor& Fmod_(Tensor& a, const Tensor& b) { return a.copy_(Fmod(a, b)); }
 Tensor& FmodS_(Tensor& a, const c10::Scalar& b) { return a.copy_(FmodS(a, b)); }
 Tensor& Remainder_(Tensor& a, const Tensor& b) { return a.copy_(Remainder(a, b)); }
@@ -197,6 +223,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("floor_divide.Scalar_out", &FloorDivideSOut);
   m.impl("floor_divide_.Tensor", &FloorDivide_);
   m.impl("floor_divide_.Scalar", &FloorDivideS_);
+  m.impl("nextafter", &Nextafter);
+  m.impl("nextafter.out", &NextafterOut);
+  m.impl("nextafter_", &Nextafter_);
   m.impl("copysign.Tensor", &Copysign);
   m.impl("copysign.Scalar", &CopysignS);
   m.impl("copysign.out", &CopysignOut);

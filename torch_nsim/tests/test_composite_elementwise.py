@@ -184,6 +184,21 @@ def _modulo_reference(name, fn, a, b):
     return fn(a, b)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nextafter_and_copysign_bit_for_bit(dtype):
+    """Signed zeros, subnormals, the ends of the range and infinities, compared as bits."""
+    big = torch.finfo(dtype).max
+    x = torch.tensor([1.0, 1.0, -1.0, -1.0, 0.0, 0.0, -0.0, -0.0, INF, -INF, big, -big, 1e-45, -1e-45, NAN, 2.0, 3.5,
+                      0.0, 1e-40, 5.0], dtype=dtype)
+    y = torch.tensor([2.0, 0.0, 0.0, -2.0, 1.0, -1.0, 1.0, -1.0, 0.0, 0.0, INF, -INF, 0.0, 0.0, 1.0, NAN, 3.5, -0.0,
+                      1.0, 5.0], dtype=dtype)
+    bits = torch.int32 if dtype == torch.float32 else torch.int16
+    for fn in (torch.nextafter, torch.copysign):
+        want, got = fn(x, y), fn(x.to("neuron"), y.to("neuron")).cpu()
+        assert torch.equal(got.isnan(), want.isnan())
+        assert torch.equal(got.nan_to_num(0).view(bits), want.nan_to_num(0).view(bits)), (fn, want, got)
+
+
 def test_rmod_of_a_number():
     a = torch.randn(50, generator=RANDOM) * 5
     _same(2.5 % a.to("neuron"), 2.5 % a)

@@ -17,6 +17,7 @@
 #include <torch/library.h>
 
 #include "torch_nsim/csrc/out_variant.h"
+#include "torch_nsim/csrc/wrapped_number.h"
 
 namespace torch_nsim {
 namespace {
@@ -26,14 +27,6 @@ using at::Tensor;
 // --- clamp, hardtanh, rsub: the pointwise table's maximum / minimum / sub
 // (maximum and minimum propagate NaN, as clamp does; a bound above the
 // other gives the upper one, as min(max(x, lo), hi) does on the CPU).
-
-// A Python number as torch wraps it for a binary op (type promotion
-// ignores its dtype; the fallback passes it as the device's scalar).
-Tensor Wrapped(const c10::Scalar& s) {
-  Tensor t = c10::scalar_to_tensor(s);
-  t.unsafeGetTensorImpl()->set_wrapped_number(true);
-  return t;
-}
 
 Tensor Bounded(const Tensor& self, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) {
   const bool has_lo = lo && lo->defined(), has_hi = hi && hi->defined();

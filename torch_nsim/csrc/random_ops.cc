@@ -66,7 +66,9 @@ void NoGenerator(const std::optional<at::Generator>& gen, const char* op) {
                               "state per device: torch.manual_seed / torch.neuron.manual_seed)");
 }
 
-// n uniforms in [0, 1), fp32, on device d: one device kernel per 2^24.
+// At least n uniforms in [0, 1), fp32, on device d, as [128, m / 128] (m >= n, a whole number of
+// the kernel's tiles: the engines' layout, where a 1-d tensor would run on few partitions):
+// one device kernel per 2^24. Elements past n are drawn too and dropped by Shaped.
 Tensor Uniforms(const c10::Device& d, int64_t n, const char* op) {
   std::vector<Tensor> parts;
   for (int64_t done = 0; done < n; done += nsim::neuron::kMaxRandomElements) {
@@ -83,24 +85,30 @@ Tensor Uniforms(const c10::Device& d, int64_t n, const char* op) {
     } catch (const std::exception& e) {
       TORCH_CHECK(false, e.what());
     }
-    parts.push_back(out.narrow(0, 0, m));
+    parts.push_back(out.view({128, -1}));
   }
-  return parts.size() == 1 ? parts[0] : at::cat(parts);
+  return parts.size() == 1 ? parts[0] : at::cat(parts, 1);
 }
 
-Tensor UniformsLike(const Tensor& self, const char* op) { return Uniforms(self.device(), self.numel(), op).view(self.sizes()); }
+// The first numel(like) elements of a [128, m / 128] draw, shaped like `like`.
+Tensor Shaped(const Tensor& v, const Tensor& like) {
+  return v.reshape({-1}).narrow(0, 0, like.numel()).view(like.sizes());
+}
 
-// Standard normals shaped like `self`, fp32: Box-Muller on the two halves of 2 ceil(n/2) uniforms.
+Tensor UniformsLike(const Tensor& self, const char* op) { return Uniforms(self.device(), self.numel(), op); }
+
+// Standard normals for `self` (Shaped), fp32: Box-Muller on the uniforms' two halves of partitions.
 Tensor Normals(const Tensor& self, const char* op) {
-  const int64_t n = self.numel(), half = (n + 1) / 2;
-  const Tensor u = Uniforms(self.device(), 2 * half, op);
-  const Tensor r = (1 - u.narrow(0, 0, half)).log().mul(-2).sqrt();  // 1 - u in (0, 1]: log is finite
-  const Tensor theta = u.narrow(0, half, half).mul(2 * M_PI);
-  return at::cat({r * theta.cos(), r * theta.sin()}).narrow(0, 0, n).view(self.sizes());
+  const Tensor u = Uniforms(self.device(), 2 * ((self.numel() + 1) / 2), op);
+  const Tensor r = (1 - u.narrow(0, 0, 64)).log().mul(-2).sqrt();  // 1 - u in (0, 1]: log is finite
+  const Tensor theta = u.narrow(0, 64, 64).mul(2 * M_PI);
+  return at::cat({r * theta.cos(), r * theta.sin()});
 }
 
+// v (a [128, m / 128] draw, fp32) rounded once to self's dtype, into self.
 Tensor& Store(Tensor& self, const Tensor& v) {
-  self.copy_(v.to(self.scalar_type()));
+  const Tensor r = v.to(self.scalar_type());
+  self.copy_(r.sizes() == self.sizes() ? r : Shaped(r, self));
   return self;
 }
 
@@ -131,14 +139,14 @@ Tensor NormalTensorFloat(const Tensor& mean, double std, std::optional<at::Gener
   NoGenerator(gen, "aten::normal.Tensor_float");
   Tensor out = at::empty_like(mean, at::MemoryFormat::Contiguous);
   if (out.numel() == 0) return out;
-  return Store(out, Normals(out, "aten::normal.Tensor_float").mul(std).add(mean));
+  return Store(out, Shaped(Normals(out, "aten::normal.Tensor_float"), out).mul(std).add(mean));
 }
 
 Tensor NormalFloatTensor(double mean, const Tensor& std, std::optional<at::Generator> gen) {
   NoGenerator(gen, "aten::normal.float_Tensor");
   Tensor out = at::empty_like(std, at::MemoryFormat::Contiguous);
   if (out.numel() == 0) return out;
-  return Store(out, Normals(out, "aten::normal.float_Tensor").mul(std).add(mean));
+  return Store(out, Shaped(Normals(out, "aten::normal.float_Tensor"), out).mul(std).add(mean));
 }
 
 Tensor NormalTensorTensor(const Tensor& mean, const Tensor& std, std::optional<at::Generator> gen) {
@@ -146,7 +154,7 @@ Tensor NormalTensorTensor(const Tensor& mean, const Tensor& std, std::optional<a
   const auto shape = at::infer_size(mean.sizes(), std.sizes());
   Tensor out = at::empty(shape, mean.options().dtype(at::result_type(mean, std)));
   if (out.numel() == 0) return out;
-  return Store(out, Normals(out, "aten::normal.Tensor_Tensor").mul(std).add(mean));
+  return Store(out, Shaped(Normals(out, "aten::normal.Tensor_Tensor"), out).mul(std).add(mean));
 }
 
 Tensor& NormalTensorFloatOut(const Tensor& mean, double std, std::optional<at::Generator> gen, Tensor& out) {
@@ -175,14 +183,14 @@ Tensor& BernoulliTensor(Tensor& self, const Tensor& p, std::optional<at::Generat
   const char* op = "aten::bernoulli_.Tensor";
   NoGenerator(gen, op);
   if (self.numel() == 0) return self;
-  return Store(self, UniformsLike(self, op).lt(p.to(at::kFloat)));
+  return Store(self, Shaped(UniformsLike(self, op), self).lt(p.to(at::kFloat)));
 }
 
 Tensor Bernoulli(const Tensor& self, std::optional<at::Generator> gen) {
   NoGenerator(gen, "aten::bernoulli");
   Tensor out = at::empty_like(self, at::MemoryFormat::Contiguous);
   if (out.numel() == 0) return out;
-  return Store(out, UniformsLike(out, "aten::bernoulli").lt(self.to(at::kFloat)));
+  return Store(out, Shaped(UniformsLike(out, "aten::bernoulli"), out).lt(self.to(at::kFloat)));
 }
 
 Tensor& BernoulliOut(const Tensor& self, std::optional<at::Generator> gen, Tensor& out) {
@@ -283,7 +291,7 @@ std::tuple<Tensor, Tensor> NativeDropout(const Tensor& input, double p, std::opt
     return {input.clone(), at::ones_like(input, input.options().dtype(at::kBool))};
   }
   if (p == 1) return {at::zeros_like(input), at::zeros_like(input, input.options().dtype(at::kBool))};
-  const Tensor mask = UniformsLike(input, op).ge(p);
+  const Tensor mask = Shaped(UniformsLike(input, op), input).ge(p);
   const double scale = 1.0 / (1.0 - p);
   return {input.mul(mask).mul(scale), mask};
 }

@@ -107,8 +107,7 @@ Tensor Normals(const Tensor& self, const char* op) {
 
 // v (a [128, m / 128] draw, fp32) rounded once to self's dtype, into self.
 Tensor& Store(Tensor& self, const Tensor& v) {
-  const Tensor r = v.to(self.scalar_type());
-  self.copy_(r.sizes() == self.sizes() ? r : Shaped(r, self));
+  self.copy_((v.sizes() == self.sizes() ? v : Shaped(v, self)).to(self.scalar_type()));
   return self;
 }
 

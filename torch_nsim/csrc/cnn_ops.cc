@@ -5,6 +5,8 @@
 // K = C_in x kH x kW contracts them with the weights; the backward is the
 // two transposed matmuls and the windows added back (col2im). Every step is
 // a device kernel or copy, timed by the model like any other op.
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -197,6 +199,131 @@ Tensor& AvgPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::
                    grad_input);
 }
 
+// --- max pooling with indices. The running maximum over the kernel offsets, one window view of the
+// input (padded with -inf) per offset, as the CPU kernel scans a window: an element replaces the
+// maximum when it is greater or NaN (so the first of equal maxima wins and NaN propagates), starting
+// from -inf at the window's first in-bounds element. Indices (h * W + w in the input plane) are
+// carried in fp32 (exact below 2^24) and stored as int64. The backward adds each output's gradient
+// into the window offset its index names (an int64 compare per offset), as col2im does.
+
+struct MaxPool {
+  Tensor x;  // [N, C, H, W]
+  Windows g;
+  int64_t pb, pr;  // -inf rows / columns after the input so that every (ceil_mode) window fits
+};
+
+int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  if (span < 0) return 0;
+  int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (o - 1) * s >= in + p) --o;  // the last window must start inside the input or left padding
+  return o;
+}
+
+MaxPool MaxPoolSetup(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
+                     at::IntArrayRef dilation, bool ceil_mode) {
+  const char* op = "aten::max_pool2d_with_indices";
+  TORCH_CHECK_NOT_IMPLEMENTED(self.dim() == 3 || self.dim() == 4, op, " on neuron: a [C, H, W] or [N, C, H, W] input");
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), op, " on neuron: floating dtypes, not ",
+                              self.scalar_type());
+  TORCH_CHECK(self.size(-1) * self.size(-2) < (int64_t{1} << 24), op,
+              " on neuron: planes up to 2^24 elements (indices are carried in fp32)");
+  MaxPool m{self.dim() == 3 ? self.unsqueeze(0) : self, {}, 0, 0};
+  Windows& g = m.g;
+  g.kh = Pick(kernel, 0, 1), g.kw = Pick(kernel, 1, 1);
+  g.sh = Pick(stride, 0, g.kh), g.sw = Pick(stride, 1, g.kw);
+  g.ph = Pick(padding, 0, 0), g.pw = Pick(padding, 1, 0), g.dh = Pick(dilation, 0, 1), g.dw = Pick(dilation, 1, 1);
+  TORCH_CHECK(g.kh > 0 && g.kw > 0 && g.sh > 0 && g.sw > 0 && g.dh > 0 && g.dw > 0, op,
+              ": kernel size, stride and dilation must be positive");
+  TORCH_CHECK(g.ph <= g.kh / 2 && g.pw <= g.kw / 2, op, ": pad should be at most half of effective kernel size");
+  const int64_t h = m.x.size(2), w = m.x.size(3);
+  g.ho = PoolOut(h, g.kh, g.sh, g.ph, g.dh, ceil_mode);
+  g.wo = PoolOut(w, g.kw, g.sw, g.pw, g.dw, ceil_mode);
+  TORCH_CHECK(g.ho > 0 && g.wo > 0, op, ": output size is too small (input ", h, "x", w, ")");
+  m.pb = std::max<int64_t>(0, (g.ho - 1) * g.sh + g.dh * (g.kh - 1) + 1 - h - g.ph);
+  m.pr = std::max<int64_t>(0, (g.wo - 1) * g.sw + g.dw * (g.kw - 1) + 1 - w - g.pw);
+  return m;
+}
+
+// [Ho, Wo] on x's device: the input-plane index of each window's origin (offset (0, 0), maybe out of
+// bounds), or of its first in-bounds element; `dtype` kFloat or kLong.
+Tensor WindowIndex(const MaxPool& m, bool first_in_bounds, at::ScalarType dtype) {
+  const Windows& g = m.g;
+  const int64_t w = m.x.size(3);
+  Tensor t = at::empty({g.ho, g.wo}, at::kLong);
+  int64_t* p = t.data_ptr<int64_t>();
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      int64_t ih = oh * g.sh - g.ph, iw = ow * g.sw - g.pw;
+      while (first_in_bounds && ih < 0) ih += g.dh;
+      while (first_in_bounds && iw < 0) iw += g.dw;
+      p[oh * g.wo + ow] = ih * w + iw;
+    }
+  }
+  return t.to(dtype).to(m.x.device());  // a constant table of the op's geometry, uploaded
+}
+
+std::tuple<Tensor, Tensor> MaxPool2dWithIndices(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                                                at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  const MaxPool m = MaxPoolSetup(self, kernel, stride, padding, dilation, ceil_mode);
+  const Windows& g = m.g;
+  const int64_t w = m.x.size(3);
+  const Tensor xp = at::constant_pad_nd(m.x, {g.pw, m.pr, g.ph, m.pb}, -std::numeric_limits<double>::infinity());
+  const Tensor origin = WindowIndex(m, false, at::kFloat);
+  Tensor best = at::full({m.x.size(0), m.x.size(1), g.ho, g.wo}, -std::numeric_limits<double>::infinity(),
+                         m.x.options());
+  Tensor idx = WindowIndex(m, true, at::kFloat).expand(best.sizes());
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const Tensor v = g.At(xp, i, j);
+      const Tensor take = v.gt(best).logical_or(v.isnan());
+      best = at::where(take, v, best);
+      idx = at::where(take, origin + static_cast<double>(i * g.dh * w + j * g.dw), idx);
+    }
+  }
+  Tensor indices = idx.to(at::kLong);
+  if (self.dim() == 3) return {best.squeeze(0), indices.squeeze(0)};
+  return {best, indices};
+}
+
+std::tuple<Tensor&, Tensor&> MaxPool2dWithIndicesOut(const Tensor& self, at::IntArrayRef kernel,
+                                                     at::IntArrayRef stride, at::IntArrayRef padding,
+                                                     at::IntArrayRef dilation, bool ceil_mode, Tensor& out,
+                                                     Tensor& indices) {
+  auto [o, i] = MaxPool2dWithIndices(self, kernel, stride, padding, dilation, ceil_mode);
+  CopyToOut(o, out);
+  CopyToOut(i, indices);
+  return {out, indices};
+}
+
+Tensor MaxPool2dBackward(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
+                         at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
+                         const Tensor& indices) {
+  const MaxPool m = MaxPoolSetup(self, kernel, stride, padding, dilation, ceil_mode);
+  const Windows& g = m.g;
+  const int64_t h = m.x.size(2), w = m.x.size(3);
+  const Tensor go = (self.dim() == 3 ? grad_output.unsqueeze(0) : grad_output).to(at::kFloat);
+  const Tensor ind = self.dim() == 3 ? indices.unsqueeze(0) : indices;
+  const Tensor origin = WindowIndex(m, false, at::kLong);
+  Tensor gxp = at::zeros({m.x.size(0), m.x.size(1), h + g.ph + m.pb, w + g.pw + m.pr}, go.options());
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) {
+      // An out-of-bounds offset's index may alias an input element; its sum lands in the padding, cropped.
+      const Tensor hit = ind.eq(origin + (i * g.dh * w + j * g.dw));
+      g.At(gxp, i, j).add_(go * hit);
+    }
+  }
+  Tensor gi = gxp.slice(2, g.ph, g.ph + h).slice(3, g.pw, g.pw + w).to(self.scalar_type()).contiguous();
+  return self.dim() == 3 ? gi.squeeze(0) : gi;
+}
+
+Tensor& MaxPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
+                             at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
+                             bool ceil_mode, const Tensor& indices, Tensor& grad_input) {
+  return CopyToOut(MaxPool2dBackward(grad_output, self, kernel, stride, padding, dilation, ceil_mode, indices),
+                   grad_input);
+}
+
 // --- adaptive average pooling: output cell i of a dim of size n covers
 // [floor(i n / out), ceil((i + 1) n / out)); the window's mean is taken one
 // dim at a time (a mean of equal-size row means is the window's mean), in fp32.
@@ -358,6 +485,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d.out", &AvgPool2dOut);
   m.impl("avg_pool2d_backward", &AvgPool2dBackward);
   m.impl("avg_pool2d_backward.grad_input", &AvgPool2dBackwardOut);
+  m.impl("max_pool2d_with_indices", &MaxPool2dWithIndices);
+  m.impl("max_pool2d_with_indices.out", &MaxPool2dWithIndicesOut);
+  m.impl("max_pool2d_with_indices_backward", &MaxPool2dBackward);
+  m.impl("max_pool2d_with_indices_backward.grad_input", &MaxPool2dBackwardOut);
   m.impl("_adaptive_avg_pool2d", &AdaptiveAvgPool2d);
   m.impl("_adaptive_avg_pool2d_backward", &AdaptiveAvgPool2dBackward);
   m.impl("native_batch_norm", &NativeBatchNorm);

@@ -86,3 +86,32 @@ def test_batch_norm_values_gradients_and_running_statistics(training):
 def test_unsupported_forms_name_the_op(call, message):
     with pytest.raises(NotImplementedError, match=message):
         call(X.to("neuron"))
+
+
+@pytest.mark.parametrize("args", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                  dict(kernel_size=3, stride=2, padding=1, dilation=2, ceil_mode=True),
+                                  dict(kernel_size=(2, 3), stride=(1, 2))])
+def test_max_pool2d_values_indices_and_gradient_equal_the_cpu(args):
+    """NaN propagates, the first of equal maxima wins (a plateau of 5s), -inf windows keep their first
+    in-bounds index; the gradient goes to the index each output names, overlaps added."""
+    x = torch.randn(2, 3, 9, 10, generator=torch.Generator().manual_seed(1))
+    x[0, 0, 0, 0] = float("nan")
+    x[1, 1, 2:5, 2:5] = 5.0
+    x[1, 2, :4, :4] = float("-inf")
+    want, want_idx = F.max_pool2d(x, return_indices=True, **args)
+    xc = x.clone().requires_grad_()
+    F.max_pool2d(xc, **args).backward(torch.linspace(-1, 1, want.numel()).reshape(want.shape))
+    xd = x.to("neuron").requires_grad_()
+    mark()
+    got, got_idx = F.max_pool2d(xd, return_indices=True, **args)
+    got.backward(torch.linspace(-1, 1, want.numel()).reshape(want.shape).to("neuron"))
+    torch.neuron.synchronize()
+    assert executions()  # device kernels, timed
+    assert torch.equal(got.detach().cpu().nan_to_num(7.0), want.nan_to_num(7.0))
+    assert got_idx.dtype == torch.int64 and torch.equal(got_idx.cpu(), want_idx)
+    torch.testing.assert_close(xd.grad.cpu(), xc.grad, rtol=1e-6, atol=1e-6)
+
+
+def test_max_pool_errors_name_the_op():
+    with pytest.raises(NotImplementedError, match="aten::max_pool2d_with_indices on neuron: floating dtypes"):
+        F.max_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.int32, device="neuron"), 2)

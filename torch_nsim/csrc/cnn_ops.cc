@@ -151,54 +151,6 @@ std::tuple<Tensor, Tensor, Tensor> ConvolutionBackward(const Tensor& grad_output
   return {gi, gw, gb};
 }
 
-// --- average pooling (count_include_pad, no ceil_mode or divisor_override)
-
-Windows PoolGeometry(const Tensor& x, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                     bool ceil_mode, std::optional<int64_t> divisor_override, bool count_include_pad) {
-  TORCH_CHECK_NOT_IMPLEMENTED(x.dim() == 4, "aten::avg_pool2d on neuron: [N, C, H, W] input, not ", x.dim(), "-d");
-  TORCH_CHECK_NOT_IMPLEMENTED(!ceil_mode && !divisor_override && (count_include_pad || padding.empty() ||
-                                                                  (Pick(padding, 0, 0) == 0 && Pick(padding, 1, 0) == 0)),
-                              "aten::avg_pool2d on neuron: ceil_mode, divisor_override and count_include_pad=False "
-                              "with padding are not supported");
-  const int64_t kh = Pick(kernel, 0, 1), kw = Pick(kernel, 1, 1);
-  return Geometry(x, kh, kw, stride.empty() ? kernel : stride, padding, {}, "aten::avg_pool2d");
-}
-
-Tensor AvgPool2d(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                 bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  const Windows g = PoolGeometry(self, kernel, stride, padding, ceil_mode, divisor_override, count_include_pad);
-  const Tensor xp = Padded(self, g);
-  Tensor sum = g.At(xp, 0, 0).contiguous();
-  for (int64_t i = 0; i < g.kh; ++i) {
-    for (int64_t j = i == 0 ? 1 : 0; j < g.kw; ++j) sum.add_(g.At(xp, i, j));
-  }
-  return sum.div_(static_cast<double>(g.kh * g.kw));
-}
-
-Tensor& AvgPool2dOut(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                     bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& out) {
-  return CopyToOut(AvgPool2d(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override), out);
-}
-
-Tensor AvgPool2dBackward(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
-                         at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                         std::optional<int64_t> divisor_override) {
-  const Windows g = PoolGeometry(self, kernel, stride, padding, ceil_mode, divisor_override, count_include_pad);
-  const Tensor share = grad_output / static_cast<double>(g.kh * g.kw);
-  // Col2Im's layout: [C, kH, kW, N, Ho, Wo], every offset the same share.
-  const Tensor col = share.transpose(0, 1).unsqueeze(1).unsqueeze(1).expand(
-      {self.size(1), g.kh, g.kw, self.size(0), g.ho, g.wo});
-  return Col2Im(col, self, g);
-}
-
-Tensor& AvgPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
-                             at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                             std::optional<int64_t> divisor_override, Tensor& grad_input) {
-  return CopyToOut(AvgPool2dBackward(grad_output, self, kernel, stride, padding, ceil_mode, count_include_pad,
-                                     divisor_override),
-                   grad_input);
-}
-
 // --- max pooling with indices. The running maximum over the kernel offsets, one window view of the
 // input (padded with -inf) per offset, as the CPU kernel scans a window: an element replaces the
 // maximum when it is greater or NaN (so the first of equal maxima wins and NaN propagates), starting
@@ -206,7 +158,7 @@ Tensor& AvgPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::
 // carried in fp32 (exact below 2^24) and stored as int64. The backward adds each output's gradient
 // into the window offset its index names (an int64 compare per offset), as col2im does.
 
-struct MaxPool {
+struct MaxPool {  // the geometry of max and average pooling
   Tensor x;  // [N, C, H, W]
   Windows g;
   int64_t pb, pr;  // -inf rows / columns after the input so that every (ceil_mode) window fits
@@ -220,9 +172,8 @@ int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool cei
   return o;
 }
 
-MaxPool MaxPoolSetup(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                     at::IntArrayRef dilation, bool ceil_mode) {
-  const char* op = "aten::max_pool2d_with_indices";
+MaxPool PoolSetup(const char* op, const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                  at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
   TORCH_CHECK_NOT_IMPLEMENTED(self.dim() == 3 || self.dim() == 4, op, " on neuron: a [C, H, W] or [N, C, H, W] input");
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), op, " on neuron: floating dtypes, not ",
                               self.scalar_type());
@@ -265,7 +216,7 @@ Tensor WindowIndex(const MaxPool& m, bool first_in_bounds, at::ScalarType dtype)
 
 std::tuple<Tensor, Tensor> MaxPool2dWithIndices(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
                                                 at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
-  const MaxPool m = MaxPoolSetup(self, kernel, stride, padding, dilation, ceil_mode);
+  const MaxPool m = PoolSetup("aten::max_pool2d_with_indices", self, kernel, stride, padding, dilation, ceil_mode);
   const Windows& g = m.g;
   const int64_t w = m.x.size(3);
   const Tensor xp = at::constant_pad_nd(m.x, {g.pw, m.pr, g.ph, m.pb}, -std::numeric_limits<double>::infinity());
@@ -299,7 +250,7 @@ std::tuple<Tensor&, Tensor&> MaxPool2dWithIndicesOut(const Tensor& self, at::Int
 Tensor MaxPool2dBackward(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
                          at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
                          const Tensor& indices) {
-  const MaxPool m = MaxPoolSetup(self, kernel, stride, padding, dilation, ceil_mode);
+  const MaxPool m = PoolSetup("aten::max_pool2d_with_indices", self, kernel, stride, padding, dilation, ceil_mode);
   const Windows& g = m.g;
   const int64_t h = m.x.size(2), w = m.x.size(3);
   const Tensor go = (self.dim() == 3 ? grad_output.unsqueeze(0) : grad_output).to(at::kFloat);
@@ -321,6 +272,83 @@ Tensor& MaxPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::
                              at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
                              bool ceil_mode, const Tensor& indices, Tensor& grad_input) {
   return CopyToOut(MaxPool2dBackward(grad_output, self, kernel, stride, padding, dilation, ceil_mode, indices),
+                   grad_input);
+}
+
+// --- average pooling: the window sums (offset views of the input padded with zeros, added in fp32)
+// divided by each window's divisor, a host table of the op's geometry as the CPU kernel counts it
+// (count_include_pad: the window clipped to the padded input; else its in-bounds elements;
+// divisor_override replaces both), rounded once to the dtype.
+
+// `sums` divided by the windows' divisors: by one number when every window has the same (no upload),
+// else by the table.
+Tensor DivideByDivisors(const Tensor& sums, const MaxPool& m, bool count_include_pad,
+                        std::optional<int64_t> divisor_override) {
+  const Windows& g = m.g;
+  const int64_t h = m.x.size(2), w = m.x.size(3);
+  Tensor table = at::empty({g.ho, g.wo}, at::kFloat);
+  float* p = table.data_ptr<float>();
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
+      int64_t h1 = std::min(h0 + g.kh, h + g.ph), w1 = std::min(w0 + g.kw, w + g.pw);
+      const int64_t pool = (h1 - h0) * (w1 - w0);
+      h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0), h1 = std::min(h1, h), w1 = std::min(w1, w);
+      const int64_t inside = std::max<int64_t>(0, h1 - h0) * std::max<int64_t>(0, w1 - w0);
+      int64_t d = divisor_override ? *divisor_override : (count_include_pad ? pool : inside);
+      if (inside == 0) d = 1;  // an empty window's sum is 0, and so is the CPU's output
+      p[oh * g.wo + ow] = static_cast<float>(d);
+    }
+  }
+  if (table.eq(p[0]).all().item<bool>()) return sums.div(static_cast<double>(p[0]));
+  return sums.div(table.to(m.x.device()));  // a constant table of the op's geometry, uploaded
+}
+
+MaxPool AvgSetup(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
+                 bool ceil_mode, std::optional<int64_t> divisor_override) {
+  TORCH_CHECK(!divisor_override || *divisor_override != 0, "avg_pool2d: divisor must be not zero");
+  return PoolSetup("aten::avg_pool2d", self, kernel, stride.empty() ? kernel : stride, padding, {}, ceil_mode);
+}
+
+Tensor AvgPool2d(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
+                 bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const MaxPool m = AvgSetup(self, kernel, stride, padding, ceil_mode, divisor_override);
+  const Windows& g = m.g;
+  const Tensor xp = at::constant_pad_nd(m.x.to(at::kFloat), {g.pw, m.pr, g.ph, m.pb}, 0);
+  Tensor sum = g.At(xp, 0, 0).contiguous();
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = i == 0 ? 1 : 0; j < g.kw; ++j) sum.add_(g.At(xp, i, j));
+  }
+  const Tensor out = DivideByDivisors(sum, m, count_include_pad, divisor_override).to(self.scalar_type());
+  return self.dim() == 3 ? out.squeeze(0) : out;
+}
+
+Tensor& AvgPool2dOut(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
+                     bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& out) {
+  return CopyToOut(AvgPool2d(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override), out);
+}
+
+Tensor AvgPool2dBackward(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
+                         at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                         std::optional<int64_t> divisor_override) {
+  const MaxPool m = AvgSetup(self, kernel, stride, padding, ceil_mode, divisor_override);
+  const Windows& g = m.g;
+  const int64_t h = m.x.size(2), w = m.x.size(3);
+  const Tensor go = (self.dim() == 3 ? grad_output.unsqueeze(0) : grad_output).to(at::kFloat);
+  const Tensor share = DivideByDivisors(go, m, count_include_pad, divisor_override);
+  Tensor gxp = at::zeros({m.x.size(0), m.x.size(1), h + g.ph + m.pb, w + g.pw + m.pr}, go.options());
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) g.At(gxp, i, j).add_(share);
+  }
+  Tensor gi = gxp.slice(2, g.ph, g.ph + h).slice(3, g.pw, g.pw + w).to(self.scalar_type()).contiguous();
+  return self.dim() == 3 ? gi.squeeze(0) : gi;
+}
+
+Tensor& AvgPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
+                             at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                             std::optional<int64_t> divisor_override, Tensor& grad_input) {
+  return CopyToOut(AvgPool2dBackward(grad_output, self, kernel, stride, padding, ceil_mode, count_include_pad,
+                                     divisor_override),
                    grad_input);
 }
 

@@ -81,7 +81,6 @@ def test_batch_norm_values_gradients_and_running_statistics(training):
 @pytest.mark.parametrize("call,message", [
     (lambda x: F.conv_transpose2d(x, torch.randn(4, 2, 3, 3).to(x.device)), "transposed convolution"),
     (lambda x: F.conv3d(x.unsqueeze(2), torch.randn(2, 4, 1, 3, 3).to(x.device)), "1-d and 2-d convolutions"),
-    (lambda x: F.avg_pool2d(x, 2, ceil_mode=True), "ceil_mode"),
 ])
 def test_unsupported_forms_name_the_op(call, message):
     with pytest.raises(NotImplementedError, match=message):
@@ -115,3 +114,23 @@ def test_max_pool2d_values_indices_and_gradient_equal_the_cpu(args):
 def test_max_pool_errors_name_the_op():
     with pytest.raises(NotImplementedError, match="aten::max_pool2d_with_indices on neuron: floating dtypes"):
         F.max_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.int32, device="neuron"), 2)
+
+
+@pytest.mark.parametrize("args", [dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                  dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+                                  dict(kernel_size=(2, 3), stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+                                  dict(kernel_size=2, divisor_override=3)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_avg_pool2d_divisors_and_gradient_equal_the_cpu(args, dtype):
+    """Windows clipped by ceil_mode, padding left out of the count, an explicit divisor: summed in fp32
+    and rounded once, as the CPU kernel."""
+    x = torch.randn(2, 3, 9, 10, generator=torch.Generator().manual_seed(2)).to(dtype)
+    want = F.avg_pool2d(x, **args)
+    xc = x.clone().requires_grad_()
+    F.avg_pool2d(xc, **args).backward(torch.linspace(-1, 1, want.numel()).reshape(want.shape).to(dtype))
+    xd = x.to("neuron").requires_grad_()
+    got = F.avg_pool2d(xd, **args)
+    got.backward(torch.linspace(-1, 1, want.numel()).reshape(want.shape).to(dtype).to("neuron"))
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype == torch.float32 else dict(rtol=1e-2, atol=1e-2)
+    torch.testing.assert_close(got.detach().cpu(), want, **tol)
+    torch.testing.assert_close(xd.grad.cpu(), xc.grad, **tol)

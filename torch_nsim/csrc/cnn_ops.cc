@@ -504,6 +504,78 @@ std::tuple<Tensor, Tensor, Tensor> NativeBatchNormBackward(
   return {gi, gw, gb};
 }
 
+// The out= forms of batch norm (and the reserve-carrying form torch.nn uses): the functional result
+// copied into the caller's tensors.
+std::tuple<Tensor&, Tensor&, Tensor&> CopyThree(std::tuple<Tensor, Tensor, Tensor> r, Tensor& out, Tensor& mean,
+                                               Tensor& invstd) {
+  CopyToOut(std::get<0>(r), out);
+  CopyToOut(std::get<1>(r), mean);
+  CopyToOut(std::get<2>(r), invstd);
+  return {out, mean, invstd};
+}
+std::tuple<Tensor&, Tensor&, Tensor&> NativeBatchNormOut(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+    double momentum, double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  return CopyThree(NativeBatchNorm(input, weight, bias, running_mean, running_var, training, momentum, eps), out,
+                   save_mean, save_invstd);
+}
+std::tuple<Tensor&, Tensor&, Tensor&> BatchNormLegitOut(const Tensor& input, const std::optional<Tensor>& weight,
+                                                        const std::optional<Tensor>& bias, Tensor& running_mean,
+                                                        Tensor& running_var, bool training, double momentum,
+                                                        double eps, Tensor& out, Tensor& save_mean,
+                                                        Tensor& save_invstd) {
+  return CopyThree(NativeBatchNorm(input, weight, bias, running_mean, running_var, training, momentum, eps), out,
+                   save_mean, save_invstd);
+}
+std::tuple<Tensor&, Tensor&, Tensor&> BatchNormLegitNoStatsOut(const Tensor& input,
+                                                               const std::optional<Tensor>& weight,
+                                                               const std::optional<Tensor>& bias, bool training,
+                                                               double momentum, double eps, Tensor& out,
+                                                               Tensor& save_mean, Tensor& save_invstd) {
+  return CopyThree(NativeBatchNorm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps), out,
+                   save_mean, save_invstd);
+}
+std::tuple<Tensor, Tensor, Tensor, Tensor> BatchNormWithUpdate(const Tensor& input,
+                                                               const std::optional<Tensor>& weight,
+                                                               const std::optional<Tensor>& bias, Tensor& running_mean,
+                                                               Tensor& running_var, double momentum, double eps) {
+  auto [y, mean, invstd] = NativeBatchNorm(input, weight, bias, running_mean, running_var, true, momentum, eps);
+  return {y, mean, invstd, at::empty({0}, input.options().dtype(at::kByte))};  // no reserve space, as on the CPU
+}
+std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> BatchNormWithUpdateOut(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    Tensor& running_mean, Tensor& running_var, double momentum, double eps, Tensor& out, Tensor& save_mean,
+    Tensor& save_invstd, Tensor& reserve) {
+  CopyThree(NativeBatchNorm(input, weight, bias, running_mean, running_var, true, momentum, eps), out, save_mean,
+            save_invstd);
+  reserve.resize_({0});
+  return {out, save_mean, save_invstd, reserve};
+}
+std::tuple<Tensor, Tensor, Tensor> BatchNormBackward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var,
+                                                     const std::optional<Tensor>& save_mean,
+                                                     const std::optional<Tensor>& save_var, bool update, double eps,
+                                                     std::array<bool, 3> mask, const Tensor& /*reserve*/) {
+  return NativeBatchNormBackward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps,
+                                 mask);
+}
+
+// --- im2col (F.unfold): the convolution's windows, [N, C kH kW, L].
+Tensor Im2ColOp(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding,
+                at::IntArrayRef stride) {
+  TORCH_CHECK(self.dim() == 3 || self.dim() == 4, "im2col: expected 3D or 4D input, got ", self.sizes());
+  const Tensor x = self.dim() == 3 ? self.unsqueeze(0) : self;
+  const Windows g = Geometry(x, Pick(kernel, 0, 1), Pick(kernel, 1, 1), stride, padding, dilation, "aten::im2col");
+  const Tensor col = Im2Col(x, g).permute({3, 0, 1, 2, 4, 5}).contiguous().view({x.size(0), x.size(1) * g.kh * g.kw, g.ho * g.wo});
+  return self.dim() == 3 ? col.squeeze(0) : col;
+}
+Tensor& Im2ColOut(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding,
+                  at::IntArrayRef stride, Tensor& out) {
+  return CopyToOut(Im2ColOp(self, kernel, dilation, padding, stride), out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -521,6 +593,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_adaptive_avg_pool2d_backward", &AdaptiveAvgPool2dBackward);
   m.impl("native_batch_norm", &NativeBatchNorm);
   m.impl("native_batch_norm_backward", &NativeBatchNormBackward);
+  m.impl("native_batch_norm.out", &NativeBatchNormOut);
+  m.impl("_native_batch_norm_legit.out", &BatchNormLegitOut);
+  m.impl("_native_batch_norm_legit.no_stats_out", &BatchNormLegitNoStatsOut);
+  m.impl("_batch_norm_with_update", &BatchNormWithUpdate);
+  m.impl("_batch_norm_with_update.out", &BatchNormWithUpdateOut);
+  m.impl("batch_norm_backward", &BatchNormBackward);
+  m.impl("im2col", &Im2ColOp);
+  m.impl("im2col.out", &Im2ColOut);
   m.impl("_native_batch_norm_legit", &BatchNormLegit);
   m.impl("_native_batch_norm_legit.no_stats", &BatchNormLegitNoStats);
   m.impl("_native_batch_norm_legit_no_training", &BatchNormLegitNoTraining);

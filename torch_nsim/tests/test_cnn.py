@@ -134,3 +134,17 @@ def test_avg_pool2d_divisors_and_gradient_equal_the_cpu(args, dtype):
     tol = dict(rtol=1e-6, atol=1e-6) if dtype == torch.float32 else dict(rtol=1e-2, atol=1e-2)
     torch.testing.assert_close(got.detach().cpu(), want, **tol)
     torch.testing.assert_close(xd.grad.cpu(), xc.grad, **tol)
+
+
+def test_unfold_and_batch_norm_forms_equal_the_cpu():
+    x = torch.randn(2, 3, 7, 6, generator=torch.Generator().manual_seed(3))
+    args = dict(kernel_size=(3, 2), dilation=(1, 2), padding=1, stride=(2, 1))
+    assert torch.equal(F.unfold(x.to("neuron"), **args).cpu(), F.unfold(x, **args))  # im2col: copies
+    w, b = torch.randn(3), torch.randn(3)
+    stats = {d: (torch.zeros(3, device=d), torch.ones(3, device=d)) for d in ("cpu", "neuron")}
+    outs = {d: torch.ops.aten._batch_norm_with_update(x.to(d), w.to(d), b.to(d), *stats[d], 0.1, 1e-5)
+            for d in ("cpu", "neuron")}
+    for got, want in zip(outs["neuron"][:3], outs["cpu"][:3]):
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)
+    for got, want in zip(stats["neuron"], stats["cpu"]):  # running statistics updated in place
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)

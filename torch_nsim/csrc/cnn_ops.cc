@@ -77,7 +77,8 @@ std::vector<int64_t> As2d(at::IntArrayRef v, int64_t dflt, int64_t dims) {
 void CheckConv(const Tensor& input, bool transposed) {
   TORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 3 || input.dim() == 4,
                               "aten::convolution on neuron: 1-d and 2-d convolutions, not ", input.dim() - 2, "-d");
-  TORCH_CHECK_NOT_IMPLEMENTED(!transposed, "aten::convolution on neuron: transposed convolution is not supported");
+  TORCH_CHECK_NOT_IMPLEMENTED(!transposed, "aten::convolution on neuron: the backward of a transposed convolution is not "
+                              "supported");
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(input.scalar_type()),
                               "aten::convolution on neuron: floating dtypes only, not ", input.scalar_type());
 }
@@ -109,9 +110,46 @@ Tensor ConvGroup(const Tensor& x, const Tensor& w, const Windows& g) {
   return at::mm(w.reshape({w.size(0), -1}), col).view({w.size(0), x.size(0), g.ho, g.wo});
 }
 
+// A transposed convolution (the input's gradient of a convolution): one matmul per group spreads each
+// input element over its kernel's window of the output, [Cout, kH, kW, N, H, W], and col2im adds the
+// windows into the output (in fp32, rounded once); the windows' geometry is the forward convolution's
+// of the output, whose size is (H - 1) s - 2 p + d (k - 1) + output_padding + 1.
+Tensor ConvTransposeGroup(const Tensor& x, const Tensor& w, const Windows& g, int64_t ho, int64_t wo) {
+  const int64_t cout = w.size(1);
+  const Tensor col = at::mm(w.reshape({w.size(0), -1}).t(), x.transpose(0, 1).reshape({x.size(1), -1}))
+                         .to(at::kFloat)
+                         .view({cout, g.kh, g.kw, x.size(0), x.size(2), x.size(3)});
+  return Col2Im(col, at::empty({x.size(0), cout, ho, wo}, x.options().dtype(at::kFloat)), g);
+}
+
+Tensor ConvTranspose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                     at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
+                     at::IntArrayRef output_padding, int64_t groups) {
+  const int64_t dims = input.dim() - 2;
+  const Tensor x = As2d(input), w = As2d(weight);  // w: [Cin, Cout / groups, kH, kW]
+  const auto s = As2d(stride, 1, dims), p = As2d(padding, 0, dims), d = As2d(dilation, 1, dims);
+  const auto op = As2d(output_padding, 0, dims);
+  Windows g{w.size(2), w.size(3), Pick(s, 0, 1), Pick(s, 1, 1), Pick(p, 0, 0), Pick(p, 1, 0), Pick(d, 0, 1),
+            Pick(d, 1, 1), x.size(2), x.size(3)};
+  const int64_t ho = (x.size(2) - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + Pick(op, 0, 0) + 1;
+  const int64_t wo = (x.size(3) - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + Pick(op, 1, 0) + 1;
+  TORCH_CHECK(ho > 0 && wo > 0, "aten::convolution (transposed) on neuron: the output would be empty");
+  std::vector<Tensor> parts;
+  for (int64_t k = 0; k < groups; ++k) {
+    parts.push_back(ConvTransposeGroup(Group(x, 1, k, groups), Group(w, 0, k, groups), g, ho, wo));
+  }
+  Tensor out = groups == 1 ? parts[0] : at::cat(parts, 1);
+  if (bias && bias->defined()) out = out + bias->to(at::kFloat).view({1, -1, 1, 1});
+  out = out.to(input.scalar_type());
+  return dims == 1 ? out.squeeze(2) : out;
+}
+
 Tensor Convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
-                   at::IntArrayRef /*output_padding*/, int64_t groups) {
+                   at::IntArrayRef output_padding, int64_t groups) {
+  if (transposed && (input.dim() == 3 || input.dim() == 4) && at::isFloatingType(input.scalar_type())) {
+    return ConvTranspose(input, weight, bias, stride, padding, dilation, output_padding, groups);
+  }
   CheckConv(input, transposed);
   const Conv c = Setup(input, weight, stride, padding, dilation);
   std::vector<Tensor> parts;

@@ -79,7 +79,8 @@ def test_batch_norm_values_gradients_and_running_statistics(training):
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda x: F.conv_transpose2d(x, torch.randn(4, 2, 3, 3).to(x.device)), "transposed convolution"),
+    (lambda x: F.conv_transpose2d(x.requires_grad_(), torch.randn(4, 2, 3, 3).to(x.device)).sum().backward(),
+     "the backward of a transposed convolution"),
     (lambda x: F.conv3d(x.unsqueeze(2), torch.randn(2, 4, 1, 3, 3).to(x.device)), "1-d and 2-d convolutions"),
 ])
 def test_unsupported_forms_name_the_op(call, message):
@@ -148,3 +149,19 @@ def test_unfold_and_batch_norm_forms_equal_the_cpu():
         torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)
     for got, want in zip(stats["neuron"], stats["cpu"]):  # running statistics updated in place
         torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("args", [dict(), dict(stride=2, padding=1, output_padding=1),
+                                  dict(stride=(2, 1), dilation=2, padding=(1, 0), groups=2)])
+def test_conv_transpose_equals_the_cpu(args):
+    """Each input element spread over its window of the output by one matmul per group, windows added."""
+    gen = torch.Generator().manual_seed(8)
+    x, w, b = torch.randn(2, 4, 5, 6, generator=gen), torch.randn(4, 3, 3, 2, generator=gen), torch.randn(6, generator=gen)
+    b = b[:3 * args.get("groups", 1)]
+    mark()
+    got = F.conv_transpose2d(x.to("neuron"), w.to("neuron"), b.to("neuron"), **args).cpu()
+    assert any("matmul" in e[0] or "mm" in e[0] for e in executions()), executions()
+    torch.testing.assert_close(got, F.conv_transpose2d(x, w, b, **args), rtol=1e-5, atol=1e-5)
+    x1, w1 = torch.randn(2, 4, 7, generator=gen), torch.randn(4, 2, 3, generator=gen)
+    torch.testing.assert_close(F.conv_transpose1d(x1.to("neuron"), w1.to("neuron"), stride=3).cpu(),
+                               F.conv_transpose1d(x1, w1, stride=3), rtol=1e-5, atol=1e-5)

@@ -446,6 +446,122 @@ Tensor AdaptiveAvgPool2dBackward(const Tensor& grad_output, const Tensor& self) 
   return AdaptiveMeanAlongBackward(gw, h, self.size(h)).to(self.scalar_type());
 }
 
+// --- adaptive max pooling: output cell (i, j) scans rows [start_i, end_i) and columns [start_j, end_j)
+// (the adaptive windows above). Offset (di, dj) of every window at once is one gathered view
+// (index_select of the clamped rows and columns, -inf where the offset lies outside the cell's
+// window); the running maximum and its index follow the CPU's scan order (rows, then columns;
+// greater or NaN replaces), starting from -inf at the window's first element.
+
+struct AdaptiveOffset {
+  Tensor rows, cols;  // int64 [Ho], [Wo] on the device: the clamped source row / column
+  Tensor inside;      // bool [Ho, Wo]: the offset lies in the cell's window
+  Tensor index;       // [Ho, Wo] input-plane index h * W + w (float or int64)
+  bool all_inside;
+};
+
+AdaptiveOffset OffsetOf(int64_t di, int64_t dj, int64_t h, int64_t w, int64_t ho, int64_t wo, at::ScalarType index_type,
+                        const c10::Device& d) {
+  std::vector<int64_t> rows(ho), cols(wo);
+  std::vector<bool> row_in(ho), col_in(wo);
+  for (int64_t i = 0; i < ho; ++i) {
+    const int64_t s = WindowStart(i, h, ho), e = WindowEnd(i, h, ho);
+    rows[i] = std::min(s + di, e - 1), row_in[i] = s + di < e;
+  }
+  for (int64_t j = 0; j < wo; ++j) {
+    const int64_t s = WindowStart(j, w, wo), e = WindowEnd(j, w, wo);
+    cols[j] = std::min(s + dj, e - 1), col_in[j] = s + dj < e;
+  }
+  Tensor inside = at::empty({ho, wo}, at::kBool), index = at::empty({ho, wo}, at::kLong);
+  bool all = true;
+  for (int64_t i = 0; i < ho; ++i) {
+    for (int64_t j = 0; j < wo; ++j) {
+      inside.data_ptr<bool>()[i * wo + j] = row_in[i] && col_in[j];
+      all = all && row_in[i] && col_in[j];
+      index.data_ptr<int64_t>()[i * wo + j] = rows[i] * w + cols[j];
+    }
+  }
+  return {at::tensor(rows, at::kLong).to(d), at::tensor(cols, at::kLong).to(d), inside.to(d),
+          index.to(index_type).to(d), all};
+}
+
+int64_t LongestWindow(int64_t n, int64_t out) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < out; ++i) k = std::max(k, WindowEnd(i, n, out) - WindowStart(i, n, out));
+  return k;
+}
+
+void CheckAdaptiveMax(const Tensor& x, at::IntArrayRef output_size) {
+  const char* op = "aten::adaptive_max_pool2d";
+  TORCH_CHECK_NOT_IMPLEMENTED((x.dim() == 3 || x.dim() == 4) && output_size.size() == 2 &&
+                                  at::isFloatingType(x.scalar_type()),
+                              op, " on neuron: a floating [C, H, W] or [N, C, H, W] input");
+  TORCH_CHECK(x.size(-1) > 0 && x.size(-2) > 0 && output_size[0] > 0 && output_size[1] > 0,
+              "adaptive_max_pool2d: empty input or output size");
+  TORCH_CHECK(x.size(-1) * x.size(-2) < (int64_t{1} << 24), op, " on neuron: planes up to 2^24 elements");
+}
+
+std::tuple<Tensor, Tensor> AdaptiveMaxPool2d(const Tensor& self, at::IntArrayRef output_size) {
+  CheckAdaptiveMax(self, output_size);
+  const Tensor x = self.dim() == 3 ? self.unsqueeze(0) : self;
+  const int64_t h = x.size(2), w = x.size(3), ho = output_size[0], wo = output_size[1];
+  Tensor best = at::full({x.size(0), x.size(1), ho, wo}, -std::numeric_limits<double>::infinity(), x.options());
+  const Tensor minus_inf = best.clone();
+  Tensor idx = OffsetOf(0, 0, h, w, ho, wo, at::kFloat, x.device()).index.expand(best.sizes());
+  for (int64_t di = 0; di < LongestWindow(h, ho); ++di) {
+    for (int64_t dj = 0; dj < LongestWindow(w, wo); ++dj) {
+      const AdaptiveOffset o = OffsetOf(di, dj, h, w, ho, wo, at::kFloat, x.device());
+      Tensor v = x.index_select(2, o.rows).index_select(3, o.cols);
+      if (!o.all_inside) v = at::where(o.inside, v, minus_inf);
+      const Tensor take = v.gt(best).logical_or(v.isnan());
+      best = at::where(take, v, best);
+      idx = at::where(take, o.index, idx);
+    }
+  }
+  Tensor indices = idx.to(at::kLong);
+  if (self.dim() == 3) return {best.squeeze(0), indices.squeeze(0)};
+  return {best, indices};
+}
+
+std::tuple<Tensor&, Tensor&> AdaptiveMaxPool2dOut(const Tensor& self, at::IntArrayRef output_size, Tensor& out,
+                                                  Tensor& indices) {
+  auto [o, i] = AdaptiveMaxPool2d(self, output_size);
+  CopyToOut(o, out);
+  CopyToOut(i, indices);
+  return {out, indices};
+}
+
+// Each output's gradient added at the input element its index names: per offset, the cells whose
+// index is that offset's element send their gradient there (index_add of a one-row gather is not on
+// the device, so the sum runs over the offset's rows and columns as a [Ho, H] x [.., Wo] x [Wo, W] product
+// of one-hot matrices on TensorE, in fp32).
+Tensor AdaptiveMaxPool2dBackward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  CheckAdaptiveMax(self, {grad_output.size(-2), grad_output.size(-1)});
+  const Tensor x = self.dim() == 3 ? self.unsqueeze(0) : self;
+  const Tensor go = (self.dim() == 3 ? grad_output.unsqueeze(0) : grad_output).to(at::kFloat);
+  const Tensor ind = self.dim() == 3 ? indices.unsqueeze(0) : indices;
+  const int64_t h = x.size(2), w = x.size(3), ho = go.size(2), wo = go.size(3);
+  Tensor gi = at::zeros({x.size(0), x.size(1), h, w}, go.options());
+  for (int64_t di = 0; di < LongestWindow(h, ho); ++di) {
+    for (int64_t dj = 0; dj < LongestWindow(w, wo); ++dj) {
+      const AdaptiveOffset o = OffsetOf(di, dj, h, w, ho, wo, at::kLong, x.device());
+      Tensor hit = ind.eq(o.index);
+      if (!o.all_inside) hit = hit.logical_and(o.inside);
+      const Tensor g = go * hit;  // [N, C, Ho, Wo]
+      // Row i of the offset goes to input row rows[i], column j to cols[j]: one-hot spreads on TensorE.
+      const Tensor rh = at::arange(h).unsqueeze(1).eq(o.rows.cpu().unsqueeze(0)).to(at::kFloat).to(x.device());
+      const Tensor cw = at::arange(w).unsqueeze(0).eq(o.cols.cpu().unsqueeze(1)).to(at::kFloat).to(x.device());
+      gi.add_(at::matmul(at::matmul(rh, g), cw));  // [H, Ho] @ g @ [Wo, W]
+    }
+  }
+  gi = gi.to(self.scalar_type());
+  return self.dim() == 3 ? gi.squeeze(0) : gi;
+}
+
+Tensor& AdaptiveMaxPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, const Tensor& indices,
+                                     Tensor& grad_input) {
+  return CopyToOut(AdaptiveMaxPool2dBackward(grad_output, self, indices), grad_input);
+}
+
 // --- batch norm over [N, C, ...]: statistics per channel in fp32, as the CPU kernel
 
 std::vector<int64_t> AllButChannel(const Tensor& x) {
@@ -628,6 +744,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_pool2d_with_indices_backward", &MaxPool2dBackward);
   m.impl("max_pool2d_with_indices_backward.grad_input", &MaxPool2dBackwardOut);
   m.impl("_adaptive_avg_pool2d", &AdaptiveAvgPool2d);
+  m.impl("adaptive_max_pool2d", &AdaptiveMaxPool2d);
+  m.impl("adaptive_max_pool2d.out", &AdaptiveMaxPool2dOut);
+  m.impl("adaptive_max_pool2d_backward", &AdaptiveMaxPool2dBackward);
+  m.impl("adaptive_max_pool2d_backward.grad_input", &AdaptiveMaxPool2dBackwardOut);
   m.impl("_adaptive_avg_pool2d_backward", &AdaptiveAvgPool2dBackward);
   m.impl("native_batch_norm", &NativeBatchNorm);
   m.impl("native_batch_norm_backward", &NativeBatchNormBackward);

@@ -165,3 +165,21 @@ def test_conv_transpose_equals_the_cpu(args):
     x1, w1 = torch.randn(2, 4, 7, generator=gen), torch.randn(4, 2, 3, generator=gen)
     torch.testing.assert_close(F.conv_transpose1d(x1.to("neuron"), w1.to("neuron"), stride=3).cpu(),
                                F.conv_transpose1d(x1, w1, stride=3), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("size", [(3, 4), (5, 7), (1, 1), (7, 3)])
+def test_adaptive_max_pool2d_values_indices_and_gradient_equal_the_cpu(size):
+    """Overlapping and growing windows: NaN propagates, the first of equal maxima wins, gradients to the index."""
+    x = torch.randn(2, 3, 5, 7, generator=torch.Generator().manual_seed(6))
+    x[0, 0, 0, 0] = float("nan")
+    x[1, 1, 1:3, 1:4] = 5.0
+    want, want_idx = F.adaptive_max_pool2d(x, size, return_indices=True)
+    up = torch.linspace(-1, 1, want.numel()).reshape(want.shape)
+    xc = x.clone().requires_grad_()
+    F.adaptive_max_pool2d(xc, size).backward(up)
+    xd = x.to("neuron").requires_grad_()
+    got, got_idx = F.adaptive_max_pool2d(xd, size, return_indices=True)
+    got.backward(up.to("neuron"))
+    assert torch.equal(got.detach().cpu().nan_to_num(9.0), want.nan_to_num(9.0))
+    assert torch.equal(got_idx.cpu(), want_idx)
+    torch.testing.assert_close(xd.grad.cpu(), xc.grad, rtol=1e-6, atol=1e-6)

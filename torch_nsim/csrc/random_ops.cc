@@ -303,6 +303,34 @@ Tensor& NativeDropoutBackwardOut(const Tensor& grad, const Tensor& mask, double 
   return CopyToOut(NativeDropoutBackward(grad, mask, scale), out);
 }
 
+// --- rrelu: in training, each element at or below 0 is scaled by a uniform slope in [lower, upper]
+// (its noise; 1 elsewhere), computed in fp32 and rounded once, as the CPU kernel; in eval mode
+// leaky_relu with the mean slope.
+Tensor RreluWithNoise(const Tensor& self, Tensor& noise, const c10::Scalar& lower, const c10::Scalar& upper,
+                      bool training, std::optional<at::Generator> gen) {
+  const char* op = "aten::rrelu_with_noise";
+  NoGenerator(gen, op);
+  CheckFloating(self, op);
+  const double lo = lower.toDouble(), hi = upper.toDouble();
+  if (!training) return at::leaky_relu(self, (lo + hi) / 2);
+  if (self.numel() == 0) return self.clone();
+  const Tensor slope = Shaped(UniformsLike(self, op), self).mul(hi - lo).add(lo);
+  const Tensor r = at::where(self.le(0), slope, at::ones_like(slope));
+  noise.copy_(r.to(noise.scalar_type()));
+  return (self.to(at::kFloat) * r).to(self.scalar_type());
+}
+
+Tensor& RreluWithNoiseOut(const Tensor& self, Tensor& noise, const c10::Scalar& lower, const c10::Scalar& upper,
+                          bool training, std::optional<at::Generator> gen, Tensor& out) {
+  return CopyToOut(RreluWithNoise(self, noise, lower, upper, training, gen), out);
+}
+
+Tensor& RreluWithNoiseInplace(Tensor& self, Tensor& noise, const c10::Scalar& lower, const c10::Scalar& upper,
+                              bool training, std::optional<at::Generator> gen) {
+  self.copy_(RreluWithNoise(self, noise, lower, upper, training, gen));
+  return self;
+}
+
 }  // namespace
 
 std::pair<uint64_t, uint64_t> RngState(int device) {
@@ -339,6 +367,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_dropout", &NativeDropout);
   m.impl("native_dropout_backward", &NativeDropoutBackward);
   m.impl("native_dropout_backward.out", &NativeDropoutBackwardOut);
+  m.impl("rrelu_with_noise", &RreluWithNoise);
+  m.impl("rrelu_with_noise.out", &RreluWithNoiseOut);
+  m.impl("rrelu_with_noise_", &RreluWithNoiseInplace);
 }
 
 }  // namespace torch_nsim

@@ -146,6 +146,15 @@ def _kept_or(dropped):
     return holds
 
 
+def _rrelu_holds(g, s):
+    x, g = s.input.float(), g.float()
+    lo, hi = s.kwargs.get("lower", 1 / 8), s.kwargs.get("upper", 1 / 3)
+    rtol, atol = TOLERANCE.get(s.input.dtype, (1e-4, 1e-4))
+    pos = x > 0
+    slope_ok = (g >= x * hi - atol - rtol * g.abs()) & (g <= x * lo + atol + rtol * g.abs())
+    return bool(torch.where(pos, (g - x).abs() <= atol + rtol * x.abs(), slope_ok).all())
+
+
 def _finite(g, w, s):
     return bool((g.isfinite() == w.isfinite()).all())
 
@@ -176,6 +185,8 @@ RANDOM = {
     "nn.functional.dropout3d": (_training_dropout, _kept_or("zero")),
     "nn.functional.alpha_dropout": (_training_dropout, _kept_or("alpha")),
     "nn.functional.feature_alpha_dropout.with_train": (_training_dropout, _kept_or("alpha")),
+    # rrelu in training: x where x > 0, else x times a slope in [lower, upper]
+    "nn.functional.rrelu": (lambda s: s.kwargs.get("training", False), lambda g, w, s: _rrelu_holds(g, s)),
     # attention with dropout: shape, dtype and finiteness (the probabilities dropped are not observable)
     "nn.functional.scaled_dot_product_attention": (lambda s: s.kwargs.get("dropout_p", 0.0) > 0, _finite),
     "nn.functional.multi_head_attention_forward": (lambda s: s.kwargs.get("training", True) and s.args[9] > 0,

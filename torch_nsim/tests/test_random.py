@@ -189,3 +189,16 @@ def test_unsupported_forms_name_the_op():
         torch.empty(4, device="neuron").uniform_(generator=torch.Generator())
     with pytest.raises(NotImplementedError, match=r"aten::random_.from on neuron: ranges and bounds up to 2\^24"):
         torch.empty(4, device="neuron", dtype=torch.int64).random_(0, 2 ** 40)
+
+
+def test_rrelu_slopes_are_uniform_in_range_and_eval_is_leaky():
+    torch.neuron.manual_seed(8)
+    x = -torch.rand(N) - 0.5
+    x[:10] = torch.arange(10.0)  # positives pass through
+    got = F.rrelu(x.to("neuron"), lower=0.1, upper=0.3, training=True).cpu()
+    assert torch.equal(got[:10], x[:10])
+    slope = (got[10:] / x[10:]).double()
+    assert slope.min() >= 0.1 - 1e-6 and slope.max() <= 0.3 + 1e-6
+    assert abs(slope.mean() - 0.2) < 0.002 and abs(slope.var() - 0.04 / 12) < 2e-4
+    torch.testing.assert_close(F.rrelu(x.to("neuron"), 0.1, 0.3, training=False).cpu(),
+                               F.rrelu(x, 0.1, 0.3, training=False))

@@ -22,29 +22,30 @@ def _is_in_bad_fork():
     return False
 
 
-# Each device's random state as CUDA keeps it for its counter-based
-# generator: a 64-bit seed and a 64-bit offset (16 bytes). The device has no
-# random kernels yet (make random tensors on the CPU and copy them), but
-# PyTorch's seeding helpers (torch.manual_seed, fork_rng, the test suites'
-# seed freezing) read and restore this state on every registered device.
-_DEFAULT_SEED = 67280421310721  # CUDA's default_rng_seed_val
-_rng = {}
+# Each device's random state, kept by the extension (csrc/random_ops.h) as
+# CUDA keeps its counter-based generator's: a 64-bit seed and a 64-bit offset
+# (16 bytes, little-endian). Every random kernel on the device draws the key of
+# (seed, offset) and advances offset by one, so the same seed gives the same
+# numbers whatever other (non-random) ops ran in between. PyTorch's seeding
+# helpers (torch.manual_seed, fork_rng, the test suites' seed freezing) read
+# and restore this state on every registered device.
+_MASK64 = 0xFFFFFFFFFFFFFFFF
 
 
-def _state(device):
-    return _rng.setdefault(_index(device) if device is not None else current_device(), [_DEFAULT_SEED, 0])
+def _signed(v):
+    return v - (1 << 64) if v >= (1 << 63) else v
 
 
 def get_rng_state(device=None):
-    seed, offset = _state(device)
-    return torch.tensor([seed, offset], dtype=torch.int64).view(torch.uint8)
+    seed, offset = _C.rng_state(_index(device) if device is not None else current_device())
+    return torch.tensor([_signed(seed), _signed(offset)], dtype=torch.int64).view(torch.uint8)
 
 
 def set_rng_state(new_state, device=None):
     if not isinstance(new_state, torch.Tensor) or new_state.dtype != torch.uint8 or new_state.numel() != 16:
         raise TypeError("torch.neuron.set_rng_state: expected the 16-byte torch.uint8 tensor get_rng_state returns")
     seed, offset = new_state.cpu().contiguous().view(torch.int64).tolist()
-    _state(device)[:] = [seed, offset]
+    _C.set_rng_state(_index(device) if device is not None else current_device(), seed & _MASK64, offset & _MASK64)
 
 
 def get_rng_state_all():
@@ -57,12 +58,12 @@ def set_rng_state_all(new_states):
 
 
 def manual_seed(seed):
-    _state(None)[:] = [int(seed) & 0xFFFFFFFFFFFFFFFF, 0]
+    _C.set_rng_state(current_device(), int(seed) & _MASK64, 0)
 
 
 def manual_seed_all(seed):
     for i in range(device_count()):
-        _state(i)[:] = [int(seed) & 0xFFFFFFFFFFFFFFFF, 0]
+        _C.set_rng_state(i, int(seed) & _MASK64, 0)
 
 
 def seed():
@@ -74,7 +75,7 @@ def seed_all():
 
 
 def initial_seed():
-    return _state(None)[0]
+    return _C.rng_state(current_device())[0]
 
 
 def device_count():

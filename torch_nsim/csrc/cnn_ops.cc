@@ -5,6 +5,8 @@
 // K = C_in x kH x kW contracts them with the weights; the backward is the
 // two transposed matmuls and the windows added back (col2im). Every step is
 // a device kernel or copy, timed by the model like any other op.
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -75,7 +77,8 @@ std::vector<int64_t> As2d(at::IntArrayRef v, int64_t dflt, int64_t dims) {
 void CheckConv(const Tensor& input, bool transposed) {
   TORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 3 || input.dim() == 4,
                               "aten::convolution on neuron: 1-d and 2-d convolutions, not ", input.dim() - 2, "-d");
-  TORCH_CHECK_NOT_IMPLEMENTED(!transposed, "aten::convolution on neuron: transposed convolution is not supported");
+  TORCH_CHECK_NOT_IMPLEMENTED(!transposed, "aten::convolution on neuron: the backward of a transposed convolution is not "
+                              "supported");
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(input.scalar_type()),
                               "aten::convolution on neuron: floating dtypes only, not ", input.scalar_type());
 }
@@ -107,9 +110,46 @@ Tensor ConvGroup(const Tensor& x, const Tensor& w, const Windows& g) {
   return at::mm(w.reshape({w.size(0), -1}), col).view({w.size(0), x.size(0), g.ho, g.wo});
 }
 
+// A transposed convolution (the input's gradient of a convolution): one matmul per group spreads each
+// input element over its kernel's window of the output, [Cout, kH, kW, N, H, W], and col2im adds the
+// windows into the output (in fp32, rounded once); the windows' geometry is the forward convolution's
+// of the output, whose size is (H - 1) s - 2 p + d (k - 1) + output_padding + 1.
+Tensor ConvTransposeGroup(const Tensor& x, const Tensor& w, const Windows& g, int64_t ho, int64_t wo) {
+  const int64_t cout = w.size(1);
+  const Tensor col = at::mm(w.reshape({w.size(0), -1}).t(), x.transpose(0, 1).reshape({x.size(1), -1}))
+                         .to(at::kFloat)
+                         .view({cout, g.kh, g.kw, x.size(0), x.size(2), x.size(3)});
+  return Col2Im(col, at::empty({x.size(0), cout, ho, wo}, x.options().dtype(at::kFloat)), g);
+}
+
+Tensor ConvTranspose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                     at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
+                     at::IntArrayRef output_padding, int64_t groups) {
+  const int64_t dims = input.dim() - 2;
+  const Tensor x = As2d(input), w = As2d(weight);  // w: [Cin, Cout / groups, kH, kW]
+  const auto s = As2d(stride, 1, dims), p = As2d(padding, 0, dims), d = As2d(dilation, 1, dims);
+  const auto op = As2d(output_padding, 0, dims);
+  Windows g{w.size(2), w.size(3), Pick(s, 0, 1), Pick(s, 1, 1), Pick(p, 0, 0), Pick(p, 1, 0), Pick(d, 0, 1),
+            Pick(d, 1, 1), x.size(2), x.size(3)};
+  const int64_t ho = (x.size(2) - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + Pick(op, 0, 0) + 1;
+  const int64_t wo = (x.size(3) - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + Pick(op, 1, 0) + 1;
+  TORCH_CHECK(ho > 0 && wo > 0, "aten::convolution (transposed) on neuron: the output would be empty");
+  std::vector<Tensor> parts;
+  for (int64_t k = 0; k < groups; ++k) {
+    parts.push_back(ConvTransposeGroup(Group(x, 1, k, groups), Group(w, 0, k, groups), g, ho, wo));
+  }
+  Tensor out = groups == 1 ? parts[0] : at::cat(parts, 1);
+  if (bias && bias->defined()) out = out + bias->to(at::kFloat).view({1, -1, 1, 1});
+  out = out.to(input.scalar_type());
+  return dims == 1 ? out.squeeze(2) : out;
+}
+
 Tensor Convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
-                   at::IntArrayRef /*output_padding*/, int64_t groups) {
+                   at::IntArrayRef output_padding, int64_t groups) {
+  if (transposed && (input.dim() == 3 || input.dim() == 4) && at::isFloatingType(input.scalar_type())) {
+    return ConvTranspose(input, weight, bias, stride, padding, dilation, output_padding, groups);
+  }
   CheckConv(input, transposed);
   const Conv c = Setup(input, weight, stride, padding, dilation);
   std::vector<Tensor> parts;
@@ -149,28 +189,176 @@ std::tuple<Tensor, Tensor, Tensor> ConvolutionBackward(const Tensor& grad_output
   return {gi, gw, gb};
 }
 
-// --- average pooling (count_include_pad, no ceil_mode or divisor_override)
+// --- max pooling with indices. The running maximum over the kernel offsets, one window view of the
+// input (padded with -inf) per offset, as the CPU kernel scans a window: an element replaces the
+// maximum when it is greater or NaN (so the first of equal maxima wins and NaN propagates), starting
+// from -inf at the window's first in-bounds element. Indices (h * W + w in the input plane) are
+// carried in fp32 (exact below 2^24) and stored as int64. The backward adds each output's gradient
+// into the window offset its index names (an int64 compare per offset), as col2im does.
 
-Windows PoolGeometry(const Tensor& x, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                     bool ceil_mode, std::optional<int64_t> divisor_override, bool count_include_pad) {
-  TORCH_CHECK_NOT_IMPLEMENTED(x.dim() == 4, "aten::avg_pool2d on neuron: [N, C, H, W] input, not ", x.dim(), "-d");
-  TORCH_CHECK_NOT_IMPLEMENTED(!ceil_mode && !divisor_override && (count_include_pad || padding.empty() ||
-                                                                  (Pick(padding, 0, 0) == 0 && Pick(padding, 1, 0) == 0)),
-                              "aten::avg_pool2d on neuron: ceil_mode, divisor_override and count_include_pad=False "
-                              "with padding are not supported");
-  const int64_t kh = Pick(kernel, 0, 1), kw = Pick(kernel, 1, 1);
-  return Geometry(x, kh, kw, stride.empty() ? kernel : stride, padding, {}, "aten::avg_pool2d");
+struct MaxPool {  // the geometry of max and average pooling
+  Tensor x;  // [N, C, H, W]
+  Windows g;
+  int64_t pb, pr;  // -inf rows / columns after the input so that every (ceil_mode) window fits
+};
+
+int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  if (span < 0) return 0;
+  int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (o - 1) * s >= in + p) --o;  // the last window must start inside the input or left padding
+  return o;
+}
+
+MaxPool PoolSetup(const char* op, const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                  at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  TORCH_CHECK_NOT_IMPLEMENTED(self.dim() == 3 || self.dim() == 4, op, " on neuron: a [C, H, W] or [N, C, H, W] input");
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), op, " on neuron: floating dtypes, not ",
+                              self.scalar_type());
+  TORCH_CHECK(self.size(-1) * self.size(-2) < (int64_t{1} << 24), op,
+              " on neuron: planes up to 2^24 elements (indices are carried in fp32)");
+  MaxPool m{self.dim() == 3 ? self.unsqueeze(0) : self, {}, 0, 0};
+  Windows& g = m.g;
+  g.kh = Pick(kernel, 0, 1), g.kw = Pick(kernel, 1, 1);
+  g.sh = Pick(stride, 0, g.kh), g.sw = Pick(stride, 1, g.kw);
+  g.ph = Pick(padding, 0, 0), g.pw = Pick(padding, 1, 0), g.dh = Pick(dilation, 0, 1), g.dw = Pick(dilation, 1, 1);
+  TORCH_CHECK(g.kh > 0 && g.kw > 0 && g.sh > 0 && g.sw > 0 && g.dh > 0 && g.dw > 0, op,
+              ": kernel size, stride and dilation must be positive");
+  TORCH_CHECK(g.ph <= g.kh / 2 && g.pw <= g.kw / 2, op, ": pad should be at most half of effective kernel size");
+  const int64_t h = m.x.size(2), w = m.x.size(3);
+  g.ho = PoolOut(h, g.kh, g.sh, g.ph, g.dh, ceil_mode);
+  g.wo = PoolOut(w, g.kw, g.sw, g.pw, g.dw, ceil_mode);
+  TORCH_CHECK(g.ho > 0 && g.wo > 0, op, ": output size is too small (input ", h, "x", w, ")");
+  m.pb = std::max<int64_t>(0, (g.ho - 1) * g.sh + g.dh * (g.kh - 1) + 1 - h - g.ph);
+  m.pr = std::max<int64_t>(0, (g.wo - 1) * g.sw + g.dw * (g.kw - 1) + 1 - w - g.pw);
+  return m;
+}
+
+// [Ho, Wo] on x's device: the input-plane index of each window's origin (offset (0, 0), maybe out of
+// bounds), or of its first in-bounds element; `dtype` kFloat or kLong.
+Tensor WindowIndex(const MaxPool& m, bool first_in_bounds, at::ScalarType dtype) {
+  const Windows& g = m.g;
+  const int64_t w = m.x.size(3);
+  Tensor t = at::empty({g.ho, g.wo}, at::kLong);
+  int64_t* p = t.data_ptr<int64_t>();
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      int64_t ih = oh * g.sh - g.ph, iw = ow * g.sw - g.pw;
+      while (first_in_bounds && ih < 0) ih += g.dh;
+      while (first_in_bounds && iw < 0) iw += g.dw;
+      p[oh * g.wo + ow] = ih * w + iw;
+    }
+  }
+  return t.to(dtype).to(m.x.device());  // a constant table of the op's geometry, uploaded
+}
+
+std::tuple<Tensor, Tensor> MaxPool2dWithIndices(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                                                at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  const MaxPool m = PoolSetup("aten::max_pool2d_with_indices", self, kernel, stride, padding, dilation, ceil_mode);
+  const Windows& g = m.g;
+  const int64_t w = m.x.size(3);
+  const Tensor xp = at::constant_pad_nd(m.x, {g.pw, m.pr, g.ph, m.pb}, -std::numeric_limits<double>::infinity());
+  const Tensor origin = WindowIndex(m, false, at::kFloat);
+  Tensor best = at::full({m.x.size(0), m.x.size(1), g.ho, g.wo}, -std::numeric_limits<double>::infinity(),
+                         m.x.options());
+  Tensor idx = WindowIndex(m, true, at::kFloat).expand(best.sizes());
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const Tensor v = g.At(xp, i, j);
+      const Tensor take = v.gt(best).logical_or(v.isnan());
+      best = at::where(take, v, best);
+      idx = at::where(take, origin + static_cast<double>(i * g.dh * w + j * g.dw), idx);
+    }
+  }
+  Tensor indices = idx.to(at::kLong);
+  if (self.dim() == 3) return {best.squeeze(0), indices.squeeze(0)};
+  return {best, indices};
+}
+
+std::tuple<Tensor&, Tensor&> MaxPool2dWithIndicesOut(const Tensor& self, at::IntArrayRef kernel,
+                                                     at::IntArrayRef stride, at::IntArrayRef padding,
+                                                     at::IntArrayRef dilation, bool ceil_mode, Tensor& out,
+                                                     Tensor& indices) {
+  auto [o, i] = MaxPool2dWithIndices(self, kernel, stride, padding, dilation, ceil_mode);
+  CopyToOut(o, out);
+  CopyToOut(i, indices);
+  return {out, indices};
+}
+
+Tensor MaxPool2dBackward(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
+                         at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
+                         const Tensor& indices) {
+  const MaxPool m = PoolSetup("aten::max_pool2d_with_indices", self, kernel, stride, padding, dilation, ceil_mode);
+  const Windows& g = m.g;
+  const int64_t h = m.x.size(2), w = m.x.size(3);
+  const Tensor go = (self.dim() == 3 ? grad_output.unsqueeze(0) : grad_output).to(at::kFloat);
+  const Tensor ind = self.dim() == 3 ? indices.unsqueeze(0) : indices;
+  const Tensor origin = WindowIndex(m, false, at::kLong);
+  Tensor gxp = at::zeros({m.x.size(0), m.x.size(1), h + g.ph + m.pb, w + g.pw + m.pr}, go.options());
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) {
+      // An out-of-bounds offset's index may alias an input element; its sum lands in the padding, cropped.
+      const Tensor hit = ind.eq(origin + (i * g.dh * w + j * g.dw));
+      g.At(gxp, i, j).add_(go * hit);
+    }
+  }
+  Tensor gi = gxp.slice(2, g.ph, g.ph + h).slice(3, g.pw, g.pw + w).to(self.scalar_type()).contiguous();
+  return self.dim() == 3 ? gi.squeeze(0) : gi;
+}
+
+Tensor& MaxPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
+                             at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
+                             bool ceil_mode, const Tensor& indices, Tensor& grad_input) {
+  return CopyToOut(MaxPool2dBackward(grad_output, self, kernel, stride, padding, dilation, ceil_mode, indices),
+                   grad_input);
+}
+
+// --- average pooling: the window sums (offset views of the input padded with zeros, added in fp32)
+// divided by each window's divisor, a host table of the op's geometry as the CPU kernel counts it
+// (count_include_pad: the window clipped to the padded input; else its in-bounds elements;
+// divisor_override replaces both), rounded once to the dtype.
+
+// `sums` divided by the windows' divisors: by one number when every window has the same (no upload),
+// else by the table.
+Tensor DivideByDivisors(const Tensor& sums, const MaxPool& m, bool count_include_pad,
+                        std::optional<int64_t> divisor_override) {
+  const Windows& g = m.g;
+  const int64_t h = m.x.size(2), w = m.x.size(3);
+  Tensor table = at::empty({g.ho, g.wo}, at::kFloat);
+  float* p = table.data_ptr<float>();
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
+      int64_t h1 = std::min(h0 + g.kh, h + g.ph), w1 = std::min(w0 + g.kw, w + g.pw);
+      const int64_t pool = (h1 - h0) * (w1 - w0);
+      h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0), h1 = std::min(h1, h), w1 = std::min(w1, w);
+      const int64_t inside = std::max<int64_t>(0, h1 - h0) * std::max<int64_t>(0, w1 - w0);
+      int64_t d = divisor_override ? *divisor_override : (count_include_pad ? pool : inside);
+      if (inside == 0) d = 1;  // an empty window's sum is 0, and so is the CPU's output
+      p[oh * g.wo + ow] = static_cast<float>(d);
+    }
+  }
+  if (table.eq(p[0]).all().item<bool>()) return sums.div(static_cast<double>(p[0]));
+  return sums.div(table.to(m.x.device()));  // a constant table of the op's geometry, uploaded
+}
+
+MaxPool AvgSetup(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
+                 bool ceil_mode, std::optional<int64_t> divisor_override) {
+  TORCH_CHECK(!divisor_override || *divisor_override != 0, "avg_pool2d: divisor must be not zero");
+  return PoolSetup("aten::avg_pool2d", self, kernel, stride.empty() ? kernel : stride, padding, {}, ceil_mode);
 }
 
 Tensor AvgPool2d(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  const Windows g = PoolGeometry(self, kernel, stride, padding, ceil_mode, divisor_override, count_include_pad);
-  const Tensor xp = Padded(self, g);
+  const MaxPool m = AvgSetup(self, kernel, stride, padding, ceil_mode, divisor_override);
+  const Windows& g = m.g;
+  const Tensor xp = at::constant_pad_nd(m.x.to(at::kFloat), {g.pw, m.pr, g.ph, m.pb}, 0);
   Tensor sum = g.At(xp, 0, 0).contiguous();
   for (int64_t i = 0; i < g.kh; ++i) {
     for (int64_t j = i == 0 ? 1 : 0; j < g.kw; ++j) sum.add_(g.At(xp, i, j));
   }
-  return sum.div_(static_cast<double>(g.kh * g.kw));
+  const Tensor out = DivideByDivisors(sum, m, count_include_pad, divisor_override).to(self.scalar_type());
+  return self.dim() == 3 ? out.squeeze(0) : out;
 }
 
 Tensor& AvgPool2dOut(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
@@ -181,12 +369,17 @@ Tensor& AvgPool2dOut(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef
 Tensor AvgPool2dBackward(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
                          at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                          std::optional<int64_t> divisor_override) {
-  const Windows g = PoolGeometry(self, kernel, stride, padding, ceil_mode, divisor_override, count_include_pad);
-  const Tensor share = grad_output / static_cast<double>(g.kh * g.kw);
-  // Col2Im's layout: [C, kH, kW, N, Ho, Wo], every offset the same share.
-  const Tensor col = share.transpose(0, 1).unsqueeze(1).unsqueeze(1).expand(
-      {self.size(1), g.kh, g.kw, self.size(0), g.ho, g.wo});
-  return Col2Im(col, self, g);
+  const MaxPool m = AvgSetup(self, kernel, stride, padding, ceil_mode, divisor_override);
+  const Windows& g = m.g;
+  const int64_t h = m.x.size(2), w = m.x.size(3);
+  const Tensor go = (self.dim() == 3 ? grad_output.unsqueeze(0) : grad_output).to(at::kFloat);
+  const Tensor share = DivideByDivisors(go, m, count_include_pad, divisor_override);
+  Tensor gxp = at::zeros({m.x.size(0), m.x.size(1), h + g.ph + m.pb, w + g.pw + m.pr}, go.options());
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) g.At(gxp, i, j).add_(share);
+  }
+  Tensor gi = gxp.slice(2, g.ph, g.ph + h).slice(3, g.pw, g.pw + w).to(self.scalar_type()).contiguous();
+  return self.dim() == 3 ? gi.squeeze(0) : gi;
 }
 
 Tensor& AvgPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, at::IntArrayRef kernel,
@@ -251,6 +444,122 @@ Tensor AdaptiveAvgPool2dBackward(const Tensor& grad_output, const Tensor& self) 
   const int64_t h = g.dim() - 2, w = g.dim() - 1;
   const Tensor gw = AdaptiveMeanAlongBackward(g, w, self.size(w));
   return AdaptiveMeanAlongBackward(gw, h, self.size(h)).to(self.scalar_type());
+}
+
+// --- adaptive max pooling: output cell (i, j) scans rows [start_i, end_i) and columns [start_j, end_j)
+// (the adaptive windows above). Offset (di, dj) of every window at once is one gathered view
+// (index_select of the clamped rows and columns, -inf where the offset lies outside the cell's
+// window); the running maximum and its index follow the CPU's scan order (rows, then columns;
+// greater or NaN replaces), starting from -inf at the window's first element.
+
+struct AdaptiveOffset {
+  Tensor rows, cols;  // int64 [Ho], [Wo] on the device: the clamped source row / column
+  Tensor inside;      // bool [Ho, Wo]: the offset lies in the cell's window
+  Tensor index;       // [Ho, Wo] input-plane index h * W + w (float or int64)
+  bool all_inside;
+};
+
+AdaptiveOffset OffsetOf(int64_t di, int64_t dj, int64_t h, int64_t w, int64_t ho, int64_t wo, at::ScalarType index_type,
+                        const c10::Device& d) {
+  std::vector<int64_t> rows(ho), cols(wo);
+  std::vector<bool> row_in(ho), col_in(wo);
+  for (int64_t i = 0; i < ho; ++i) {
+    const int64_t s = WindowStart(i, h, ho), e = WindowEnd(i, h, ho);
+    rows[i] = std::min(s + di, e - 1), row_in[i] = s + di < e;
+  }
+  for (int64_t j = 0; j < wo; ++j) {
+    const int64_t s = WindowStart(j, w, wo), e = WindowEnd(j, w, wo);
+    cols[j] = std::min(s + dj, e - 1), col_in[j] = s + dj < e;
+  }
+  Tensor inside = at::empty({ho, wo}, at::kBool), index = at::empty({ho, wo}, at::kLong);
+  bool all = true;
+  for (int64_t i = 0; i < ho; ++i) {
+    for (int64_t j = 0; j < wo; ++j) {
+      inside.data_ptr<bool>()[i * wo + j] = row_in[i] && col_in[j];
+      all = all && row_in[i] && col_in[j];
+      index.data_ptr<int64_t>()[i * wo + j] = rows[i] * w + cols[j];
+    }
+  }
+  return {at::tensor(rows, at::kLong).to(d), at::tensor(cols, at::kLong).to(d), inside.to(d),
+          index.to(index_type).to(d), all};
+}
+
+int64_t LongestWindow(int64_t n, int64_t out) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < out; ++i) k = std::max(k, WindowEnd(i, n, out) - WindowStart(i, n, out));
+  return k;
+}
+
+void CheckAdaptiveMax(const Tensor& x, at::IntArrayRef output_size) {
+  const char* op = "aten::adaptive_max_pool2d";
+  TORCH_CHECK_NOT_IMPLEMENTED((x.dim() == 3 || x.dim() == 4) && output_size.size() == 2 &&
+                                  at::isFloatingType(x.scalar_type()),
+                              op, " on neuron: a floating [C, H, W] or [N, C, H, W] input");
+  TORCH_CHECK(x.size(-1) > 0 && x.size(-2) > 0 && output_size[0] > 0 && output_size[1] > 0,
+              "adaptive_max_pool2d: empty input or output size");
+  TORCH_CHECK(x.size(-1) * x.size(-2) < (int64_t{1} << 24), op, " on neuron: planes up to 2^24 elements");
+}
+
+std::tuple<Tensor, Tensor> AdaptiveMaxPool2d(const Tensor& self, at::IntArrayRef output_size) {
+  CheckAdaptiveMax(self, output_size);
+  const Tensor x = self.dim() == 3 ? self.unsqueeze(0) : self;
+  const int64_t h = x.size(2), w = x.size(3), ho = output_size[0], wo = output_size[1];
+  Tensor best = at::full({x.size(0), x.size(1), ho, wo}, -std::numeric_limits<double>::infinity(), x.options());
+  const Tensor minus_inf = best.clone();
+  Tensor idx = OffsetOf(0, 0, h, w, ho, wo, at::kFloat, x.device()).index.expand(best.sizes());
+  for (int64_t di = 0; di < LongestWindow(h, ho); ++di) {
+    for (int64_t dj = 0; dj < LongestWindow(w, wo); ++dj) {
+      const AdaptiveOffset o = OffsetOf(di, dj, h, w, ho, wo, at::kFloat, x.device());
+      Tensor v = x.index_select(2, o.rows).index_select(3, o.cols);
+      if (!o.all_inside) v = at::where(o.inside, v, minus_inf);
+      const Tensor take = v.gt(best).logical_or(v.isnan());
+      best = at::where(take, v, best);
+      idx = at::where(take, o.index, idx);
+    }
+  }
+  Tensor indices = idx.to(at::kLong);
+  if (self.dim() == 3) return {best.squeeze(0), indices.squeeze(0)};
+  return {best, indices};
+}
+
+std::tuple<Tensor&, Tensor&> AdaptiveMaxPool2dOut(const Tensor& self, at::IntArrayRef output_size, Tensor& out,
+                                                  Tensor& indices) {
+  auto [o, i] = AdaptiveMaxPool2d(self, output_size);
+  CopyToOut(o, out);
+  CopyToOut(i, indices);
+  return {out, indices};
+}
+
+// Each output's gradient added at the input element its index names: per offset, the cells whose
+// index is that offset's element send their gradient there (index_add of a one-row gather is not on
+// the device, so the sum runs over the offset's rows and columns as a [Ho, H] x [.., Wo] x [Wo, W] product
+// of one-hot matrices on TensorE, in fp32).
+Tensor AdaptiveMaxPool2dBackward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  CheckAdaptiveMax(self, {grad_output.size(-2), grad_output.size(-1)});
+  const Tensor x = self.dim() == 3 ? self.unsqueeze(0) : self;
+  const Tensor go = (self.dim() == 3 ? grad_output.unsqueeze(0) : grad_output).to(at::kFloat);
+  const Tensor ind = self.dim() == 3 ? indices.unsqueeze(0) : indices;
+  const int64_t h = x.size(2), w = x.size(3), ho = go.size(2), wo = go.size(3);
+  Tensor gi = at::zeros({x.size(0), x.size(1), h, w}, go.options());
+  for (int64_t di = 0; di < LongestWindow(h, ho); ++di) {
+    for (int64_t dj = 0; dj < LongestWindow(w, wo); ++dj) {
+      const AdaptiveOffset o = OffsetOf(di, dj, h, w, ho, wo, at::kLong, x.device());
+      Tensor hit = ind.eq(o.index);
+      if (!o.all_inside) hit = hit.logical_and(o.inside);
+      const Tensor g = go * hit;  // [N, C, Ho, Wo]
+      // Row i of the offset goes to input row rows[i], column j to cols[j]: one-hot spreads on TensorE.
+      const Tensor rh = at::arange(h).unsqueeze(1).eq(o.rows.cpu().unsqueeze(0)).to(at::kFloat).to(x.device());
+      const Tensor cw = at::arange(w).unsqueeze(0).eq(o.cols.cpu().unsqueeze(1)).to(at::kFloat).to(x.device());
+      gi.add_(at::matmul(at::matmul(rh, g), cw));  // [H, Ho] @ g @ [Wo, W]
+    }
+  }
+  gi = gi.to(self.scalar_type());
+  return self.dim() == 3 ? gi.squeeze(0) : gi;
+}
+
+Tensor& AdaptiveMaxPool2dBackwardOut(const Tensor& grad_output, const Tensor& self, const Tensor& indices,
+                                     Tensor& grad_input) {
+  return CopyToOut(AdaptiveMaxPool2dBackward(grad_output, self, indices), grad_input);
 }
 
 // --- batch norm over [N, C, ...]: statistics per channel in fp32, as the CPU kernel
@@ -349,6 +658,78 @@ std::tuple<Tensor, Tensor, Tensor> NativeBatchNormBackward(
   return {gi, gw, gb};
 }
 
+// The out= forms of batch norm (and the reserve-carrying form torch.nn uses): the functional result
+// copied into the caller's tensors.
+std::tuple<Tensor&, Tensor&, Tensor&> CopyThree(std::tuple<Tensor, Tensor, Tensor> r, Tensor& out, Tensor& mean,
+                                               Tensor& invstd) {
+  CopyToOut(std::get<0>(r), out);
+  CopyToOut(std::get<1>(r), mean);
+  CopyToOut(std::get<2>(r), invstd);
+  return {out, mean, invstd};
+}
+std::tuple<Tensor&, Tensor&, Tensor&> NativeBatchNormOut(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+    double momentum, double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  return CopyThree(NativeBatchNorm(input, weight, bias, running_mean, running_var, training, momentum, eps), out,
+                   save_mean, save_invstd);
+}
+std::tuple<Tensor&, Tensor&, Tensor&> BatchNormLegitOut(const Tensor& input, const std::optional<Tensor>& weight,
+                                                        const std::optional<Tensor>& bias, Tensor& running_mean,
+                                                        Tensor& running_var, bool training, double momentum,
+                                                        double eps, Tensor& out, Tensor& save_mean,
+                                                        Tensor& save_invstd) {
+  return CopyThree(NativeBatchNorm(input, weight, bias, running_mean, running_var, training, momentum, eps), out,
+                   save_mean, save_invstd);
+}
+std::tuple<Tensor&, Tensor&, Tensor&> BatchNormLegitNoStatsOut(const Tensor& input,
+                                                               const std::optional<Tensor>& weight,
+                                                               const std::optional<Tensor>& bias, bool training,
+                                                               double momentum, double eps, Tensor& out,
+                                                               Tensor& save_mean, Tensor& save_invstd) {
+  return CopyThree(NativeBatchNorm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps), out,
+                   save_mean, save_invstd);
+}
+std::tuple<Tensor, Tensor, Tensor, Tensor> BatchNormWithUpdate(const Tensor& input,
+                                                               const std::optional<Tensor>& weight,
+                                                               const std::optional<Tensor>& bias, Tensor& running_mean,
+                                                               Tensor& running_var, double momentum, double eps) {
+  auto [y, mean, invstd] = NativeBatchNorm(input, weight, bias, running_mean, running_var, true, momentum, eps);
+  return {y, mean, invstd, at::empty({0}, input.options().dtype(at::kByte))};  // no reserve space, as on the CPU
+}
+std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> BatchNormWithUpdateOut(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    Tensor& running_mean, Tensor& running_var, double momentum, double eps, Tensor& out, Tensor& save_mean,
+    Tensor& save_invstd, Tensor& reserve) {
+  CopyThree(NativeBatchNorm(input, weight, bias, running_mean, running_var, true, momentum, eps), out, save_mean,
+            save_invstd);
+  reserve.resize_({0});
+  return {out, save_mean, save_invstd, reserve};
+}
+std::tuple<Tensor, Tensor, Tensor> BatchNormBackward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var,
+                                                     const std::optional<Tensor>& save_mean,
+                                                     const std::optional<Tensor>& save_var, bool update, double eps,
+                                                     std::array<bool, 3> mask, const Tensor& /*reserve*/) {
+  return NativeBatchNormBackward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps,
+                                 mask);
+}
+
+// --- im2col (F.unfold): the convolution's windows, [N, C kH kW, L].
+Tensor Im2ColOp(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding,
+                at::IntArrayRef stride) {
+  TORCH_CHECK(self.dim() == 3 || self.dim() == 4, "im2col: expected 3D or 4D input, got ", self.sizes());
+  const Tensor x = self.dim() == 3 ? self.unsqueeze(0) : self;
+  const Windows g = Geometry(x, Pick(kernel, 0, 1), Pick(kernel, 1, 1), stride, padding, dilation, "aten::im2col");
+  const Tensor col = Im2Col(x, g).permute({3, 0, 1, 2, 4, 5}).contiguous().view({x.size(0), x.size(1) * g.kh * g.kw, g.ho * g.wo});
+  return self.dim() == 3 ? col.squeeze(0) : col;
+}
+Tensor& Im2ColOut(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding,
+                  at::IntArrayRef stride, Tensor& out) {
+  return CopyToOut(Im2ColOp(self, kernel, dilation, padding, stride), out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -358,10 +739,26 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d.out", &AvgPool2dOut);
   m.impl("avg_pool2d_backward", &AvgPool2dBackward);
   m.impl("avg_pool2d_backward.grad_input", &AvgPool2dBackwardOut);
+  m.impl("max_pool2d_with_indices", &MaxPool2dWithIndices);
+  m.impl("max_pool2d_with_indices.out", &MaxPool2dWithIndicesOut);
+  m.impl("max_pool2d_with_indices_backward", &MaxPool2dBackward);
+  m.impl("max_pool2d_with_indices_backward.grad_input", &MaxPool2dBackwardOut);
   m.impl("_adaptive_avg_pool2d", &AdaptiveAvgPool2d);
+  m.impl("adaptive_max_pool2d", &AdaptiveMaxPool2d);
+  m.impl("adaptive_max_pool2d.out", &AdaptiveMaxPool2dOut);
+  m.impl("adaptive_max_pool2d_backward", &AdaptiveMaxPool2dBackward);
+  m.impl("adaptive_max_pool2d_backward.grad_input", &AdaptiveMaxPool2dBackwardOut);
   m.impl("_adaptive_avg_pool2d_backward", &AdaptiveAvgPool2dBackward);
   m.impl("native_batch_norm", &NativeBatchNorm);
   m.impl("native_batch_norm_backward", &NativeBatchNormBackward);
+  m.impl("native_batch_norm.out", &NativeBatchNormOut);
+  m.impl("_native_batch_norm_legit.out", &BatchNormLegitOut);
+  m.impl("_native_batch_norm_legit.no_stats_out", &BatchNormLegitNoStatsOut);
+  m.impl("_batch_norm_with_update", &BatchNormWithUpdate);
+  m.impl("_batch_norm_with_update.out", &BatchNormWithUpdateOut);
+  m.impl("batch_norm_backward", &BatchNormBackward);
+  m.impl("im2col", &Im2ColOp);
+  m.impl("im2col.out", &Im2ColOut);
   m.impl("_native_batch_norm_legit", &BatchNormLegit);
   m.impl("_native_batch_norm_legit.no_stats", &BatchNormLegitNoStats);
   m.impl("_native_batch_norm_legit_no_training", &BatchNormLegitNoTraining);

@@ -9,6 +9,7 @@
 #include "torch_nsim/csrc/device.h"
 #include "torch_nsim/csrc/fallback.h"
 #include "torch_nsim/csrc/profiler_plugin.h"
+#include "torch_nsim/csrc/random_ops.h"
 #include "torch_nsim/csrc/streams.h"
 
 namespace torch_nsim {
@@ -69,6 +70,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "Hardware config (name or .yaml path, plus key=value overrides) of the cores created from now on.");
   m.def("config_name", [] { return Translate([] { return rt::Runtime::Get().default_config().name; }); });
   m.def("device_count", &DeviceCount);
+  m.def("rng_state", &RngState, py::arg("device"), "The device's random state: (seed, offset).");
+  m.def("set_rng_state", &SetRngState, py::arg("device"), py::arg("seed"), py::arg("offset"));
   m.def("set_device_count", &SetDeviceCount);
   m.def("set_lnc", [](int lnc) { Translate([&] { rt::Runtime::Get().set_lnc(lnc); return 0; }); });
   m.def("lnc", [] { return Translate([] { return rt::Runtime::Get().lnc(); }); });

@@ -108,6 +108,30 @@ def test_tiles_one_iteration_makes_at_one_site_get_buffers_of_their_own(rng):
     # one rotation (DECLARED_BUFFERS = 1) per tile of the iteration, reused by the next iteration
     assert len(sbuf_tensors(r.kernel_text)) == 3
 
+
+@nki.jit
+def tiles_kept_across_iterations(x):
+    """NKI 0.3+ style (the NKI Library's output_proj_tkg): one nl loop fills a list with a declared tile per
+    iteration, a later loop reads them all. The buffer rule's one buffer per site would hand tile 0's
+    buffer to tile 1; the frontend retraces with a buffer per tile instead."""
+    n, parts, cols = x.shape
+    out = nl.ndarray((parts, n * cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    kept = []
+    for i in nl.affine_range(n):
+        t = nl.ndarray((parts, cols), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[i])
+        kept.append(t)
+    for i in nl.affine_range(n):
+        nisa.dma_copy(dst=out[:, i * cols:(i + 1) * cols], src=kept[i][:, :])
+    return out
+
+
+def test_tiles_a_later_loop_reads_keep_buffers_of_their_own(rng):
+    x = rng.standard_normal((4, 128, 8)).astype(np.float32)
+    r = nki.benchmark(tiles_kept_across_iterations, x)
+    np.testing.assert_array_equal(r.outputs, np.concatenate(list(x), axis=1))
+    assert len(sbuf_tensors(r.kernel_text)) == 4
+
 def test_sbuf_capacity_error_names_the_tile():
     @nki.jit(num_buffers=4)
     def k(a):

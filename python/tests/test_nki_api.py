@@ -207,7 +207,8 @@ def test_unsupported_names_exist_and_raise_at_the_kernel_line():
     (lambda t: nisa.tensor_tensor(dst=t, data1=t), "nisa.tensor_tensor: missing a required argument"),
     (lambda t: t.permute((0, 0)), r"permute\(\(0, 0\)\) is not a permutation"),
     (lambda t: t.ap(pattern=[[1, 0]]), r"\.ap\(pattern="),
-    (lambda t: t.ap(pattern=[[4, 4], [1, 4]], offset=13), r"reaches element 28"),
+    (lambda t: nisa.tensor_copy(dst=t, src=t.ap(pattern=[[4, 4], [1, 4]], offset=13)),
+     r"reaches element 28 of tensor '\w+' \(16 elements\), made at test_nki_api.py:\d+"),
     (lambda t: t.ap(pattern=[[4, 2], [1, 8]]), r"reaches element 7 of a partition"),  # fuzz: ran into the next row
     (lambda t: t.slice(5, 0, 1), "slice: dim 5 out of range"),
     (lambda t: t.rearrange("p a -> a"), "both sides must name the same dims"),
@@ -221,6 +222,24 @@ def test_authoring_mistakes_are_kernel_errors(call, message):
     with pytest.raises(nki.KernelError, match=message):
         k(np.zeros((4, 4), np.float32))
 
+
+
+def test_a_view_past_its_tensor_is_an_error_only_where_an_instruction_uses_it(rng):
+    """The NKI Library's output_proj_tkg makes a stationary .ap view for every h index and uses it only
+    under `if h_2_idx < h_2_size`: making the view is not the mistake, using it would be."""
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((4, 3), dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray((4, 6), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a)
+        for j in range(4):
+            view = t.ap(pattern=[[6, 4], [2, 3]], offset=j)  # j = 3 reaches column 7 of 6
+            if j < 3:
+                nisa.dma_copy(dst=out, src=view) if j == 1 else None
+        return out
+    np.testing.assert_array_equal(k(a), a[:, 1::2])
 
 def test_beta1_partition_broadcast_and_numpy_ufuncs(rng):
     """Beta 1 kernels broadcast a [1, N] tile across partitions (layernorm, mamba tutorials) and apply

@@ -95,11 +95,11 @@ class Kernel:
         if not 1 <= self.dma_queues <= info["dma_queues"]:
             raise KernelError("nki.jit(dma_queues=%d): %s has DMA queues 0..%d"
                               % (self.dma_queues, info["name"], info["dma_queues"] - 1))
-        traced = self._trace(args, kwargs, info, {}, program, explain)
+        traced, own = self._trace_keeping_live_tiles(args, kwargs, info, program, explain)
         _middle_end(traced.program)
         plan = shrink_plan(traced.program) if not liveness.fits(traced.program) else None
         if plan:  # the buffer rule's buffers do not fit, even sharing bytes: retrace with fewer buffers
-            traced = self._trace(args, kwargs, info, plan, program, explain)
+            traced = self._trace(args, kwargs, info, {**own, **plan}, program, explain)
             _middle_end(traced.program)
         pipeline = traced.program.pipeline
         liveness.run(pipeline, traced.program)
@@ -113,6 +113,18 @@ class Kernel:
         semaphores = add_semaphores(traced.program.instrs, info["semaphores"])
         traced.text, traced.where = kernel_text(traced.program, semaphores)
         return traced
+
+    def _trace_keeping_live_tiles(self, args, kwargs, info, program, explain):
+        """Traces; when a tile is used after the buffer rule's rotation gave its buffer to a later tile (a
+        list of tiles an nl loop fills and a later loop reads: NKI 0.3+ kernels), retraces with every tile
+        of those sites in a buffer of its own. Returns the trace and those sites ({site: 0})."""
+        own = {}
+        while True:
+            traced = self._trace(args, kwargs, info, own, program, explain)
+            stale = traced.program.stale_sites - set(own)
+            if not stale:
+                return traced, own
+            own.update(dict.fromkeys(stale, 0))
 
     def _trace(self, args, kwargs, info, site_buffers, program_index=0, explain=False):
         program = Program(self.fn.__name__, info, self.num_buffers, self.dma_queues, site_buffers,

@@ -35,6 +35,8 @@ CORE_LINK_OPCODES = ("sendrecv", "core_barrier")
 def _outside(v):
     """Why view v reaches past its tensor, or None: the last check before the kernel text, for any view
     a path made without its own bounds check (the emitted kernel must parse)."""
+    if getattr(v, "outside", None):
+        return v.outside
     last, total = reach(v.decl, v.offset, v.dims)
     if v.offset < 0 or last >= total:
         return "the access to tensor '%s' reaches element %d (%d elements)" % (v.decl.name, last, total)
@@ -77,6 +79,7 @@ class Program:
         self.loop_depth = 0
         self.loop_path = []                   # (loop id, iteration) of the nl loops running (reroll.py)
         self.loops_made = 0
+        self.stale_sites = set()              # rule-allocated sites a tile of which was used after its buffer's reuse
         self.site_calls = []                  # per running nl loop: call site -> tiles it made this iteration
         self._last_engine = {}                # decl name -> stream engine of its last compute write
         self._fresh = None                    # (instr, tile, mask): a result nothing has read yet
@@ -156,13 +159,17 @@ class Program:
             site += (nth,)
         entry = self._sites.get(site)
         if entry is None:
-            auto = not num_buffers and not self.num_buffers and self.loop_depth > 0
-            n, why = buffer_rule.buffers(self.pipeline, num_buffers, self.num_buffers, declared,
-                                         self.loop_depth > 0, site in self.site_buffers, space)
-            auto = auto and n > 1
+            chosen = not num_buffers and not self.num_buffers and self.loop_depth > 0
+            if chosen and self.site_buffers.get(site) == 0:
+                n, why = 0, ("a tile of it is used after a later iteration made the next one: every tile its own "
+                             "buffer (the allocator keeps values that are live together apart)")
+            else:
+                n, why = buffer_rule.buffers(self.pipeline, num_buffers, self.num_buffers, declared,
+                                             self.loop_depth > 0, self.site_buffers.get(site) == 1, space)
             line = frames[0].f_lineno if frames else 0
             entry = self._sites[site] = {"n": int(n), "decls": [], "count": 0, "key": site, "space": space,
-                                         "auto": auto, "label": "%s_L%d" % (name or label, line)}
+                                         "auto": chosen and n > 1, "chosen": chosen,
+                                         "label": "%s_L%d" % (name or label, line)}
             self.pipeline.decide("buffer_rule", "%s tile %s %s" % (space, list(shape), name or label),
                                  "%d buffer(s)" % n if n else "own buffer per tile", why,
                                  (frames[0].f_code.co_filename, line) if frames else None, entry)
@@ -174,6 +181,7 @@ class Program:
                         [parts] + (free or [1]), where())
             decl.buffers = entry["n"] or 1
             decl.block_free = math.prod(shape[pdim + 1:])
+            decl.site = entry
             if entry["n"] > 1:
                 decl.slot = slot  # its place in the loop's rotation (dependencies.py groups by it)
             self.decls.append(decl)
@@ -196,6 +204,10 @@ class Program:
     def _check_live(self, view, reading):
         if isinstance(view, Tile):
             if view.version != view.decl.version:
+                site = getattr(view.decl, "site", None)
+                if site is not None and site["chosen"] and site["n"]:  # the rule's count was too few: retraced (jit.trace)
+                    self.stale_sites.add(site["key"])
+                    return
                 new = view.decl.owner
                 fail("tile from line %d is used after its buffer was reused by the tile from line %d "
                      "(%d buffer(s) for that allocation): give it more with num_buffers=, or keep it "

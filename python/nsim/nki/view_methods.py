@@ -6,7 +6,7 @@ import math
 import operator
 
 from . import indirect
-from .errors import Unsupported, fail
+from .errors import Unsupported, at, fail, where
 
 
 def _int(x, what):
@@ -95,13 +95,15 @@ class ViewMethods:
             fail(".ap(pattern=%r): the partition pair's stride must be the tensor's free size %d "
                  "(partition steps other than 1 are not modelled)" % (pattern, decl.free_size), Unsupported)
         last, total = reach(decl, offset, dims)
-        if offset < 0 or last >= total:
-            fail(".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements)"
-                 % (pattern, offset, last, decl.name, total))
-        if decl.on_chip:
+        outside = offset < 0 or last >= total
+        if decl.on_chip and not outside:
             _within_partition(pattern, offset, dims[1:], decl)
-        return indirect.make(self, self._like(offset, dims, 0 if decl.on_chip else None), scalar_offset,
+        view = indirect.make(self, self._like(offset, dims, 0 if decl.on_chip else None), scalar_offset,
                              vector_offset, indirect_dim)
+        if outside:  # an error where an instruction uses it: kernels make views they use only under a condition
+            view.outside = (".ap(pattern=%r, offset=%d) reaches element %d of tensor '%s' (%d elements), made at "
+                            "%s" % (pattern, offset, last, decl.name, total, at(where())))
+        return view
 
     def _same_dtype(self, dtype, what):
         from . import dtypes

@@ -17,6 +17,7 @@
 
 #include "sim/base/error.h"
 #include "sim/kernel/builder.h"
+#include "sim/kernel/loop_stream.h"
 #include "sim/kernel/syntax.h"
 
 namespace nsim {
@@ -233,8 +234,30 @@ E ParseEnum(const Cursor& c, const std::string& word, const EnumSyntax<E>& synta
 
 class Parser {
  public:
-  Parser(const std::string& filename, const ProgramIndex& program, int64_t max_work)
-      : file_(filename), program_(program), max_work_(max_work) {}
+  Parser(const std::string& filename, const ProgramIndex& program, int64_t max_work, bool count_only = false)
+      : file_(filename), program_(program), max_work_(max_work), count_only_(count_only) {}
+  // Reads the lines of a kernel whose declarations are `decls` (a StreamCursor's instructions).
+  Parser(const std::string& filename, const ProgramIndex& program, Kernel decls)
+      : file_(filename), program_(program), k_(std::move(decls)), named_(true), max_work_(0) {}
+
+  // What a streamed parse (ParseStreamed) learnt: the instructions each engine's stream holds.
+  const std::array<int64_t, kNumEngines>& counts() const { return counts_; }
+  LoopVars& vars() { return vars_; }
+
+  struct LoopHeader {
+    std::string var;
+    int64_t start = 0, stop = 0, step = 1;
+  };
+  // `loop VAR in START:STOP[:STEP] {` at line `number`, over the loop variables bound now.
+  LoopHeader ReadLoopHeader(int number, const std::string& text) {
+    Cursor c(file_, number, text);
+    return ReadLoopHeader(c);
+  }
+  // One instruction of engine `engine` (its line without the `ENGINE:` prefix), over the loop variables bound now.
+  Instruction ReadInstruction(int number, EngineId engine, const std::string& text) {
+    Cursor c(file_, number, text);
+    return ReadInstruction(c, engine);
+  }
 
   Kernel Parse(const std::string& text) {
     ReadLines(text);
@@ -293,7 +316,9 @@ class Parser {
       }
     }
     if (!open.empty()) LineCursor(open.back()).Fail("this loop has no closing '}'");
-    if (close_of_.end() != std::find_if(close_of_.begin(), close_of_.end(), [](size_t c) { return c > 0; })) {
+    // A streamed parse keeps the loop form even without loops: it is what the cursors walk.
+    if (count_only_ ||
+        close_of_.end() != std::find_if(close_of_.begin(), close_of_.end(), [](size_t c) { return c > 0; })) {
       loops_ = std::make_unique<KernelLoops>();
     }
   }
@@ -323,6 +348,21 @@ class Parser {
 
   // `loop VAR in START:STOP[:STEP] {`
   void RunLoop(Cursor& c, size_t open) {
+    const LoopHeader h = ReadLoopHeader(c);
+    const uint32_t enclosing = iteration_;
+    vars_.push_back({h.var, h.start});
+    for (int64_t v = h.start; v < h.stop;) {
+      vars_.back().value = v;
+      loop_line_ = open;
+      NoteIteration(open);
+      RunBlock(open + 1, close_of_[open]);
+      if (__builtin_add_overflow(v, h.step, &v)) break;
+    }
+    vars_.pop_back();
+    iteration_ = enclosing;
+  }
+
+  LoopHeader ReadLoopHeader(Cursor& c) {
     if (!named_) c.Fail("expected 'kernel NAME' before anything else, found 'loop'");
     c.Ident("'loop'");
     const std::string var = c.Ident("a loop variable");
@@ -338,22 +378,13 @@ class Parser {
     if (step < 1) c.Fail("the loop step must be >= 1, found '" + std::to_string(step) + "'");
     c.Expect("{", "at the end of the loop line");
     c.ExpectEnd();
-    const uint32_t enclosing = iteration_;
-    vars_.push_back({var, start});
-    for (int64_t v = start; v < stop;) {
-      vars_.back().value = v;
-      loop_line_ = open;
-      NoteIteration(open);
-      RunBlock(open + 1, close_of_[open]);
-      if (__builtin_add_overflow(v, step, &v)) break;
-    }
-    vars_.pop_back();
-    iteration_ = enclosing;
+    return {var, start, stop, step};
   }
 
   // The iteration now running, for the instructions it appends; `open`: its loop's line.
   void NoteIteration(size_t open) {
     CountWork();
+    if (count_only_) return;  // a streamed kernel names iterations as its cursors reach them
     auto nest = nest_of_.find(open);
     if (nest == nest_of_.end()) {
       std::vector<std::string> names;
@@ -379,16 +410,16 @@ class Parser {
   // inside the loops that enclose them (a loop whose body has lines of
   // several engines becomes one loop per engine, as engines run apart).
   void BuildLoopForm() {
-    std::vector<std::string> open;             // headers of the loops around the line
+    std::vector<std::pair<std::string, int>> open;  // headers (and lines) of the loops around the line
     std::array<size_t, kNumEngines> opened{};  // how many of them each engine's stream has opened
     for (size_t i = 0; i < lines_.size(); ++i) {
       const std::string text = Collapsed(lines_[i].text);
       if (IsLoopOpen(text)) {
-        open.push_back(text);
+        open.push_back({text, lines_[i].number});
       } else if (IsLoopClose(text)) {
         for (int e = 0; e < kNumEngines; ++e) {
           if (opened[e] < open.size()) continue;
-          loops_->lines[e].push_back({KernelLoops::Line::kClose, "}"});
+          loops_->lines[e].push_back({KernelLoops::Line::kClose, "}", lines_[i].number});
           --opened[e];
         }
         open.pop_back();
@@ -398,14 +429,17 @@ class Parser {
     }
   }
 
-  void AddLoopFormInstruction(size_t i, const std::string& text, const std::vector<std::string>& open,
+  void AddLoopFormInstruction(size_t i, const std::string& text, const std::vector<std::pair<std::string, int>>& open,
                               std::array<size_t, kNumEngines>* opened) {
     const size_t colon = text.find(':');
     const std::string word = Collapsed(text.substr(0, colon));
     if (colon == std::string::npos || !IsIdentifier(word)) return;  // kernel, tensor, semaphore
     const int e = static_cast<int>(ParseEnum(LineCursor(i), word, kEngineSyntax));
-    while ((*opened)[e] < open.size()) loops_->lines[e].push_back({KernelLoops::Line::kOpen, open[(*opened)[e]++]});
-    loops_->lines[e].push_back({KernelLoops::Line::kInstruction, Collapsed(text.substr(colon + 1))});
+    while ((*opened)[e] < open.size()) {
+      const auto& [header, number] = open[(*opened)[e]++];
+      loops_->lines[e].push_back({KernelLoops::Line::kOpen, header, number});
+    }
+    loops_->lines[e].push_back({KernelLoops::Line::kInstruction, Collapsed(text.substr(colon + 1)), lines_[i].number});
   }
 
   // Trimmed, with every run of spaces and tabs made one space.
@@ -527,14 +561,24 @@ class Parser {
 
   void ParseInstruction(Cursor& c, const std::string& engine_name) {
     const EngineId engine = ParseEnum(c, engine_name, kEngineSyntax);
+    const Instruction inst = ReadInstruction(c, engine);
+    if (loops_) CountWork();
+    if (count_only_) {
+      ++counts_[static_cast<int>(engine)];
+      return;
+    }
+    k_.Append(inst);
+    if (loops_) loops_->iteration_of[static_cast<int>(engine)].push_back(iteration_);
+  }
+
+  // After the `ENGINE:` prefix: the instruction, checked on its own.
+  Instruction ReadInstruction(Cursor& c, EngineId engine) {
     const Opcode op = ParseEnum(c, c.Ident("an opcode"), kOpcodeSyntax);
     Instruction inst = c.Located([&] { return MakeInstruction(engine, op); });
     inst.line = c.line();
     ParseOperands(c, &inst);
     ParseAttributes(c, &inst);
-    if (loops_) CountWork();
-    k_.Append(inst);
-    if (loops_) loops_->iteration_of[static_cast<int>(engine)].push_back(iteration_);
+    return inst;
   }
 
   void ParseOperands(Cursor& c, Instruction* inst) {
@@ -742,6 +786,10 @@ class Parser {
   size_t loop_line_ = 0;          // the loop whose iteration runs (for the limit's error)
   int64_t work_ = 0;
   int64_t max_work_;
+  // A streamed parse (ParseStreamed): checks every line and iteration as the
+  // unrolled parse does, but only counts each engine's instructions.
+  bool count_only_ = false;
+  std::array<int64_t, kNumEngines> counts_{};
 };
 
 }  // namespace
@@ -823,6 +871,89 @@ std::vector<Kernel> ParseGrid(const std::string& text, const std::string& filena
     }
   }
   return out;
+}
+
+}  // namespace nsim
+
+namespace nsim {
+
+// The parser of a StreamCursor: the declarations, and the loop variables the cursor binds.
+class StreamCursor::LineReader : public Parser {
+ public:
+  using Parser::Parser;
+};
+
+StreamedKernel ParseStreamed(const std::string& text, const std::string& filename, const ProgramIndex& program,
+                             int64_t max_loop_work) {
+  Parser parser(filename, program, max_loop_work, /*count_only=*/true);
+  StreamedKernel out;
+  out.decls = parser.Parse(text);
+  out.counts = parser.counts();
+  if (MentionsProgram(text)) out.decls.spmd = std::make_shared<const SpmdSource>(SpmdSource{text, filename});
+  out.filename = filename;
+  out.program = program;
+  return out;
+}
+
+StreamCursor::StreamCursor(const StreamedKernel& k, int engine)
+    : engine_(static_cast<EngineId>(engine)),
+      lines_(&k.decls.loops()->lines[static_cast<size_t>(engine)]),
+      reader_(std::make_unique<LineReader>(k.filename, k.program, k.decls)) {
+  close_of_.assign(lines_->size(), 0);
+  std::vector<size_t> open;
+  for (size_t i = 0; i < lines_->size(); ++i) {
+    if ((*lines_)[i].kind == KernelLoops::Line::kOpen) open.push_back(i);
+    if ((*lines_)[i].kind == KernelLoops::Line::kClose) {
+      close_of_[open.back()] = i;
+      open.pop_back();
+    }
+  }
+}
+
+StreamCursor::~StreamCursor() = default;
+StreamCursor::StreamCursor(StreamCursor&&) noexcept = default;
+
+// Walks the loop form as Parser::RunLoop runs the text: a loop's header is
+// read (with the outer loops' values) each time it is entered, its variable
+// steps at its `}`, and it ends when the variable reaches the stop (or
+// would overflow).
+bool StreamCursor::Next(Instruction* out) {
+  LoopVars& vars = reader_->vars();
+  while (pc_ < lines_->size()) {
+    const KernelLoops::Line& line = (*lines_)[pc_];
+    if (line.kind == KernelLoops::Line::kInstruction) {
+      *out = reader_->ReadInstruction(line.number, engine_, line.text);
+      ++pc_;
+      ++position_;
+      return true;
+    }
+    if (line.kind == KernelLoops::Line::kOpen) {
+      const Parser::LoopHeader h = reader_->ReadLoopHeader(line.number, line.text);
+      if (h.start < h.stop) {
+        vars.push_back({h.var, h.start});
+        frames_.push_back({pc_, h.stop, h.step});
+        ++pc_;
+      } else {
+        pc_ = close_of_[pc_] + 1;
+      }
+      continue;
+    }
+    int64_t& v = vars.back().value;
+    if (!__builtin_add_overflow(v, frames_.back().step, &v) && v < frames_.back().stop) {
+      pc_ = frames_.back().open + 1;
+    } else {
+      vars.pop_back();
+      frames_.pop_back();
+      ++pc_;
+    }
+  }
+  return false;
+}
+
+std::string StreamCursor::LoopIndices() const {
+  std::string label;
+  for (const LoopVar& v : reader_->vars()) label += (label.empty() ? "" : ",") + v.name + "=" + std::to_string(v.value);
+  return label;
 }
 
 }  // namespace nsim

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "sim/base/error.h"
 #include "sim/kernel/kernel_testing.h"
@@ -133,6 +134,43 @@ TEST(LoopStream, ErrorsAreTheUnrolledParsesErrors) {
   // The limit on unrolled work holds for the streamed parse too (it walks every iteration).
   const std::string runaway = std::string(kDecls) + "loop i in 0:1000 {\n  sync: dma_copy buf[:, 0], x[0]\n}\n";
   EXPECT_THROW(ParseStreamed(runaway, "runaway.nk", {}, 100), SimError);
+}
+
+std::string ErrorOf(const std::function<void()>& parse) {
+  try {
+    parse();
+  } catch (const SimError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A body line is read once and compiled (line_template.h); a later iteration
+// that fails must fail as the written-out line would, word for word: the
+// error of `body` at `var` = `value` (line 8 of both texts) against `flat`.
+TEST(LoopStream, LaterIterationsFailAsWrittenOutLines) {
+  const struct {
+    const char* body;
+    const char* flat;
+  } cases[] = {
+      {"sync: dma_copy buf[:, i % 4], x[i] signal=s", "sync: dma_copy buf[:, 0], x[8] signal=s"},  // out of bounds at i=8
+      {"sync: dma_copy buf[:, i % 4], x[8 / (8 - i) - 8] signal=s", "sync: dma_copy buf[:, 0], x[8 / (8 - 8) - 8] signal=s"},
+      {"sync: dma_copy buf[:, 0:i - 3], x[0] signal=s", "sync: dma_copy buf[:, 0:5], x[0] signal=s"},
+      {"sync: dma_copy buf[:, 0], x[0] signal=s wait=t>=8 - i wait=s>=7 - i", "sync: dma_copy buf[:, 0], x[0] signal=s wait=t>=0 wait=s>=7 - 8"},
+      {"sync: dma_copy buf[:, 0], x.ap(i * 128, [[16, 8], [1, 16]]) signal=s",
+       "sync: dma_copy buf[:, 0], x.ap(8 * 128, [[16, 8], [1, 16]]) signal=s"},
+      {"vector: tensor_scalar buf[:, 0], buf[:, 0] op0=add scalar0=buf[:, i - 4:i - 3]",
+       "vector: tensor_scalar buf[:, 0], buf[:, 0] op0=add scalar0=buf[:, 4:5]"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.body);
+    const std::string looped = std::string(kDecls) + "loop i in 7:9 {\n  " + c.body + "\n}\n";
+    const std::string flat = std::string(kDecls) + "\n" + c.flat + "\n";
+    const std::string want = ErrorOf([&] { ParseKernel(flat, "k.nk"); });
+    EXPECT_NE(want.find("k.nk:8: "), std::string::npos) << want;
+    EXPECT_EQ(ErrorOf([&] { ParseKernel(looped, "k.nk"); }), want);
+    EXPECT_EQ(ErrorOf([&] { ParseStreamed(looped, "k.nk"); }), want);
+  }
 }
 
 }  // namespace

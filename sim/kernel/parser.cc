@@ -12,11 +12,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <sstream>
 #include <variant>
 
 #include "sim/base/error.h"
 #include "sim/kernel/builder.h"
+#include "sim/kernel/line_template.h"
 #include "sim/kernel/loop_stream.h"
 #include "sim/kernel/syntax.h"
 
@@ -59,6 +61,7 @@ class Cursor {
       : file_(file), line_(line), text_(text) {}
 
   int line() const { return line_; }
+  const std::string& text() const { return text_; }
 
   [[noreturn]] void Fail(const std::string& msg) const {
     throw SimError(file_ + ":" + std::to_string(line_) + ": " + msg);
@@ -145,9 +148,13 @@ class Cursor {
     return v;
   }
 
-  // An integer, or an expression over program_id, num_programs (SPMD) and loop variables.
-  int64_t Index(const std::string& what, const ProgramIndex& program, const LoopVars& loops) {
+  // An integer, or an expression over program_id, num_programs (SPMD) and
+  // loop variables; `expr_at` (when given) learns where an expression starts,
+  // npos for a plain integer.
+  int64_t Index(const std::string& what, const ProgramIndex& program, const LoopVars& loops,
+                size_t* expr_at = nullptr) {
     SkipSpace();
+    if (expr_at != nullptr) *expr_at = IndexExprFollows(text_, pos_, loops) ? pos_ : std::string::npos;
     if (!IndexExprFollows(text_, pos_, loops)) return Integer(what);
     std::string error;
     const std::optional<int64_t> v = EvalIndexExpr(text_, &pos_, program, &error, loops);
@@ -571,13 +578,35 @@ class Parser {
     if (loops_) loops_->iteration_of[static_cast<int>(engine)].push_back(iteration_);
   }
 
-  // After the `ENGINE:` prefix: the instruction, checked on its own.
+  // After the `ENGINE:` prefix: the instruction, checked on its own. Inside
+  // loops the line is read once and compiled (line_template.h); later
+  // iterations only evaluate its index expressions.
   Instruction ReadInstruction(Cursor& c, EngineId engine) {
+    if (vars_.empty()) return ReadText(c, engine);
+    const auto known = templates_.find(c.line());
+    if (known != templates_.end()) return Instantiate(known->second, k_, file_, program_, vars_);
+    LineTemplate t;
+    t.text = c.text();
+    t.line = c.line();
+    rec_ = &t;
+    try {
+      t.base = ReadText(c, engine);
+    } catch (...) {
+      rec_ = nullptr;
+      throw;
+    }
+    rec_ = nullptr;
+    return templates_.emplace(c.line(), std::move(t)).first->second.base;
+  }
+
+  Instruction ReadText(Cursor& c, EngineId engine) {
     const Opcode op = ParseEnum(c, c.Ident("an opcode"), kOpcodeSyntax);
     Instruction inst = c.Located([&] { return MakeInstruction(engine, op); });
     inst.line = c.line();
+    rec_inst_ = &inst;
     ParseOperands(c, &inst);
     ParseAttributes(c, &inst);
+    rec_inst_ = nullptr;
     return inst;
   }
 
@@ -587,7 +616,7 @@ class Parser {
     int got = 0;
     if (!c.AtEnd() && !c.NextIsAttribute()) {
       do {
-        AccessPattern ap = ParseAccess(c);
+        AccessPattern ap = ParseAccess(c, got < want ? slots[got] : nullptr);
         if (got < want) *slots[got] = std::move(ap);
         ++got;
       } while (c.Consume(','));
@@ -652,7 +681,11 @@ class Parser {
     SemWait w;
     w.sem = ParseSemaphoreRef(c);
     c.Expect(">=", "in wait=SEMAPHORE>=N");
-    w.value = c.Index("the wait value", program_, vars_);
+    size_t at = std::string::npos;
+    w.value = c.Index("the wait value", program_, vars_, &at);
+    if (rec_ != nullptr && at != std::string::npos) {
+      rec_->steps.push_back(LineTemplate::Wait{rec_inst_->waits.size(), {at, "the wait value"}});
+    }
     if (w.value < 0) c.Fail("the wait value must be >= 0, found '" + std::to_string(w.value) + "'");
     return w;
   }
@@ -689,12 +722,12 @@ class Parser {
     *out = v == "true";
   }
   void ParseValue(Cursor& c, const std::string& key, double* out) { *out = c.Number(Quoted(key)); }
-  void ParseValue(Cursor& c, const std::string&, AccessPattern* out) { *out = ParseAccess(c); }
+  void ParseValue(Cursor& c, const std::string&, AccessPattern* out) { *out = ParseAccess(c, out); }
   void ParseValue(Cursor& c, const std::string& key, Scalar* out) {
     if (c.NextIsNumber()) {
       *out = Imm(c.Number(Quoted(key)));
     } else {
-      *out = Column(ParseAccess(c));
+      *out = Column(ParseAccess(c, &out->ap));
     }
   }
   void ParseValue(Cursor& c, const std::string&, AluOp* out) {
@@ -709,7 +742,8 @@ class Parser {
 
   // ---- access patterns --------------------------------------------------
 
-  AccessPattern ParseAccess(Cursor& c) {
+  // `target`: the instruction's field it lands in (nullptr: none, an error follows).
+  AccessPattern ParseAccess(Cursor& c, AccessPattern* target) {
     const std::string name = c.Ident("an access pattern (a tensor name)");
     const int t = k_.FindTensor(name);
     if (t < 0) {
@@ -717,44 +751,62 @@ class Parser {
       c.Fail("unknown tensor " + Quoted(name));
     }
     if (c.ConsumeAdjacent('[')) {
-      std::vector<SliceSpec> idx = ParseSliceIndices(c);
-      return c.Located([&] { return Slice(k_, t, idx); });
+      std::vector<std::pair<uint32_t, LineTemplate::Hole>> holes;
+      std::vector<SliceSpec> idx = ParseSliceIndices(c, &holes);
+      AccessPattern ap = c.Located([&] { return Slice(k_, t, idx); });
+      if (rec_ != nullptr && target != nullptr && !holes.empty()) {
+        LineTemplate::Operand op;
+        op.field = FieldAt(*rec_inst_, target);
+        op.tensor = t;
+        op.idx = std::move(idx);
+        op.holes = std::move(holes);
+        rec_->steps.push_back(std::move(op));
+      }
+      return ap;
     }
     if (c.ConsumeAdjacent('.')) {
       const std::string method = c.Ident("'ap' after '.'");
       if (method != "ap")
         c.Fail("unknown access method " + Quoted("." + method) +
                " (only .ap(OFFSET, [[STRIDE, SIZE], ...]))");
-      return ParseExplicitAp(c, t);
+      return ParseExplicitAp(c, t, target);
     }
     return c.Located([&] { return Full(k_, t); });
   }
 
-  // After the '[': indices up to and including the ']'.
-  std::vector<SliceSpec> ParseSliceIndices(Cursor& c) {
+  // After the '[': indices up to and including the ']'; `holes` learns which bounds are expressions.
+  std::vector<SliceSpec> ParseSliceIndices(Cursor& c, std::vector<std::pair<uint32_t, LineTemplate::Hole>>* holes) {
     std::vector<SliceSpec> idx;
     do {
-      idx.push_back(ParseSliceIndex(c));
+      idx.push_back(ParseSliceIndex(c, static_cast<uint32_t>(3 * idx.size()), holes));
     } while (c.Consume(','));
     c.Expect("]", "to close the index list");
     return idx;
   }
 
   // numpy forms: a | a:b | a:b:s | : | a: | :b | ::s ...
-  SliceSpec ParseSliceIndex(Cursor& c) {
+  // `bound`: 3 * its position in the list (+1 for its stop, +2 for its step, in `holes`).
+  SliceSpec ParseSliceIndex(Cursor& c, uint32_t bound, std::vector<std::pair<uint32_t, LineTemplate::Hole>>* holes) {
     const auto bound_follows = [&c] { return !c.Peek(':') && !c.Peek(',') && !c.Peek(']'); };
+    const auto index = [&](const char* what, uint32_t which) {
+      size_t at = std::string::npos;
+      const int64_t v = c.Index(what, program_, vars_, &at);
+      if (at != std::string::npos) holes->push_back({bound + which, {at, what}});
+      return v;
+    };
     SliceSpec s = SliceSpec::All();
-    if (!c.Peek(':')) s.start = c.Index("an index", program_, vars_);
+    if (!c.Peek(':')) s.start = index("an index", 0);
     if (!c.Consume(':')) return SliceSpec::At(s.start);
-    if (bound_follows()) s.stop = c.Index("a slice stop", program_, vars_);
-    if (c.Consume(':') && bound_follows()) s.step = c.Index("a slice step", program_, vars_);
+    if (bound_follows()) s.stop = index("a slice stop", 1);
+    if (c.Consume(':') && bound_follows()) s.step = index("a slice step", 2);
     return s;
   }
 
   // After the ".ap": (OFFSET, [[STRIDE, SIZE], ...]).
-  AccessPattern ParseExplicitAp(Cursor& c, int t) {
+  AccessPattern ParseExplicitAp(Cursor& c, int t, AccessPattern* target) {
     c.Expect("(", "after '.ap'");
-    const int64_t offset = c.Index("the .ap offset", program_, vars_);
+    size_t at = std::string::npos;
+    const int64_t offset = c.Index("the .ap offset", program_, vars_, &at);
     c.Expect(",", "after the .ap offset");
     c.Expect("[", "to open the [STRIDE, SIZE] list");
     std::vector<ApDim> dims;
@@ -769,7 +821,17 @@ class Parser {
     } while (c.Consume(','));
     c.Expect("]", "to close the [STRIDE, SIZE] list");
     c.Expect(")", "to close .ap(...)");
-    return c.Located([&] { return Ap(k_, t, offset, std::move(dims)); });
+    AccessPattern ap = c.Located([&] { return Ap(k_, t, offset, dims); });
+    if (rec_ != nullptr && target != nullptr && at != std::string::npos) {
+      LineTemplate::Operand op;
+      op.field = FieldAt(*rec_inst_, target);
+      op.tensor = t;
+      op.explicit_ap = true;
+      op.dims = std::move(dims);
+      op.holes.push_back({0, {at, "the .ap offset"}});
+      rec_->steps.push_back(std::move(op));
+    }
+    return ap;
   }
 
   const std::string file_;
@@ -786,6 +848,11 @@ class Parser {
   size_t loop_line_ = 0;          // the loop whose iteration runs (for the limit's error)
   int64_t work_ = 0;
   int64_t max_work_;
+  // Loop-body lines compiled at their first iteration, by line number; while
+  // one is being read, the template it fills and the instruction it reads into.
+  std::unordered_map<int, LineTemplate> templates_;
+  LineTemplate* rec_ = nullptr;
+  Instruction* rec_inst_ = nullptr;
   // A streamed parse (ParseStreamed): checks every line and iteration as the
   // unrolled parse does, but only counts each engine's instructions.
   bool count_only_ = false;

@@ -344,7 +344,7 @@ class Parser {
     for (size_t i = begin; i < end; ++i) {
       Cursor c = LineCursor(i);
       if (c.AtEnd()) continue;
-      if (IsLoopOpen(lines_[i].text)) {
+      if (close_of_[i] > 0) {  // a `loop` line (MatchLoops paired each with its '}'), known without reading it again
         RunLoop(c, i);
         i = close_of_[i];
       } else {

@@ -33,9 +33,8 @@ namespace {
 
 int64_t Evaluate(const LineTemplate& t, const LineTemplate::Hole& h, const std::string& file,
                  const ProgramIndex& program, const LoopVars& vars) {
-  size_t pos = h.at;
   std::string error;
-  const std::optional<int64_t> v = EvalIndexExpr(t.text, &pos, program, &error, vars);
+  const std::optional<int64_t> v = h.expr.Eval(program, vars, &error);
   if (!v) Fail(file, t.line, "in " + std::string(h.what) + ": " + error);
   return *v;
 }

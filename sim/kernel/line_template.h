@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/kernel/builder.h"
+#include "sim/kernel/compiled_index_expr.h"
 #include "sim/kernel/index_expr.h"
 #include "sim/kernel/kernel.h"
 
@@ -24,7 +25,7 @@ struct LineTemplate {
   // The access-pattern fields of an Instruction an operand may land in.
   enum class Field : uint8_t { kDst, kSrc0, kSrc1, kAcc, kScalar0, kScalar1 };
   struct Hole {
-    size_t at = 0;          // where its expression starts in `text`
+    CompiledIndexExpr expr;
     const char* what = "";  // what the parser's errors call it ("an index", ...)
   };
   // An operand with at least one expression in it.
@@ -43,7 +44,7 @@ struct LineTemplate {
     Hole hole;
   };
   Instruction base;  // as read at the first iteration
-  std::string text;  // the line (what Hole::at points into)
+  std::string text;  // the line as written
   int line = 0;
   std::vector<std::variant<Operand, Wait>> steps;  // in the text's order
 };

@@ -156,6 +156,10 @@ TEST(LoopStream, LaterIterationsFailAsWrittenOutLines) {
       {"sync: dma_copy buf[:, i % 4], x[i] signal=s", "sync: dma_copy buf[:, 0], x[8] signal=s"},  // out of bounds at i=8
       {"sync: dma_copy buf[:, i % 4], x[8 / (8 - i) - 8] signal=s", "sync: dma_copy buf[:, 0], x[8 / (8 - 8) - 8] signal=s"},
       {"sync: dma_copy buf[:, 0:i - 3], x[0] signal=s", "sync: dma_copy buf[:, 0:5], x[0] signal=s"},
+      {"sync: dma_copy buf[:, 0], x[(i - 7) * 100000000000000000 * 100] signal=s",
+       "sync: dma_copy buf[:, 0], x[(8 - 7) * 100000000000000000 * 100] signal=s"},  // overflow
+      {"sync: dma_copy buf[:, 0], x[-(7 - i) * 8] signal=s", "sync: dma_copy buf[:, 0], x[-(7 - 8) * 8] signal=s"},
+      {"sync: dma_copy buf[:, 0], x[i % (8 - i)] signal=s", "sync: dma_copy buf[:, 0], x[8 % (8 - 8)] signal=s"},
       {"sync: dma_copy buf[:, 0], x[0] signal=s wait=t>=8 - i wait=s>=7 - i", "sync: dma_copy buf[:, 0], x[0] signal=s wait=t>=0 wait=s>=7 - 8"},
       {"sync: dma_copy buf[:, 0], x.ap(i * 128, [[16, 8], [1, 16]]) signal=s",
        "sync: dma_copy buf[:, 0], x.ap(8 * 128, [[16, 8], [1, 16]]) signal=s"},

@@ -149,15 +149,15 @@ class Cursor {
   }
 
   // An integer, or an expression over program_id, num_programs (SPMD) and
-  // loop variables; `expr_at` (when given) learns where an expression starts,
-  // npos for a plain integer.
+  // loop variables; `compiled` (when given) receives an expression compiled
+  // (and stays empty for a plain integer).
   int64_t Index(const std::string& what, const ProgramIndex& program, const LoopVars& loops,
-                size_t* expr_at = nullptr) {
+                CompiledIndexExpr* compiled = nullptr) {
     SkipSpace();
-    if (expr_at != nullptr) *expr_at = IndexExprFollows(text_, pos_, loops) ? pos_ : std::string::npos;
     if (!IndexExprFollows(text_, pos_, loops)) return Integer(what);
     std::string error;
-    const std::optional<int64_t> v = EvalIndexExpr(text_, &pos_, program, &error, loops);
+    const std::optional<int64_t> v = compiled != nullptr ? CompileIndexExpr(text_, &pos_, program, &error, loops, compiled)
+                                                         : EvalIndexExpr(text_, &pos_, program, &error, loops);
     if (!v) Fail("in " + what + ": " + error);
     return *v;
   }
@@ -681,10 +681,10 @@ class Parser {
     SemWait w;
     w.sem = ParseSemaphoreRef(c);
     c.Expect(">=", "in wait=SEMAPHORE>=N");
-    size_t at = std::string::npos;
-    w.value = c.Index("the wait value", program_, vars_, &at);
-    if (rec_ != nullptr && at != std::string::npos) {
-      rec_->steps.push_back(LineTemplate::Wait{rec_inst_->waits.size(), {at, "the wait value"}});
+    CompiledIndexExpr expr;
+    w.value = c.Index("the wait value", program_, vars_, &expr);
+    if (rec_ != nullptr && !expr.empty()) {
+      rec_->steps.push_back(LineTemplate::Wait{rec_inst_->waits.size(), {std::move(expr), "the wait value"}});
     }
     if (w.value < 0) c.Fail("the wait value must be >= 0, found '" + std::to_string(w.value) + "'");
     return w;
@@ -789,9 +789,9 @@ class Parser {
   SliceSpec ParseSliceIndex(Cursor& c, uint32_t bound, std::vector<std::pair<uint32_t, LineTemplate::Hole>>* holes) {
     const auto bound_follows = [&c] { return !c.Peek(':') && !c.Peek(',') && !c.Peek(']'); };
     const auto index = [&](const char* what, uint32_t which) {
-      size_t at = std::string::npos;
-      const int64_t v = c.Index(what, program_, vars_, &at);
-      if (at != std::string::npos) holes->push_back({bound + which, {at, what}});
+      CompiledIndexExpr expr;
+      const int64_t v = c.Index(what, program_, vars_, &expr);
+      if (!expr.empty()) holes->push_back({bound + which, {std::move(expr), what}});
       return v;
     };
     SliceSpec s = SliceSpec::All();
@@ -805,8 +805,8 @@ class Parser {
   // After the ".ap": (OFFSET, [[STRIDE, SIZE], ...]).
   AccessPattern ParseExplicitAp(Cursor& c, int t, AccessPattern* target) {
     c.Expect("(", "after '.ap'");
-    size_t at = std::string::npos;
-    const int64_t offset = c.Index("the .ap offset", program_, vars_, &at);
+    CompiledIndexExpr expr;
+    const int64_t offset = c.Index("the .ap offset", program_, vars_, &expr);
     c.Expect(",", "after the .ap offset");
     c.Expect("[", "to open the [STRIDE, SIZE] list");
     std::vector<ApDim> dims;
@@ -822,13 +822,13 @@ class Parser {
     c.Expect("]", "to close the [STRIDE, SIZE] list");
     c.Expect(")", "to close .ap(...)");
     AccessPattern ap = c.Located([&] { return Ap(k_, t, offset, dims); });
-    if (rec_ != nullptr && target != nullptr && at != std::string::npos) {
+    if (rec_ != nullptr && target != nullptr && !expr.empty()) {
       LineTemplate::Operand op;
       op.field = FieldAt(*rec_inst_, target);
       op.tensor = t;
       op.explicit_ap = true;
       op.dims = std::move(dims);
-      op.holes.push_back({0, {at, "the .ap offset"}});
+      op.holes.push_back({0, {std::move(expr), "the .ap offset"}});
       rec_->steps.push_back(std::move(op));
     }
     return ap;

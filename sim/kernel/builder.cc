@@ -93,17 +93,18 @@ struct Resolved {
 
 Resolved Resolve(const SliceSpec& s, const TensorDecl& t, size_t dim) {
   const int64_t size = t.shape[dim];
-  const std::string text = FormatSliceSpec(s);
+  // Formatted only for an error: a loop body line resolves its slices at every iteration.
+  const auto text = [&s] { return FormatSliceSpec(s); };
   if (s.index) {
-    if (s.start < 0 || s.start >= size) Fail("index " + text + " out of bounds for " + DimName(t, dim));
+    if (s.start < 0 || s.start >= size) Fail("index " + text() + " out of bounds for " + DimName(t, dim));
     return {s.start, 1, 1, true};
   }
-  if (s.step <= 0) Fail("slice " + text + " of " + DimName(t, dim) + " needs a positive step");
+  if (s.step <= 0) Fail("slice " + text() + " of " + DimName(t, dim) + " needs a positive step");
   const int64_t stop = s.stop == SliceSpec::kEnd ? size : s.stop;
   if (s.start < 0 || s.start >= size || stop > size) {
-    Fail("slice " + text + " out of bounds for " + DimName(t, dim));
+    Fail("slice " + text() + " out of bounds for " + DimName(t, dim));
   }
-  if (s.start >= stop) Fail("slice " + text + " of " + DimName(t, dim) + " is empty");
+  if (s.start >= stop) Fail("slice " + text() + " of " + DimName(t, dim) + " is empty");
   return {s.start, 1 + (stop - s.start - 1) / s.step, s.step, false};
 }
 

@@ -68,6 +68,7 @@ struct KernelLoops {
   struct Line {
     enum Kind : uint8_t { kInstruction, kOpen, kClose } kind = kInstruction;
     std::string text;
+    int number = 0;  // its line in the kernel text (what errors and records name)
   };
   std::array<std::vector<Line>, kNumEngines> lines;
   // The iteration each unrolled instruction belongs to, per engine and

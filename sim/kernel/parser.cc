@@ -12,11 +12,14 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <sstream>
 #include <variant>
 
 #include "sim/base/error.h"
 #include "sim/kernel/builder.h"
+#include "sim/kernel/line_template.h"
+#include "sim/kernel/loop_stream.h"
 #include "sim/kernel/syntax.h"
 
 namespace nsim {
@@ -58,6 +61,7 @@ class Cursor {
       : file_(file), line_(line), text_(text) {}
 
   int line() const { return line_; }
+  const std::string& text() const { return text_; }
 
   [[noreturn]] void Fail(const std::string& msg) const {
     throw SimError(file_ + ":" + std::to_string(line_) + ": " + msg);
@@ -144,12 +148,16 @@ class Cursor {
     return v;
   }
 
-  // An integer, or an expression over program_id, num_programs (SPMD) and loop variables.
-  int64_t Index(const std::string& what, const ProgramIndex& program, const LoopVars& loops) {
+  // An integer, or an expression over program_id, num_programs (SPMD) and
+  // loop variables; `compiled` (when given) receives an expression compiled
+  // (and stays empty for a plain integer).
+  int64_t Index(const std::string& what, const ProgramIndex& program, const LoopVars& loops,
+                CompiledIndexExpr* compiled = nullptr) {
     SkipSpace();
     if (!IndexExprFollows(text_, pos_, loops)) return Integer(what);
     std::string error;
-    const std::optional<int64_t> v = EvalIndexExpr(text_, &pos_, program, &error, loops);
+    const std::optional<int64_t> v = compiled != nullptr ? CompileIndexExpr(text_, &pos_, program, &error, loops, compiled)
+                                                         : EvalIndexExpr(text_, &pos_, program, &error, loops);
     if (!v) Fail("in " + what + ": " + error);
     return *v;
   }
@@ -233,8 +241,30 @@ E ParseEnum(const Cursor& c, const std::string& word, const EnumSyntax<E>& synta
 
 class Parser {
  public:
-  Parser(const std::string& filename, const ProgramIndex& program, int64_t max_work)
-      : file_(filename), program_(program), max_work_(max_work) {}
+  Parser(const std::string& filename, const ProgramIndex& program, int64_t max_work, bool count_only = false)
+      : file_(filename), program_(program), max_work_(max_work), count_only_(count_only) {}
+  // Reads the lines of a kernel whose declarations are `decls` (a StreamCursor's instructions).
+  Parser(const std::string& filename, const ProgramIndex& program, Kernel decls)
+      : file_(filename), program_(program), k_(std::move(decls)), named_(true), max_work_(0) {}
+
+  // What a streamed parse (ParseStreamed) learnt: the instructions each engine's stream holds.
+  const std::array<int64_t, kNumEngines>& counts() const { return counts_; }
+  LoopVars& vars() { return vars_; }
+
+  struct LoopHeader {
+    std::string var;
+    int64_t start = 0, stop = 0, step = 1;
+  };
+  // `loop VAR in START:STOP[:STEP] {` at line `number`, over the loop variables bound now.
+  LoopHeader ReadLoopHeader(int number, const std::string& text) {
+    Cursor c(file_, number, text);
+    return ReadLoopHeader(c);
+  }
+  // One instruction of engine `engine` (its line without the `ENGINE:` prefix), over the loop variables bound now.
+  Instruction ReadInstruction(int number, EngineId engine, const std::string& text) {
+    Cursor c(file_, number, text);
+    return ReadInstruction(c, engine);
+  }
 
   Kernel Parse(const std::string& text) {
     ReadLines(text);
@@ -293,7 +323,9 @@ class Parser {
       }
     }
     if (!open.empty()) LineCursor(open.back()).Fail("this loop has no closing '}'");
-    if (close_of_.end() != std::find_if(close_of_.begin(), close_of_.end(), [](size_t c) { return c > 0; })) {
+    // A streamed parse keeps the loop form even without loops: it is what the cursors walk.
+    if (count_only_ ||
+        close_of_.end() != std::find_if(close_of_.begin(), close_of_.end(), [](size_t c) { return c > 0; })) {
       loops_ = std::make_unique<KernelLoops>();
     }
   }
@@ -312,7 +344,7 @@ class Parser {
     for (size_t i = begin; i < end; ++i) {
       Cursor c = LineCursor(i);
       if (c.AtEnd()) continue;
-      if (IsLoopOpen(lines_[i].text)) {
+      if (close_of_[i] > 0) {  // a `loop` line (MatchLoops paired each with its '}'), known without reading it again
         RunLoop(c, i);
         i = close_of_[i];
       } else {
@@ -323,6 +355,21 @@ class Parser {
 
   // `loop VAR in START:STOP[:STEP] {`
   void RunLoop(Cursor& c, size_t open) {
+    const LoopHeader h = ReadLoopHeader(c);
+    const uint32_t enclosing = iteration_;
+    vars_.push_back({h.var, h.start});
+    for (int64_t v = h.start; v < h.stop;) {
+      vars_.back().value = v;
+      loop_line_ = open;
+      NoteIteration(open);
+      RunBlock(open + 1, close_of_[open]);
+      if (__builtin_add_overflow(v, h.step, &v)) break;
+    }
+    vars_.pop_back();
+    iteration_ = enclosing;
+  }
+
+  LoopHeader ReadLoopHeader(Cursor& c) {
     if (!named_) c.Fail("expected 'kernel NAME' before anything else, found 'loop'");
     c.Ident("'loop'");
     const std::string var = c.Ident("a loop variable");
@@ -338,22 +385,13 @@ class Parser {
     if (step < 1) c.Fail("the loop step must be >= 1, found '" + std::to_string(step) + "'");
     c.Expect("{", "at the end of the loop line");
     c.ExpectEnd();
-    const uint32_t enclosing = iteration_;
-    vars_.push_back({var, start});
-    for (int64_t v = start; v < stop;) {
-      vars_.back().value = v;
-      loop_line_ = open;
-      NoteIteration(open);
-      RunBlock(open + 1, close_of_[open]);
-      if (__builtin_add_overflow(v, step, &v)) break;
-    }
-    vars_.pop_back();
-    iteration_ = enclosing;
+    return {var, start, stop, step};
   }
 
   // The iteration now running, for the instructions it appends; `open`: its loop's line.
   void NoteIteration(size_t open) {
     CountWork();
+    if (count_only_) return;  // a streamed kernel names iterations as its cursors reach them
     auto nest = nest_of_.find(open);
     if (nest == nest_of_.end()) {
       std::vector<std::string> names;
@@ -379,16 +417,16 @@ class Parser {
   // inside the loops that enclose them (a loop whose body has lines of
   // several engines becomes one loop per engine, as engines run apart).
   void BuildLoopForm() {
-    std::vector<std::string> open;             // headers of the loops around the line
+    std::vector<std::pair<std::string, int>> open;  // headers (and lines) of the loops around the line
     std::array<size_t, kNumEngines> opened{};  // how many of them each engine's stream has opened
     for (size_t i = 0; i < lines_.size(); ++i) {
       const std::string text = Collapsed(lines_[i].text);
       if (IsLoopOpen(text)) {
-        open.push_back(text);
+        open.push_back({text, lines_[i].number});
       } else if (IsLoopClose(text)) {
         for (int e = 0; e < kNumEngines; ++e) {
           if (opened[e] < open.size()) continue;
-          loops_->lines[e].push_back({KernelLoops::Line::kClose, "}"});
+          loops_->lines[e].push_back({KernelLoops::Line::kClose, "}", lines_[i].number});
           --opened[e];
         }
         open.pop_back();
@@ -398,14 +436,17 @@ class Parser {
     }
   }
 
-  void AddLoopFormInstruction(size_t i, const std::string& text, const std::vector<std::string>& open,
+  void AddLoopFormInstruction(size_t i, const std::string& text, const std::vector<std::pair<std::string, int>>& open,
                               std::array<size_t, kNumEngines>* opened) {
     const size_t colon = text.find(':');
     const std::string word = Collapsed(text.substr(0, colon));
     if (colon == std::string::npos || !IsIdentifier(word)) return;  // kernel, tensor, semaphore
     const int e = static_cast<int>(ParseEnum(LineCursor(i), word, kEngineSyntax));
-    while ((*opened)[e] < open.size()) loops_->lines[e].push_back({KernelLoops::Line::kOpen, open[(*opened)[e]++]});
-    loops_->lines[e].push_back({KernelLoops::Line::kInstruction, Collapsed(text.substr(colon + 1))});
+    while ((*opened)[e] < open.size()) {
+      const auto& [header, number] = open[(*opened)[e]++];
+      loops_->lines[e].push_back({KernelLoops::Line::kOpen, header, number});
+    }
+    loops_->lines[e].push_back({KernelLoops::Line::kInstruction, Collapsed(text.substr(colon + 1)), lines_[i].number});
   }
 
   // Trimmed, with every run of spaces and tabs made one space.
@@ -527,14 +568,46 @@ class Parser {
 
   void ParseInstruction(Cursor& c, const std::string& engine_name) {
     const EngineId engine = ParseEnum(c, engine_name, kEngineSyntax);
+    const Instruction inst = ReadInstruction(c, engine);
+    if (loops_) CountWork();
+    if (count_only_) {
+      ++counts_[static_cast<int>(engine)];
+      return;
+    }
+    k_.Append(inst);
+    if (loops_) loops_->iteration_of[static_cast<int>(engine)].push_back(iteration_);
+  }
+
+  // After the `ENGINE:` prefix: the instruction, checked on its own. Inside
+  // loops the line is read once and compiled (line_template.h); later
+  // iterations only evaluate its index expressions.
+  Instruction ReadInstruction(Cursor& c, EngineId engine) {
+    if (vars_.empty()) return ReadText(c, engine);
+    const auto known = templates_.find(c.line());
+    if (known != templates_.end()) return Instantiate(known->second, k_, file_, program_, vars_);
+    LineTemplate t;
+    t.text = c.text();
+    t.line = c.line();
+    rec_ = &t;
+    try {
+      t.base = ReadText(c, engine);
+    } catch (...) {
+      rec_ = nullptr;
+      throw;
+    }
+    rec_ = nullptr;
+    return templates_.emplace(c.line(), std::move(t)).first->second.base;
+  }
+
+  Instruction ReadText(Cursor& c, EngineId engine) {
     const Opcode op = ParseEnum(c, c.Ident("an opcode"), kOpcodeSyntax);
     Instruction inst = c.Located([&] { return MakeInstruction(engine, op); });
     inst.line = c.line();
+    rec_inst_ = &inst;
     ParseOperands(c, &inst);
     ParseAttributes(c, &inst);
-    if (loops_) CountWork();
-    k_.Append(inst);
-    if (loops_) loops_->iteration_of[static_cast<int>(engine)].push_back(iteration_);
+    rec_inst_ = nullptr;
+    return inst;
   }
 
   void ParseOperands(Cursor& c, Instruction* inst) {
@@ -543,7 +616,7 @@ class Parser {
     int got = 0;
     if (!c.AtEnd() && !c.NextIsAttribute()) {
       do {
-        AccessPattern ap = ParseAccess(c);
+        AccessPattern ap = ParseAccess(c, got < want ? slots[got] : nullptr);
         if (got < want) *slots[got] = std::move(ap);
         ++got;
       } while (c.Consume(','));
@@ -608,7 +681,11 @@ class Parser {
     SemWait w;
     w.sem = ParseSemaphoreRef(c);
     c.Expect(">=", "in wait=SEMAPHORE>=N");
-    w.value = c.Index("the wait value", program_, vars_);
+    CompiledIndexExpr expr;
+    w.value = c.Index("the wait value", program_, vars_, &expr);
+    if (rec_ != nullptr && !expr.empty()) {
+      rec_->steps.push_back(LineTemplate::Wait{rec_inst_->waits.size(), {std::move(expr), "the wait value"}});
+    }
     if (w.value < 0) c.Fail("the wait value must be >= 0, found '" + std::to_string(w.value) + "'");
     return w;
   }
@@ -645,12 +722,12 @@ class Parser {
     *out = v == "true";
   }
   void ParseValue(Cursor& c, const std::string& key, double* out) { *out = c.Number(Quoted(key)); }
-  void ParseValue(Cursor& c, const std::string&, AccessPattern* out) { *out = ParseAccess(c); }
+  void ParseValue(Cursor& c, const std::string&, AccessPattern* out) { *out = ParseAccess(c, out); }
   void ParseValue(Cursor& c, const std::string& key, Scalar* out) {
     if (c.NextIsNumber()) {
       *out = Imm(c.Number(Quoted(key)));
     } else {
-      *out = Column(ParseAccess(c));
+      *out = Column(ParseAccess(c, &out->ap));
     }
   }
   void ParseValue(Cursor& c, const std::string&, AluOp* out) {
@@ -665,7 +742,8 @@ class Parser {
 
   // ---- access patterns --------------------------------------------------
 
-  AccessPattern ParseAccess(Cursor& c) {
+  // `target`: the instruction's field it lands in (nullptr: none, an error follows).
+  AccessPattern ParseAccess(Cursor& c, AccessPattern* target) {
     const std::string name = c.Ident("an access pattern (a tensor name)");
     const int t = k_.FindTensor(name);
     if (t < 0) {
@@ -673,44 +751,62 @@ class Parser {
       c.Fail("unknown tensor " + Quoted(name));
     }
     if (c.ConsumeAdjacent('[')) {
-      std::vector<SliceSpec> idx = ParseSliceIndices(c);
-      return c.Located([&] { return Slice(k_, t, idx); });
+      std::vector<std::pair<uint32_t, LineTemplate::Hole>> holes;
+      std::vector<SliceSpec> idx = ParseSliceIndices(c, &holes);
+      AccessPattern ap = c.Located([&] { return Slice(k_, t, idx); });
+      if (rec_ != nullptr && target != nullptr && !holes.empty()) {
+        LineTemplate::Operand op;
+        op.field = FieldAt(*rec_inst_, target);
+        op.tensor = t;
+        op.idx = std::move(idx);
+        op.holes = std::move(holes);
+        rec_->steps.push_back(std::move(op));
+      }
+      return ap;
     }
     if (c.ConsumeAdjacent('.')) {
       const std::string method = c.Ident("'ap' after '.'");
       if (method != "ap")
         c.Fail("unknown access method " + Quoted("." + method) +
                " (only .ap(OFFSET, [[STRIDE, SIZE], ...]))");
-      return ParseExplicitAp(c, t);
+      return ParseExplicitAp(c, t, target);
     }
     return c.Located([&] { return Full(k_, t); });
   }
 
-  // After the '[': indices up to and including the ']'.
-  std::vector<SliceSpec> ParseSliceIndices(Cursor& c) {
+  // After the '[': indices up to and including the ']'; `holes` learns which bounds are expressions.
+  std::vector<SliceSpec> ParseSliceIndices(Cursor& c, std::vector<std::pair<uint32_t, LineTemplate::Hole>>* holes) {
     std::vector<SliceSpec> idx;
     do {
-      idx.push_back(ParseSliceIndex(c));
+      idx.push_back(ParseSliceIndex(c, static_cast<uint32_t>(3 * idx.size()), holes));
     } while (c.Consume(','));
     c.Expect("]", "to close the index list");
     return idx;
   }
 
   // numpy forms: a | a:b | a:b:s | : | a: | :b | ::s ...
-  SliceSpec ParseSliceIndex(Cursor& c) {
+  // `bound`: 3 * its position in the list (+1 for its stop, +2 for its step, in `holes`).
+  SliceSpec ParseSliceIndex(Cursor& c, uint32_t bound, std::vector<std::pair<uint32_t, LineTemplate::Hole>>* holes) {
     const auto bound_follows = [&c] { return !c.Peek(':') && !c.Peek(',') && !c.Peek(']'); };
+    const auto index = [&](const char* what, uint32_t which) {
+      CompiledIndexExpr expr;
+      const int64_t v = c.Index(what, program_, vars_, &expr);
+      if (!expr.empty()) holes->push_back({bound + which, {std::move(expr), what}});
+      return v;
+    };
     SliceSpec s = SliceSpec::All();
-    if (!c.Peek(':')) s.start = c.Index("an index", program_, vars_);
+    if (!c.Peek(':')) s.start = index("an index", 0);
     if (!c.Consume(':')) return SliceSpec::At(s.start);
-    if (bound_follows()) s.stop = c.Index("a slice stop", program_, vars_);
-    if (c.Consume(':') && bound_follows()) s.step = c.Index("a slice step", program_, vars_);
+    if (bound_follows()) s.stop = index("a slice stop", 1);
+    if (c.Consume(':') && bound_follows()) s.step = index("a slice step", 2);
     return s;
   }
 
   // After the ".ap": (OFFSET, [[STRIDE, SIZE], ...]).
-  AccessPattern ParseExplicitAp(Cursor& c, int t) {
+  AccessPattern ParseExplicitAp(Cursor& c, int t, AccessPattern* target) {
     c.Expect("(", "after '.ap'");
-    const int64_t offset = c.Index("the .ap offset", program_, vars_);
+    CompiledIndexExpr expr;
+    const int64_t offset = c.Index("the .ap offset", program_, vars_, &expr);
     c.Expect(",", "after the .ap offset");
     c.Expect("[", "to open the [STRIDE, SIZE] list");
     std::vector<ApDim> dims;
@@ -725,7 +821,17 @@ class Parser {
     } while (c.Consume(','));
     c.Expect("]", "to close the [STRIDE, SIZE] list");
     c.Expect(")", "to close .ap(...)");
-    return c.Located([&] { return Ap(k_, t, offset, std::move(dims)); });
+    AccessPattern ap = c.Located([&] { return Ap(k_, t, offset, dims); });
+    if (rec_ != nullptr && target != nullptr && !expr.empty()) {
+      LineTemplate::Operand op;
+      op.field = FieldAt(*rec_inst_, target);
+      op.tensor = t;
+      op.explicit_ap = true;
+      op.dims = std::move(dims);
+      op.holes.push_back({0, {std::move(expr), "the .ap offset"}});
+      rec_->steps.push_back(std::move(op));
+    }
+    return ap;
   }
 
   const std::string file_;
@@ -742,6 +848,15 @@ class Parser {
   size_t loop_line_ = 0;          // the loop whose iteration runs (for the limit's error)
   int64_t work_ = 0;
   int64_t max_work_;
+  // Loop-body lines compiled at their first iteration, by line number; while
+  // one is being read, the template it fills and the instruction it reads into.
+  std::unordered_map<int, LineTemplate> templates_;
+  LineTemplate* rec_ = nullptr;
+  Instruction* rec_inst_ = nullptr;
+  // A streamed parse (ParseStreamed): checks every line and iteration as the
+  // unrolled parse does, but only counts each engine's instructions.
+  bool count_only_ = false;
+  std::array<int64_t, kNumEngines> counts_{};
 };
 
 }  // namespace
@@ -823,6 +938,89 @@ std::vector<Kernel> ParseGrid(const std::string& text, const std::string& filena
     }
   }
   return out;
+}
+
+}  // namespace nsim
+
+namespace nsim {
+
+// The parser of a StreamCursor: the declarations, and the loop variables the cursor binds.
+class StreamCursor::LineReader : public Parser {
+ public:
+  using Parser::Parser;
+};
+
+StreamedKernel ParseStreamed(const std::string& text, const std::string& filename, const ProgramIndex& program,
+                             int64_t max_loop_work) {
+  Parser parser(filename, program, max_loop_work, /*count_only=*/true);
+  StreamedKernel out;
+  out.decls = parser.Parse(text);
+  out.counts = parser.counts();
+  if (MentionsProgram(text)) out.decls.spmd = std::make_shared<const SpmdSource>(SpmdSource{text, filename});
+  out.filename = filename;
+  out.program = program;
+  return out;
+}
+
+StreamCursor::StreamCursor(const StreamedKernel& k, int engine)
+    : engine_(static_cast<EngineId>(engine)),
+      lines_(&k.decls.loops()->lines[static_cast<size_t>(engine)]),
+      reader_(std::make_unique<LineReader>(k.filename, k.program, k.decls)) {
+  close_of_.assign(lines_->size(), 0);
+  std::vector<size_t> open;
+  for (size_t i = 0; i < lines_->size(); ++i) {
+    if ((*lines_)[i].kind == KernelLoops::Line::kOpen) open.push_back(i);
+    if ((*lines_)[i].kind == KernelLoops::Line::kClose) {
+      close_of_[open.back()] = i;
+      open.pop_back();
+    }
+  }
+}
+
+StreamCursor::~StreamCursor() = default;
+StreamCursor::StreamCursor(StreamCursor&&) noexcept = default;
+
+// Walks the loop form as Parser::RunLoop runs the text: a loop's header is
+// read (with the outer loops' values) each time it is entered, its variable
+// steps at its `}`, and it ends when the variable reaches the stop (or
+// would overflow).
+bool StreamCursor::Next(Instruction* out) {
+  LoopVars& vars = reader_->vars();
+  while (pc_ < lines_->size()) {
+    const KernelLoops::Line& line = (*lines_)[pc_];
+    if (line.kind == KernelLoops::Line::kInstruction) {
+      *out = reader_->ReadInstruction(line.number, engine_, line.text);
+      ++pc_;
+      ++position_;
+      return true;
+    }
+    if (line.kind == KernelLoops::Line::kOpen) {
+      const Parser::LoopHeader h = reader_->ReadLoopHeader(line.number, line.text);
+      if (h.start < h.stop) {
+        vars.push_back({h.var, h.start});
+        frames_.push_back({pc_, h.stop, h.step});
+        ++pc_;
+      } else {
+        pc_ = close_of_[pc_] + 1;
+      }
+      continue;
+    }
+    int64_t& v = vars.back().value;
+    if (!__builtin_add_overflow(v, frames_.back().step, &v) && v < frames_.back().stop) {
+      pc_ = frames_.back().open + 1;
+    } else {
+      vars.pop_back();
+      frames_.pop_back();
+      ++pc_;
+    }
+  }
+  return false;
+}
+
+std::string StreamCursor::LoopIndices() const {
+  std::string label;
+  for (const LoopVar& v : reader_->vars()) label += (label.empty() ? "" : ",") + v.name + "=" + std::to_string(v.value);
+  return label;
 }
 
 }  // namespace nsim

@@ -84,6 +84,12 @@ Tensor threshold_backward(T grad_output, T self, S threshold) {
 std::tuple<Tensor, Tensor> max(T self, int64_t dim, bool keepdim) {
   NSIM_CALL("aten::max.dim", Tuple2(T, int64_t, bool), self, dim, keepdim);
 }
+Tensor argmax(T self, std::optional<int64_t> dim, bool keepdim) {
+  NSIM_CALL("aten::argmax", Tensor(T, std::optional<int64_t>, bool), self, dim, keepdim);
+}
+Tensor argmin(T self, std::optional<int64_t> dim, bool keepdim) {
+  NSIM_CALL("aten::argmin", Tensor(T, std::optional<int64_t>, bool), self, dim, keepdim);
+}
 Tensor var(T self, const IntList& dim, double correction, bool keepdim) {
   using OptS = const std::optional<Scalar>&;
   NSIM_CALL("aten::var.correction", Tensor(T, OptList, OptS, bool), self, dim,

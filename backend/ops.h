@@ -64,6 +64,10 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+// The (first) index of the largest / smallest element along `dim` (every
+// dim, flattened, when absent), as int64; NaN counts as the extreme.
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor var(const Tensor& self, const IntList& dim, double correction = 1, bool keepdim = false);
 
 // --- linear algebra ---

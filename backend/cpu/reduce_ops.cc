@@ -122,12 +122,59 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
   });
 }
 
+// The first index of the largest (kMax) or smallest element along the
+// reduced dim, a NaN counting as the extreme (ATen's argmax/argmin: the
+// first NaN wins). No dim: over the flattened (row-major) input.
+template <bool kMax>
+Tensor ArgExtremum(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const ReduceMetaResult r = ArgReduceMeta(op, self, dim, keepdim);
+  const Tensor x = dim ? self : self.reshape({self.numel()});
+  const int64_t d = dim ? MaybeWrapDim(*dim, self.dim()) : 0;
+  const ReduceMetaResult rx = dim ? r : ReduceMeta(op, x, IntList{0}, false, std::nullopt, ReduceKind::kExtremum);
+  return VisitComputeType(self.dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    std::vector<C> best(Numel(rx.keepdim_sizes), C(0));
+    std::vector<int64_t> indices(best.size(), 0);
+    IntList index_sizes(x.dim(), 1);
+    std::vector<int64_t> positions;
+    if (x.dim() > 0) index_sizes[d] = x.size(d);
+    for (int64_t i = 0; i < (x.dim() > 0 ? x.size(d) : 1); ++i) positions.push_back(i);
+    const IntList acc_strides = ContiguousStrides(rx.keepdim_sizes);
+    ElementwiseIter it(x.sizes());
+    it.Add(best.data(), rx.keepdim_sizes, acc_strides, sizeof(C));
+    it.Add(indices.data(), rx.keepdim_sizes, acc_strides, sizeof(int64_t));
+    it.Add(x);
+    it.Add(positions.data(), index_sizes, ContiguousStrides(index_sizes), sizeof(int64_t));
+    const LoadFn<C> load = LoaderFor<C>(x.dtype());
+    it.ForEach([&](char* const* p) {
+      C& a = *reinterpret_cast<C*>(p[0]);
+      const C v = load(p[2]);
+      const int64_t pos = *reinterpret_cast<const int64_t*>(p[3]);
+      // Row-major order visits pos 0 of each row first, so it seeds the row.
+      if (pos == 0 || (a == a && (v != v || (kMax ? v > a : v < a)))) {
+        a = v;
+        *reinterpret_cast<int64_t*>(p[1]) = pos;
+      }
+    });
+    return Store(r, indices);
+  });
+}
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return ArgExtremum<true>("argmax", self, dim, keepdim);
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return ArgExtremum<false>("argmin", self, dim, keepdim);
+}
+
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, CPU, m) {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
+  m.impl("argmax", &argmax);
+  m.impl("argmin", &argmin);
 }
 
 }  // namespace at

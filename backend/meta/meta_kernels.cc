@@ -47,6 +47,12 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
   m.dtype = kInt;
   return std::make_tuple(values, MakeOutput(m));
 }
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return MakeOutput(ArgReduceMeta("argmax", self, dim, keepdim).out);
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return MakeOutput(ArgReduceMeta("argmin", self, dim, keepdim).out);
+}
 Tensor var(const Tensor& self, const std::optional<IntList>& dim, const std::optional<Scalar>&,
            bool keepdim) {
   return MakeOutput(ReduceMeta("var", self, dim, keepdim, std::nullopt, ReduceKind::kVar).out);
@@ -96,6 +102,8 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
+  m.impl("argmax", &argmax);
+  m.impl("argmin", &argmin);
   m.impl("var.correction", &var);
   m.impl("mm", &mm);
   m.impl("bmm", &bmm);

@@ -116,6 +116,17 @@ ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optio
   return r;
 }
 
+ReduceMetaResult ArgReduceMeta(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim && self.numel() == 0) {
+    throw SimError(std::string(op) + "(): Expected reduction dim to be specified for input.numel() == 0.");
+  }
+  std::optional<IntList> dims;
+  if (dim) dims = IntList{MaybeWrapDim(*dim, self.dim())};
+  ReduceMetaResult r = ReduceMeta(op, self, dims, keepdim, std::nullopt, ReduceKind::kExtremum);
+  r.out.dtype = kLong;
+  return r;
+}
+
 TensorMeta MmMeta(const Tensor& self, const Tensor& mat2) {
   if (self.dim() != 2) throw SimError("self must be a matrix");
   if (mat2.dim() != 2) throw SimError("mat2 must be a matrix");

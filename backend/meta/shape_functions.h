@@ -88,6 +88,10 @@ enum class ReduceKind { kSum, kMean, kExtremum, kVar };
 ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optional<IntList>& dims,
                             bool keepdim, std::optional<ScalarType> dtype, ReduceKind kind);
 
+// argmax / argmin: an Int64 result over `dim` (every dim when absent; an
+// empty input needs a dim); the dim may not be empty. `op` names errors.
+ReduceMetaResult ArgReduceMeta(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim);
+
 // --- linear algebra ---
 TensorMeta MmMeta(const Tensor& self, const Tensor& mat2);
 TensorMeta BmmMeta(const Tensor& self, const Tensor& mat2);

@@ -72,6 +72,7 @@ Graph FoldCasts(const Graph& g) {
       case OpKind::kInput: id[v] = out.Input(n.name, n.desc); break;
       case OpKind::kConstant: id[v] = out.Constant(n.scalar, t); break;
       case OpKind::kView: id[v] = out.View(in[0], n.sizes); break;
+      case OpKind::kIota: id[v] = out.Iota(n.sizes, n.scalar, n.step, t); break;
       case OpKind::kMatmul: id[v] = out.Matmul(in[0], in[1], t); break;
       case OpKind::kPowScalar: id[v] = out.Pow(in[0], n.scalar, t); break;
       case OpKind::kCast: id[v] = out.Cast(in[0], t); break;

@@ -32,6 +32,7 @@ constexpr KindInfo kKinds[] = {
     {OpKind::kSquare, "square"},     {OpKind::kGelu, "gelu"},
     {OpKind::kGeluTanh, "gelu_tanh"}, {OpKind::kPowScalar, "pow"},      {OpKind::kCast, "cast"},
     {OpKind::kWhere, "where"},        {OpKind::kView, "view"},
+    {OpKind::kIota, "iota"},
 #define NSIM_REDUCTION_OP(name, Name, ...) {OpKind::kRow##Name, "row_" #name},
 #include "backend/reduction_ops.def"
     {OpKind::kMatmul, "matmul"},
@@ -70,7 +71,8 @@ bool IsFloat(DType t) {
   }
 }
 bool IsPointwise(OpKind k) {
-  return IsBinary(k) || IsUnary(k) || k == OpKind::kWhere || k == OpKind::kConstant || k == OpKind::kView;
+  return IsBinary(k) || IsUnary(k) || k == OpKind::kWhere || k == OpKind::kConstant || k == OpKind::kView ||
+         k == OpKind::kIota;
 }
 
 std::vector<int64_t> BroadcastSizes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
@@ -202,6 +204,17 @@ ValueId Graph::View(ValueId a, std::vector<int64_t> sizes) {
   return Add(std::move(n));
 }
 
+ValueId Graph::Iota(std::vector<int64_t> sizes, double base, double step, DType out) {
+  if (sizes.empty()) Fail("'iota' of a 0-dim value");
+  Node n;
+  n.kind = OpKind::kIota;
+  n.dtype = out;
+  n.sizes = std::move(sizes);
+  n.scalar = base;
+  n.step = step;
+  return Add(std::move(n));
+}
+
 ValueId Graph::RowReduce(OpKind kind, ValueId a, DType out) {
   if (!IsRowReduce(kind)) Fail(std::string("RowReduce() with op '") + OpKindName(kind) + "'");
   CheckValue(a, OpKindName(kind));
@@ -272,6 +285,7 @@ std::string Graph::ToString() const {
         n.kind == OpKind::kSub) {
       os << " scalar=" << n.scalar;
     }
+    if (n.kind == OpKind::kIota) os << " base=" << n.scalar << " step=" << n.step;
     if (n.kind == OpKind::kInput) os << " " << n.name << ": " << n.desc.ToString();
     os << "\n";
   }

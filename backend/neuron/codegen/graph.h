@@ -56,6 +56,10 @@ enum class OpKind : uint8_t {
   // Metadata only: the same elements with size-1 dims added or removed
   // (unsqueeze / squeeze / keepdim=False).
   kView,
+  // A leaf computed on the chip (GpSimd iota): scalar + step * i, i the
+  // index along the innermost dim, in double rounded to the node's dtype
+  // (the same for every row). arange, and the column index argmax needs.
+  kIota,
   // Row reductions over the innermost dim, which is kept with size 1.
   // (backend/reduction_ops.def: kRowSum, kRowMean, kRowAmax, ...).
 #define NSIM_REDUCTION_OP(name, Name, ...) kRow##Name,
@@ -69,14 +73,15 @@ bool IsUnary(OpKind k);            // includes kPowScalar and kCast
 bool IsRowReduce(OpKind k);
 // The floating element types a graph value takes (every type but the integers and bool).
 bool IsFloat(DType t);
-bool IsPointwise(OpKind k);        // binary, unary, where, constant or view
+bool IsPointwise(OpKind k);        // binary, unary, where, constant, view or iota
 
 struct Node {
   OpKind kind = OpKind::kInput;
   std::vector<ValueId> inputs;
   DType dtype = DType::kF32;
   std::vector<int64_t> sizes;  // logical shape of the result
-  double scalar = 0;           // alpha (add/sub), exponent (pow), value (constant)
+  double scalar = 0;           // alpha (add/sub), exponent (pow), value (constant), base (iota)
+  double step = 0;             // kIota: the difference of consecutive elements
   std::string name;            // kInput: the HBM tensor's name in the kernel
   TensorDesc desc;             // kInput: the view read
 };
@@ -103,6 +108,8 @@ class Graph {
   // cond ? a : b elementwise, the three broadcast together.
   ValueId Where(ValueId cond, ValueId a, ValueId b, DType out);
   ValueId View(ValueId a, std::vector<int64_t> sizes);
+  // base + step * i along the innermost dim of `sizes` (at least one dim).
+  ValueId Iota(std::vector<int64_t> sizes, double base, double step, DType out);
   // kRowSum, kRowMean, kRowAmax, ...
   ValueId RowReduce(OpKind kind, ValueId a, DType out);
   ValueId Matmul(ValueId a, ValueId b, DType out);

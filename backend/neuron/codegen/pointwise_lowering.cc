@@ -296,7 +296,19 @@ bool DirectActivation(OpKind kind, ActFunc* func) {
   }
 }
 
+// One GpSimd iota: the tile's columns start at col0 of the innermost dim;
+// every partition (row) holds the same values.
+void LowerIota(TileScope& s, const Node& node, const AccessPattern& dst) {
+  Instruction in = MakeInstruction(EngineId::kGpSimd, Opcode::kIota);
+  in.dst = dst;
+  in.base = node.scalar + node.step * static_cast<double>(s.col0());
+  in.partition_step = 0;
+  in.free_step = node.step;
+  s.sched().Add(std::move(in));
+}
+
 void LowerPointwise(TileScope& s, const Node& node, const std::vector<Operand>& in, const AccessPattern& dst) {
+  if (node.kind == OpKind::kIota) return LowerIota(s, node, dst);
   if (IsBinary(node.kind)) return LowerBinary(s, node, in.at(0), in.at(1), dst);
   if (IsUnary(node.kind)) return LowerUnary(s, node, in.at(0), dst);
   if (node.kind == OpKind::kWhere) return LowerWhere(s, in.at(0), in.at(1), in.at(2), dst);

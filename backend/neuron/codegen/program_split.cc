@@ -77,6 +77,7 @@ class AxisPlan {
     const int a = axis_[v];
     const int rank = static_cast<int>(n.sizes.size());
     if (n.kind == OpKind::kInput || n.kind == OpKind::kConstant) return true;
+    if (n.kind == OpKind::kIota) return a != rank - 1 || Fail("an iota split along its index");
     if (IsBinary(n.kind)) return AskBroadcast(n.inputs[0], n.sizes, a) && AskBroadcast(n.inputs[1], n.sizes, a);
     if (IsUnary(n.kind)) return Ask(n.inputs[0], a);
     if (n.kind == OpKind::kWhere) {
@@ -135,6 +136,8 @@ Graph Rebuild(const Graph& g, const AxisPlan& plan, const RowShare& share) {
       id[v] = out.Cast(in(0), n.dtype);
     } else if (n.kind == OpKind::kWhere) {
       id[v] = out.Where(in(0), in(1), in(2), n.dtype);
+    } else if (n.kind == OpKind::kIota) {
+      id[v] = out.Iota(SliceSizes(n.sizes, a, share), n.scalar, n.step, n.dtype);
     } else if (IsUnary(n.kind)) {
       id[v] = out.Unary(n.kind, in(0), n.dtype);
     } else if (n.kind == OpKind::kView) {

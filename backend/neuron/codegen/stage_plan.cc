@@ -46,6 +46,10 @@ StagePlan PlanStages(const Graph& g) {
     if (n.kind == OpKind::kInput || n.kind == OpKind::kConstant) continue;
     int latest = -1;
     for (ValueId in : n.inputs) latest = std::max(latest, p.stage_of[in]);
+    // An iota reads nothing: it is computed in the latest stage its shape fits.
+    if (n.kind == OpKind::kIota && !p.stages.empty() && p.stages.back().kind == StageKind::kPointwise) {
+      latest = static_cast<int>(p.stages.size()) - 1;
+    }
     if (n.kind == OpKind::kView) {  // an alias: lives where its input does
       p.stage_of[v] = latest;
       if (latest >= 0) p.stages[latest].nodes.push_back(v);

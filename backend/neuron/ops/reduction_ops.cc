@@ -108,9 +108,58 @@ Tensor Reduce(const std::string& op, const Tensor& self, const at::ReduceMetaRes
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
 
+// argmax / argmin along the rows of [kept..., n]: m = the row's max (min),
+// which is NaN when the row holds one (VectorE max/min propagate NaN); the
+// hits are x == m or NaN; each hit's column index (a GpSimd iota), n
+// elsewhere, and the row's min of those is the first hit, as ATen's
+// kernels pick it. Indices are exact in fp32 (n <= MaxRow < 2^24); the
+// int64 result is written as its two int32 words (the high word 0).
+Graph ArgGraph(OpKind extremum, const RowLayout& l, const Tensor& lo, const Tensor& hi) {
+  Graph g;
+  const ValueId x = g.Input("x", l.desc);
+  const ValueId m = g.RowReduce(extremum, x, DType::kF32);
+  const ValueId hit = g.Binary(OpKind::kLogicalOr, g.Binary(OpKind::kEq, x, m, DType::kBool),
+                               g.Unary(OpKind::kIsnan, x, DType::kBool), DType::kBool);
+  const ValueId index = g.Iota({l.n}, 0, 1, DType::kF32);
+  const ValueId first = g.RowReduce(OpKind::kRowAmin, g.Where(hit, index, g.Constant(static_cast<double>(l.n)), DType::kF32),
+                                    DType::kF32);
+  g.Output(g.Cast(first, DType::kI32), "lo", DescOf(lo));
+  g.Output(g.Cast(g.Binary(OpKind::kMul, first, g.Constant(0), DType::kF32), DType::kI32), "hi", DescOf(hi));
+  return g;
+}
+
+template <bool kMax>
+Tensor ArgExtremum(const char* name, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const std::string op = std::string("aten::") + name;
+  RequireFloat(op, self.dtype());
+  RequireDeviceType(op, self.dtype());
+  const at::ReduceMetaResult r = at::ArgReduceMeta(name, self, dim, keepdim);
+  Tensor out = at::MakeOutput(r.out);
+  const RowLayout l = RowsOver(self, ReducedDims(r));
+  const int64_t max_row = MaxRow(CoreOf(self.device()));
+  if (l.n > max_row) {
+    throw SimError(op + ": a reduced dim of " + std::to_string(l.n) + " elements is longer than one SBUF row (" +
+                   std::to_string(max_row) + ") on the device");
+  }
+  if (out.numel() == 0) return out;
+  const Tensor lo = ReinterpretAs(out, at::kInt, 0), hi = ReinterpretAs(out, at::kInt, 1);
+  LaunchGraph(op, {{{"x", l.tensor}}, {{"lo", lo}, {"hi", hi}}},
+              [&] { return ArgGraph(kMax ? OpKind::kRowAmax : OpKind::kRowAmin, l, lo, hi); });
+  return out;
+}
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return ArgExtremum<true>("argmax", self, dim, keepdim);
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return ArgExtremum<false>("argmin", self, dim, keepdim);
+}
+
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
+  m.impl("argmax", &argmax);
+  m.impl("argmin", &argmin);
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
 }

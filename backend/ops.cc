@@ -90,6 +90,9 @@ Tensor argmax(T self, std::optional<int64_t> dim, bool keepdim) {
 Tensor argmin(T self, std::optional<int64_t> dim, bool keepdim) {
   NSIM_CALL("aten::argmin", Tensor(T, std::optional<int64_t>, bool), self, dim, keepdim);
 }
+Tensor arange_out(T out, const Scalar& start, const Scalar& end, const Scalar& step) {
+  NSIM_CALL("aten::arange.start_out", Tensor(const Scalar&, const Scalar&, const Scalar&, T), start, end, step, out);
+}
 Tensor var(T self, const IntList& dim, double correction, bool keepdim) {
   using OptS = const std::optional<Scalar>&;
   NSIM_CALL("aten::var.correction", Tensor(T, OptList, OptS, bool), self, dim,

@@ -53,6 +53,10 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return MakeOutput(ArgReduceMeta("argmin", self, dim, keepdim).out);
 }
+Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
+  CheckArangeOut(start, end, step, out);
+  return out;
+}
 Tensor var(const Tensor& self, const std::optional<IntList>& dim, const std::optional<Scalar>&,
            bool keepdim) {
   return MakeOutput(ReduceMeta("var", self, dim, keepdim, std::nullopt, ReduceKind::kVar).out);
@@ -104,6 +108,7 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("max.dim", &max_dim);
   m.impl("argmax", &argmax);
   m.impl("argmin", &argmin);
+  m.impl("arange.start_out", &arange_out);
   m.impl("var.correction", &var);
   m.impl("mm", &mm);
   m.impl("bmm", &bmm);

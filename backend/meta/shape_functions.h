@@ -92,6 +92,14 @@ ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optio
 // empty input needs a dim); the dim may not be empty. `op` names errors.
 ReduceMetaResult ArgReduceMeta(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 
+// --- factories ---
+// The number of elements of arange(start, end, step) into `dtype`, with
+// ATen's checks and messages (RangeFactories.cpp: int64 counts in int64,
+// every other dtype in double).
+int64_t ArangeSize(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype);
+// Throws unless `out` is 1-D with ArangeSize elements (nsim tensors do not resize).
+void CheckArangeOut(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out);
+
 // --- linear algebra ---
 TensorMeta MmMeta(const Tensor& self, const Tensor& mat2);
 TensorMeta BmmMeta(const Tensor& self, const Tensor& mat2);

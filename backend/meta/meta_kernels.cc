@@ -53,6 +53,10 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return MakeOutput(ArgReduceMeta("argmin", self, dim, keepdim).out);
 }
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  int64_t d;
+  return MakeOutput(CumsumMeta(self, dim, dtype, &d));
+}
 Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
   CheckArangeOut(start, end, step, out);
   return out;
@@ -109,6 +113,7 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("argmax", &argmax);
   m.impl("argmin", &argmin);
   m.impl("arange.start_out", &arange_out);
+  m.impl("cumsum", &cumsum);
   m.impl("var.correction", &var);
   m.impl("mm", &mm);
   m.impl("bmm", &bmm);

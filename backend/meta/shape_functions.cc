@@ -131,6 +131,12 @@ ReduceMetaResult ArgReduceMeta(const char* op, const Tensor& self, std::optional
   return r;
 }
 
+TensorMeta CumsumMeta(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, int64_t* wrapped) {
+  *wrapped = MaybeWrapDim(dim, self.dim());
+  const ScalarType t = dtype ? *dtype : (IsIntegralType(self.dtype(), true) ? kLong : self.dtype());
+  return {self.sizes(), t, self.device()};
+}
+
 int64_t ArangeSize(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype) {
   const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
   if (!(xstep > 0 || xstep < 0)) throw SimError("step must be nonzero");

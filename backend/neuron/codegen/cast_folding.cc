@@ -80,6 +80,7 @@ Graph FoldCasts(const Graph& g) {
       default:
         if (IsBinary(n.kind)) id[v] = out.Binary(n.kind, in[0], in[1], t, n.scalar);
         else if (IsRowReduce(n.kind)) id[v] = out.RowReduce(n.kind, in[0], t);
+        else if (IsRowScan(n.kind)) id[v] = out.RowScan(n.kind, in[0], t);
         else id[v] = out.Unary(n.kind, in[0], t);
     }
   }

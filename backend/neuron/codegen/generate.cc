@@ -234,6 +234,7 @@ Graph WithComputedOutputs(const Graph& g, const StagePlan& p) {
       default:
         if (IsBinary(n.kind)) rebuilt.Binary(n.kind, n.inputs[0], n.inputs[1], n.dtype, n.scalar);
         else if (IsRowReduce(n.kind)) rebuilt.RowReduce(n.kind, n.inputs[0], n.dtype);
+        else if (IsRowScan(n.kind)) rebuilt.RowScan(n.kind, n.inputs[0], n.dtype);
         else rebuilt.Unary(n.kind, n.inputs[0], n.dtype);
     }
   }

@@ -35,7 +35,7 @@ constexpr KindInfo kKinds[] = {
     {OpKind::kIota, "iota"},
 #define NSIM_REDUCTION_OP(name, Name, ...) {OpKind::kRow##Name, "row_" #name},
 #include "backend/reduction_ops.def"
-    {OpKind::kMatmul, "matmul"},
+    {OpKind::kRowCumsum, "row_cumsum"}, {OpKind::kMatmul, "matmul"},
 };
 
 }  // namespace
@@ -63,6 +63,7 @@ constexpr OpKind kLastRowReduce = kRowReduceKinds[sizeof(kRowReduceKinds) / size
 bool IsBinary(OpKind k) { return k >= kFirstBinary && k <= kLastBinary; }
 bool IsUnary(OpKind k) { return k > kLastBinary && k <= OpKind::kCast; }
 bool IsRowReduce(OpKind k) { return k >= kFirstRowReduce && k <= kLastRowReduce; }
+bool IsRowScan(OpKind k) { return k == OpKind::kRowCumsum; }
 bool IsFloat(DType t) {
   switch (t) {
     case DType::kI32: case DType::kI16: case DType::kI8: case DType::kU8:
@@ -212,6 +213,18 @@ ValueId Graph::Iota(std::vector<int64_t> sizes, double base, double step, DType 
   n.sizes = std::move(sizes);
   n.scalar = base;
   n.step = step;
+  return Add(std::move(n));
+}
+
+ValueId Graph::RowScan(OpKind kind, ValueId a, DType out) {
+  if (!IsRowScan(kind)) Fail(std::string("RowScan() with op '") + OpKindName(kind) + "'");
+  CheckValue(a, OpKindName(kind));
+  if (nodes_[a].sizes.empty()) Fail(std::string("'") + OpKindName(kind) + "' of a 0-dim value");
+  Node n;
+  n.kind = kind;
+  n.inputs = {a};
+  n.dtype = out;
+  n.sizes = nodes_[a].sizes;
   return Add(std::move(n));
 }
 

@@ -64,6 +64,9 @@ enum class OpKind : uint8_t {
   // (backend/reduction_ops.def: kRowSum, kRowMean, kRowAmax, ...).
 #define NSIM_REDUCTION_OP(name, Name, ...) kRow##Name,
 #include "backend/reduction_ops.def"
+  // Running sum along the innermost dim (same shape): one VectorE
+  // tensor_tensor_scan per row tile, carried in fp32 (aten::cumsum).
+  kRowCumsum,
   // Matrix product on TensorE, accumulated in fp32.
   kMatmul,
 };
@@ -71,6 +74,7 @@ const char* OpKindName(OpKind k);  // "add", "row_mean", "matmul", ...
 bool IsBinary(OpKind k);
 bool IsUnary(OpKind k);            // includes kPowScalar and kCast
 bool IsRowReduce(OpKind k);
+bool IsRowScan(OpKind k);          // kRowCumsum: needs whole rows, as a reduction does
 // The floating element types a graph value takes (every type but the integers and bool).
 bool IsFloat(DType t);
 bool IsPointwise(OpKind k);        // binary, unary, where, constant, view or iota
@@ -112,6 +116,8 @@ class Graph {
   ValueId Iota(std::vector<int64_t> sizes, double base, double step, DType out);
   // kRowSum, kRowMean, kRowAmax, ...
   ValueId RowReduce(OpKind kind, ValueId a, DType out);
+  // kRowCumsum: the shape of `a`.
+  ValueId RowScan(OpKind kind, ValueId a, DType out);
   ValueId Matmul(ValueId a, ValueId b, DType out);
   void Output(ValueId v, const std::string& name, const TensorDesc& desc);
 

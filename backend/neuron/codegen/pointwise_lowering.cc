@@ -307,8 +307,25 @@ void LowerIota(TileScope& s, const Node& node, const AccessPattern& dst) {
   s.sched().Add(std::move(in));
 }
 
+// dst[p, i] = (x[p, i] + dst[p, i - 1]) + 0, from 0: one tensor_tensor_scan
+// over the whole row (the stage keeps rows whole), carried in fp32 as
+// ATen's bf16 cumsum accumulates in float.
+void LowerRowCumsum(TileScope& s, const Operand& x, const AccessPattern& dst) {
+  if (x.kind != Operand::kFull) return EmitCopy(s, dst, Expand(s, x, true, 0));  // a row of one element
+  const AccessPattern zeros = Expand(s, Operand::Imm(0.0), false, 1);
+  Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorTensorScan);
+  in.dst = dst;
+  in.src0 = x.ap;
+  in.src1 = zeros;
+  in.alu0 = AluOp::kAdd;
+  in.alu1 = AluOp::kAdd;
+  in.scalar0 = Imm(0.0);
+  s.sched().Add(std::move(in));
+}
+
 void LowerPointwise(TileScope& s, const Node& node, const std::vector<Operand>& in, const AccessPattern& dst) {
   if (node.kind == OpKind::kIota) return LowerIota(s, node, dst);
+  if (node.kind == OpKind::kRowCumsum) return LowerRowCumsum(s, in.at(0), dst);
   if (IsBinary(node.kind)) return LowerBinary(s, node, in.at(0), in.at(1), dst);
   if (IsUnary(node.kind)) return LowerUnary(s, node, in.at(0), dst);
   if (node.kind == OpKind::kWhere) return LowerWhere(s, in.at(0), in.at(1), in.at(2), dst);

@@ -89,7 +89,7 @@ class AxisPlan {
       const int ax = MatchingAxis(n.sizes, a, g_.node(n.inputs[0]).sizes);
       return ax < 0 ? Fail("a view moves the split rows") : Ask(n.inputs[0], ax);
     }
-    if (IsRowReduce(n.kind)) {
+    if (IsRowReduce(n.kind) || IsRowScan(n.kind)) {
       if (a >= 0 && a == rank - 1) return Fail("the rows would be split along a reduced dim");
       return Ask(n.inputs[0], a);
     }
@@ -144,6 +144,8 @@ Graph Rebuild(const Graph& g, const AxisPlan& plan, const RowShare& share) {
       id[v] = out.View(in(0), SliceSizes(n.sizes, a, share));
     } else if (IsRowReduce(n.kind)) {
       id[v] = out.RowReduce(n.kind, in(0), n.dtype);
+    } else if (IsRowScan(n.kind)) {
+      id[v] = out.RowScan(n.kind, in(0), n.dtype);
     } else if (n.kind == OpKind::kMatmul) {
       id[v] = out.Matmul(in(0), in(1), n.dtype);
     } else {

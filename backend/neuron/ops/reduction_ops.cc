@@ -148,6 +148,38 @@ Tensor ArgExtremum(const char* name, const Tensor& self, std::optional<int64_t> 
   return out;
 }
 
+// cumsum along `dim`: the dim moved last ([kept..., n]), one VectorE scan
+// per row tile carried in fp32, written back through the same permutation
+// of the output. Floating results only (integer sums need int64 on the device).
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  const std::string op = "aten::cumsum";
+  int64_t d;
+  const at::TensorMeta m = at::CumsumMeta(self, dim, dtype, &d);
+  RequireFloat(op, m.dtype);
+  RequireDeviceType(op, self.dtype());
+  Tensor out = at::MakeOutput(m);
+  if (out.numel() == 0) return out;
+  const Tensor x = self.dtype() == m.dtype ? self : self.to(m.dtype);
+  if (self.dim() == 0) return out.copy_(x), out;
+  const RowLayout l = RowsOver(x, {d});
+  const int64_t max_row = MaxRow(CoreOf(self.device()));
+  if (l.n > max_row) {
+    throw SimError(op + ": a dim of " + std::to_string(l.n) + " elements is longer than one SBUF row (" +
+                   std::to_string(max_row) + ") on the device");
+  }
+  at::IntList perm;
+  for (int64_t i = 0; i < self.dim(); ++i) if (i != d) perm.push_back(i);
+  perm.push_back(d);
+  const Tensor dst = out.permute(perm);
+  LaunchGraph(op, {{{"x", l.tensor}}, {{"out", dst}}}, [&] {
+    Graph g;
+    codegen::TensorDesc o = DescOf(dst);
+    g.Output(g.RowScan(OpKind::kRowCumsum, g.Input("x", l.desc), o.dtype), "out", o);
+    return g;
+  });
+  return out;
+}
+
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return ArgExtremum<true>("argmax", self, dim, keepdim);
 }
@@ -160,6 +192,7 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
   m.impl("argmax", &argmax);
   m.impl("argmin", &argmin);
+  m.impl("cumsum", &cumsum);
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
 }

@@ -93,6 +93,9 @@ Tensor argmin(T self, std::optional<int64_t> dim, bool keepdim) {
 Tensor cumsum(T self, int64_t dim, std::optional<ScalarType> dtype) {
   NSIM_CALL("aten::cumsum", Tensor(T, int64_t, std::optional<ScalarType>), self, dim, dtype);
 }
+Tensor cumprod(T self, int64_t dim, std::optional<ScalarType> dtype) {
+  NSIM_CALL("aten::cumprod", Tensor(T, int64_t, std::optional<ScalarType>), self, dim, dtype);
+}
 Tensor arange_out(T out, const Scalar& start, const Scalar& end, const Scalar& step) {
   NSIM_CALL("aten::arange.start_out", Tensor(const Scalar&, const Scalar&, const Scalar&, T), start, end, step, out);
 }

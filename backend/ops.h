@@ -70,6 +70,8 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, boo
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 // The running sum along `dim` (integers and bool give int64 unless `dtype`).
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+// The running product along `dim` (the same dtype rule).
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 // out[i] = start + i * step (ATen's arange); `out` is 1-D with ArangeSize
 // (meta/shape_functions.h) elements. Returns out.
 Tensor arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step = 1);

@@ -160,11 +160,11 @@ Tensor ArgExtremum(const char* op, const Tensor& self, std::optional<int64_t> di
   });
 }
 
-// ATen's cumsum: the input converted to the result's dtype, summed in order
+// ATen's cumsum / cumprod: the input converted to the result's dtype, summed in order
 // along `dim` in its accumulate type (double for float32, float for
 // bf16/fp16, int64 for the integers), each prefix stored.
-template <class A>
-void CumsumRows(const Tensor& x, const Tensor& out, int64_t d) {
+template <class A, bool kProduct>
+void ScanRows(const Tensor& x, const Tensor& out, int64_t d) {
   const LoadFn<A> load = LoaderFor<A>(x.dtype());
   const StoreFn<A> store = StorerFor<A>(out.dtype());
   const int64_t n = x.dim() ? x.size(d) : 1;
@@ -176,25 +176,29 @@ void CumsumRows(const Tensor& x, const Tensor& out, int64_t d) {
   const int64_t so = x.dim() ? out.stride(d) * out.element_size() : 0;
   const int64_t sx = x.dim() ? x.stride(d) * x.element_size() : 0;
   it.ForEach([&](char* const* p) {
-    A acc = A(0);
+    A acc = A(kProduct ? 1 : 0);
     for (int64_t i = 0; i < n; ++i) {
-      acc += load(p[1] + i * sx);
+      if constexpr (kProduct) acc *= load(p[1] + i * sx);
+      else acc += load(p[1] + i * sx);
       store(p[0] + i * so, acc);
     }
   });
 }
 
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+template <bool kProduct>
+Tensor Scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   int64_t d;
   const TensorMeta m = CumsumMeta(self, dim, dtype, &d);
   Tensor out = MakeOutput(m);
   const Tensor x = self.dtype() == m.dtype ? self : self.to(m.dtype);
   if (out.numel() == 0) return out;
-  if (IsIntegralType(m.dtype, true)) CumsumRows<int64_t>(x, out, d);
-  else if (m.dtype == kBFloat16 || m.dtype == kHalf) CumsumRows<float>(x, out, d);
-  else CumsumRows<double>(x, out, d);
+  if (IsIntegralType(m.dtype, true)) ScanRows<int64_t, kProduct>(x, out, d);
+  else if (m.dtype == kBFloat16 || m.dtype == kHalf) ScanRows<float, kProduct>(x, out, d);
+  else ScanRows<double, kProduct>(x, out, d);
   return out;
 }
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return Scan<false>(self, dim, dtype); }
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return Scan<true>(self, dim, dtype); }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return ArgExtremum<true>("argmax", self, dim, keepdim);
@@ -212,6 +216,7 @@ NSIM_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("argmax", &argmax);
   m.impl("argmin", &argmin);
   m.impl("cumsum", &cumsum);
+  m.impl("cumprod", &cumprod);
 }
 
 }  // namespace at

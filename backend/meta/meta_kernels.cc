@@ -57,6 +57,7 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) 
   int64_t d;
   return MakeOutput(CumsumMeta(self, dim, dtype, &d));
 }
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return cumsum(self, dim, dtype); }
 Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
   CheckArangeOut(start, end, step, out);
   return out;
@@ -114,6 +115,7 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("argmin", &argmin);
   m.impl("arange.start_out", &arange_out);
   m.impl("cumsum", &cumsum);
+  m.impl("cumprod", &cumprod);
   m.impl("var.correction", &var);
   m.impl("mm", &mm);
   m.impl("bmm", &bmm);

@@ -92,7 +92,7 @@ ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optio
 // empty input needs a dim); the dim may not be empty. `op` names errors.
 ReduceMetaResult ArgReduceMeta(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 
-// cumsum: the input's shape; `dtype`, else Long for integral (and bool) inputs,
+// cumsum, cumprod: the input's shape; `dtype`, else Long for integral (and bool) inputs,
 // else the input's dtype. Wraps `dim` (a 0-dim input takes 0 or -1).
 TensorMeta CumsumMeta(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, int64_t* wrapped);
 

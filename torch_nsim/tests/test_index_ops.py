@@ -78,3 +78,37 @@ def test_arange_out_is_resized():
 def test_arange_refuses_what_fp32_cannot_match(start, end, step, dtype):
     with pytest.raises(NotImplementedError, match="arange.start_out"):
         torch.arange(start, end, step, dtype=dtype, device="neuron")
+
+
+@pytest.mark.parametrize("fn", [torch.cumsum, torch.cumprod])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_scan_matches_cpu(fn, dtype, dim):
+    """bf16 carries in fp32 as the CPU's float accumulator: equal. fp32: the
+    CPU accumulates in double, the device in fp32 (within a few ulp)."""
+    torch.manual_seed(0)
+    x = (torch.rand(3, 4, 9) + 0.5).to(dtype)
+    x[0, 1, 2], x[2, 3, 4] = NAN, INF
+    mark()
+    got, want = fn(x.to("neuron"), dim).cpu(), fn(x, dim)
+    assert any(fn.__name__ in k for k, _, _ in executions()), executions()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if dtype == torch.bfloat16:
+        assert torch.equal(got.isnan(), want.isnan()) and torch.equal(got.nan_to_num(0), want.nan_to_num(0))
+    else:
+        torch.testing.assert_close(got, want, rtol=4e-6, atol=0, equal_nan=True)
+
+
+def test_cumsum_dtype_out_and_0_dim():
+    x = torch.randn(5, 6).to(torch.bfloat16)
+    torch.testing.assert_close(torch.cumsum(x.to("neuron"), 1, dtype=torch.float32).cpu(),
+                               torch.cumsum(x, 1, dtype=torch.float32), rtol=4e-6, atol=1e-6)
+    out = torch.empty(0, device="neuron")
+    torch.cumsum(torch.ones(7, device="neuron"), 0, out=out)
+    _same(out, torch.arange(1, 8, dtype=torch.float32))
+    _same(torch.cumprod(torch.tensor(3.0, device="neuron"), 0), torch.tensor(3.0))
+
+
+def test_integer_cumsum_is_refused_by_name():
+    with pytest.raises(Exception, match="cumsum"):
+        torch.cumsum(torch.arange(5, dtype=torch.int32, device="neuron"), 0)

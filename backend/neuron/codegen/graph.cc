@@ -35,7 +35,7 @@ constexpr KindInfo kKinds[] = {
     {OpKind::kIota, "iota"},
 #define NSIM_REDUCTION_OP(name, Name, ...) {OpKind::kRow##Name, "row_" #name},
 #include "backend/reduction_ops.def"
-    {OpKind::kRowCumsum, "row_cumsum"}, {OpKind::kMatmul, "matmul"},
+    {OpKind::kRowCumsum, "row_cumsum"}, {OpKind::kRowCumprod, "row_cumprod"}, {OpKind::kMatmul, "matmul"},
 };
 
 }  // namespace
@@ -63,7 +63,7 @@ constexpr OpKind kLastRowReduce = kRowReduceKinds[sizeof(kRowReduceKinds) / size
 bool IsBinary(OpKind k) { return k >= kFirstBinary && k <= kLastBinary; }
 bool IsUnary(OpKind k) { return k > kLastBinary && k <= OpKind::kCast; }
 bool IsRowReduce(OpKind k) { return k >= kFirstRowReduce && k <= kLastRowReduce; }
-bool IsRowScan(OpKind k) { return k == OpKind::kRowCumsum; }
+bool IsRowScan(OpKind k) { return k == OpKind::kRowCumsum || k == OpKind::kRowCumprod; }
 bool IsFloat(DType t) {
   switch (t) {
     case DType::kI32: case DType::kI16: case DType::kI8: case DType::kU8:

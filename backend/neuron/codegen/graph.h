@@ -64,9 +64,10 @@ enum class OpKind : uint8_t {
   // (backend/reduction_ops.def: kRowSum, kRowMean, kRowAmax, ...).
 #define NSIM_REDUCTION_OP(name, Name, ...) kRow##Name,
 #include "backend/reduction_ops.def"
-  // Running sum along the innermost dim (same shape): one VectorE
-  // tensor_tensor_scan per row tile, carried in fp32 (aten::cumsum).
+  // Running sum / product along the innermost dim (same shape): one VectorE
+  // tensor_tensor_scan per row tile, carried in fp32 (aten::cumsum, cumprod).
   kRowCumsum,
+  kRowCumprod,
   // Matrix product on TensorE, accumulated in fp32.
   kMatmul,
 };
@@ -74,7 +75,7 @@ const char* OpKindName(OpKind k);  // "add", "row_mean", "matmul", ...
 bool IsBinary(OpKind k);
 bool IsUnary(OpKind k);            // includes kPowScalar and kCast
 bool IsRowReduce(OpKind k);
-bool IsRowScan(OpKind k);          // kRowCumsum: needs whole rows, as a reduction does
+bool IsRowScan(OpKind k);          // kRowCumsum, kRowCumprod: whole rows, as a reduction
 // The floating element types a graph value takes (every type but the integers and bool).
 bool IsFloat(DType t);
 bool IsPointwise(OpKind k);        // binary, unary, where, constant, view or iota
@@ -116,7 +117,7 @@ class Graph {
   ValueId Iota(std::vector<int64_t> sizes, double base, double step, DType out);
   // kRowSum, kRowMean, kRowAmax, ...
   ValueId RowReduce(OpKind kind, ValueId a, DType out);
-  // kRowCumsum: the shape of `a`.
+  // kRowCumsum, kRowCumprod: the shape of `a`.
   ValueId RowScan(OpKind kind, ValueId a, DType out);
   ValueId Matmul(ValueId a, ValueId b, DType out);
   void Output(ValueId v, const std::string& name, const TensorDesc& desc);

@@ -148,11 +148,11 @@ Tensor ArgExtremum(const char* name, const Tensor& self, std::optional<int64_t> 
   return out;
 }
 
-// cumsum along `dim`: the dim moved last ([kept..., n]), one VectorE scan
-// per row tile carried in fp32, written back through the same permutation
-// of the output. Floating results only (integer sums need int64 on the device).
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
-  const std::string op = "aten::cumsum";
+// cumsum / cumprod along `dim`: the dim moved last ([kept..., n]), one
+// VectorE scan per row tile carried in fp32, written back through the same
+// permutation of the output. Floating results only (integer sums need
+// int64 on the device).
+Tensor Scan(const std::string& op, OpKind kind, const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
   int64_t d;
   const at::TensorMeta m = at::CumsumMeta(self, dim, dtype, &d);
   RequireFloat(op, m.dtype);
@@ -174,10 +174,16 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dty
   LaunchGraph(op, {{{"x", l.tensor}}, {{"out", dst}}}, [&] {
     Graph g;
     codegen::TensorDesc o = DescOf(dst);
-    g.Output(g.RowScan(OpKind::kRowCumsum, g.Input("x", l.desc), o.dtype), "out", o);
+    g.Output(g.RowScan(kind, g.Input("x", l.desc), o.dtype), "out", o);
     return g;
   });
   return out;
+}
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  return Scan("aten::cumsum", OpKind::kRowCumsum, self, dim, dtype);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  return Scan("aten::cumprod", OpKind::kRowCumprod, self, dim, dtype);
 }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
@@ -193,6 +199,7 @@ NSIM_LIBRARY_IMPL(aten, Neuron, m) {
   m.impl("argmax", &argmax);
   m.impl("argmin", &argmin);
   m.impl("cumsum", &cumsum);
+  m.impl("cumprod", &cumprod);
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
 }

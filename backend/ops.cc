@@ -84,6 +84,9 @@ Tensor threshold_backward(T grad_output, T self, S threshold) {
 std::tuple<Tensor, Tensor> max(T self, int64_t dim, bool keepdim) {
   NSIM_CALL("aten::max.dim", Tuple2(T, int64_t, bool), self, dim, keepdim);
 }
+std::tuple<Tensor, Tensor> min(T self, int64_t dim, bool keepdim) {
+  NSIM_CALL("aten::min.dim", Tuple2(T, int64_t, bool), self, dim, keepdim);
+}
 Tensor argmax(T self, std::optional<int64_t> dim, bool keepdim) {
   NSIM_CALL("aten::argmax", Tensor(T, std::optional<int64_t>, bool), self, dim, keepdim);
 }

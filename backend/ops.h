@@ -64,6 +64,8 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+// The smallest element along `dim` and its (first) int64 index, NaN first as max's.
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false);
 // The (first) index of the largest / smallest element along `dim` (every
 // dim, flattened, when absent), as int64; NaN counts as the extreme.
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);

@@ -61,6 +61,7 @@ NSIM_LIBRARY(aten, m) {
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
   m.def("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
   m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");

@@ -82,51 +82,12 @@ Tensor Reduce(const Tensor& self, const ReduceMetaResult& r) {
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
 
-// Values and (first) indices of the maximum along one dim. The index of each
-// element along `dim` comes from a fourth operand that broadcasts 0..n-1.
-std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  const int64_t d = MaybeWrapDim(dim, self.dim());
-  const ReduceMetaResult r = ReduceMeta("max", self, IntList{d}, keepdim, std::nullopt, ReduceKind::kExtremum);
-  return VisitComputeType(self.dtype(), [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    std::vector<C> values(Numel(r.keepdim_sizes), reduction::Lowest<C>());
-    std::vector<int64_t> indices(values.size(), 0);
-    IntList index_sizes(self.dim(), 1);
-    std::vector<int64_t> positions;
-    if (self.dim() > 0) {
-      index_sizes[d] = self.size(d);
-      for (int64_t i = 0; i < self.size(d); ++i) positions.push_back(i);
-    } else {
-      positions.push_back(0);
-    }
-    const IntList acc_strides = ContiguousStrides(r.keepdim_sizes);
-    ElementwiseIter it(self.sizes());
-    it.Add(values.data(), r.keepdim_sizes, acc_strides, sizeof(C));
-    it.Add(indices.data(), r.keepdim_sizes, acc_strides, sizeof(int64_t));
-    it.Add(self);
-    it.Add(positions.data(), index_sizes, ContiguousStrides(index_sizes), sizeof(int64_t));
-    const LoadFn<C> load = LoaderFor<C>(self.dtype());
-    it.ForEach([&](char* const* p) {
-      C& a = *reinterpret_cast<C*>(p[0]);
-      const C x = load(p[2]);
-      const int64_t pos = *reinterpret_cast<const int64_t*>(p[3]);
-      // Row-major order visits pos 0 of each row first, so it seeds the row.
-      if (pos == 0 || (a == a && (x != x || x > a))) {
-        a = x;
-        *reinterpret_cast<int64_t*>(p[1]) = pos;
-      }
-    });
-    ReduceMetaResult ri = r;
-    ri.out.dtype = kInt;
-    return std::make_tuple(Store(r, values), Store(ri, indices));
-  });
-}
 
-// The first index of the largest (kMax) or smallest element along the
-// reduced dim, a NaN counting as the extreme (ATen's argmax/argmin: the
+// The largest (kMax) or smallest element along the reduced dim and its
+// first index, a NaN counting as the extreme (ATen's max.dim / argmax: the
 // first NaN wins). No dim: over the flattened (row-major) input.
 template <bool kMax>
-Tensor ArgExtremum(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+std::tuple<Tensor, Tensor> ArgExtremum(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   const ReduceMetaResult r = ArgReduceMeta(op, self, dim, keepdim);
   const Tensor x = dim ? self : self.reshape({self.numel()});
   const int64_t d = dim ? MaybeWrapDim(*dim, self.dim()) : 0;
@@ -156,7 +117,9 @@ Tensor ArgExtremum(const char* op, const Tensor& self, std::optional<int64_t> di
         *reinterpret_cast<int64_t*>(p[1]) = pos;
       }
     });
-    return Store(r, indices);
+    ReduceMetaResult rv = r;
+    rv.out.dtype = self.dtype();
+    return std::make_tuple(Store(rv, best), Store(r, indices));
   });
 }
 
@@ -201,10 +164,17 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) 
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return Scan<true>(self, dim, dtype); }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return ArgExtremum<true>("argmax", self, dim, keepdim);
+  return std::get<1>(ArgExtremum<true>("argmax", self, dim, keepdim));
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return ArgExtremum<false>("argmin", self, dim, keepdim);
+  return std::get<1>(ArgExtremum<false>("argmin", self, dim, keepdim));
+}
+// Values and (first) int64 indices of the maximum / minimum along one dim.
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ArgExtremum<true>("max", self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ArgExtremum<false>("min", self, dim, keepdim);
 }
 
 }  // namespace
@@ -213,6 +183,7 @@ NSIM_LIBRARY_IMPL(aten, CPU, m) {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
+  m.impl("min.dim", &min_dim);
   m.impl("argmax", &argmax);
   m.impl("argmin", &argmin);
   m.impl("cumsum", &cumsum);

@@ -40,12 +40,17 @@ Tensor gelu(const Tensor& self, const std::string& approximate) { return MakeOut
 #include "backend/reduction_ops.def"
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
+std::tuple<Tensor, Tensor> ExtremumDim(const char* op, const Tensor& self, int64_t dim, bool keepdim) {
+  TensorMeta m = ArgReduceMeta(op, self, dim, keepdim).out;  // int64 indices
+  Tensor indices = MakeOutput(m);
+  m.dtype = self.dtype();
+  return std::make_tuple(MakeOutput(m), indices);
+}
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  TensorMeta m = ReduceMeta("max", self, IntList{MaybeWrapDim(dim, self.dim())}, keepdim,
-                            std::nullopt, ReduceKind::kExtremum).out;
-  Tensor values = MakeOutput(m);
-  m.dtype = kInt;
-  return std::make_tuple(values, MakeOutput(m));
+  return ExtremumDim("max", self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ExtremumDim("min", self, dim, keepdim);
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return MakeOutput(ArgReduceMeta("argmax", self, dim, keepdim).out);
@@ -111,6 +116,7 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
+  m.impl("min.dim", &min_dim);
   m.impl("argmax", &argmax);
   m.impl("argmin", &argmin);
   m.impl("arange.start_out", &arange_out);

@@ -1,6 +1,6 @@
 """Index-producing ops on the device against PyTorch's CPU kernels, exactly:
-argmax / argmin (int64, the first index of ties, the first NaN wins, -0.0
-ties +0.0, any dim, keepdim, out=) and arange (the values the CPU computes,
+argmax / argmin and max.dim / min.dim (int64, the first index of ties, the
+first NaN wins, -0.0 ties +0.0, any dim, keepdim, out=), cumsum / cumprod, and arange (the values the CPU computes,
 every dtype; ranges the device cannot compute bit for bit are refused
 naming the op). Each runs as device kernels, timed."""
 import pytest
@@ -42,6 +42,24 @@ def test_arg_extremum_of_a_strided_view_and_out(fn):
     out = torch.empty(0, dtype=torch.long, device="neuron")
     fn(d, 1, out=out)
     _same(out, fn(x, 1))
+
+
+@pytest.mark.parametrize("fn", [torch.max, torch.min])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("dim,keepdim", [(0, False), (1, False), (-1, True)])
+def test_max_min_dim_values_and_indices(fn, dtype, dim, keepdim):
+    x = ROWS.to(dtype)
+    mark()
+    got, want = fn(x.to("neuron"), dim, keepdim), fn(x, dim, keepdim)
+    assert executions(), "ran no device kernel"
+    assert torch.equal(got.values.cpu().isnan(), want.values.isnan())
+    assert torch.equal(got.values.cpu().nan_to_num(0), want.values.nan_to_num(0))
+    _same(got.indices, want.indices)
+    values = torch.empty(0, dtype=dtype, device="neuron")
+    indices = torch.empty(0, dtype=torch.long, device="neuron")
+    fn(x.to("neuron"), dim, keepdim, out=(values, indices))  # the two-output out= variant
+    _same(indices, want.indices)
+    assert torch.equal(values.cpu().nan_to_num(0), want.values.nan_to_num(0))
 
 
 def test_arg_extremum_refuses_an_empty_input_without_dim():

@@ -114,10 +114,12 @@ Tensor Reduce(const std::string& op, const Tensor& self, const at::ReduceMetaRes
 // elsewhere, and the row's min of those is the first hit, as ATen's
 // kernels pick it. Indices are exact in fp32 (n <= MaxRow < 2^24); the
 // int64 result is written as its two int32 words (the high word 0).
-Graph ArgGraph(OpKind extremum, const RowLayout& l, const Tensor& lo, const Tensor& hi) {
+// `values`, when defined, gets m too (max.dim / min.dim).
+Graph ArgGraph(OpKind extremum, const RowLayout& l, const Tensor& lo, const Tensor& hi, const Tensor& values) {
   Graph g;
   const ValueId x = g.Input("x", l.desc);
   const ValueId m = g.RowReduce(extremum, x, DType::kF32);
+  if (values.defined()) g.Output(g.Cast(m, at::ToSimDType(values.dtype())), "values", DescOf(values));
   const ValueId hit = g.Binary(OpKind::kLogicalOr, g.Binary(OpKind::kEq, x, m, DType::kBool),
                                g.Unary(OpKind::kIsnan, x, DType::kBool), DType::kBool);
   const ValueId index = g.Iota({l.n}, 0, 1, DType::kF32);
@@ -129,8 +131,9 @@ Graph ArgGraph(OpKind extremum, const RowLayout& l, const Tensor& lo, const Tens
 }
 
 template <bool kMax>
-Tensor ArgExtremum(const char* name, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  const std::string op = std::string("aten::") + name;
+std::tuple<Tensor, Tensor> ArgExtremum(const char* name, const char* overload, const Tensor& self,
+                                       std::optional<int64_t> dim, bool keepdim, bool with_values) {
+  const std::string op = std::string("aten::") + name + overload;
   RequireFloat(op, self.dtype());
   RequireDeviceType(op, self.dtype());
   const at::ReduceMetaResult r = at::ArgReduceMeta(name, self, dim, keepdim);
@@ -141,11 +144,15 @@ Tensor ArgExtremum(const char* name, const Tensor& self, std::optional<int64_t> 
     throw SimError(op + ": a reduced dim of " + std::to_string(l.n) + " elements is longer than one SBUF row (" +
                    std::to_string(max_row) + ") on the device");
   }
-  if (out.numel() == 0) return out;
+  at::TensorMeta vm = r.out;
+  vm.dtype = self.dtype();
+  Tensor values = with_values ? at::MakeOutput(vm) : Tensor();
+  if (out.numel() == 0) return {values, out};
   const Tensor lo = ReinterpretAs(out, at::kInt, 0), hi = ReinterpretAs(out, at::kInt, 1);
-  LaunchGraph(op, {{{"x", l.tensor}}, {{"lo", lo}, {"hi", hi}}},
-              [&] { return ArgGraph(kMax ? OpKind::kRowAmax : OpKind::kRowAmin, l, lo, hi); });
-  return out;
+  GraphOperands ops{{{"x", l.tensor}}, {{"lo", lo}, {"hi", hi}}};
+  if (with_values) ops.outputs.push_back({"values", values});
+  LaunchGraph(op, ops, [&] { return ArgGraph(kMax ? OpKind::kRowAmax : OpKind::kRowAmin, l, lo, hi, values); });
+  return {values, out};
 }
 
 // cumsum / cumprod along `dim`: the dim moved last ([kept..., n]), one
@@ -187,10 +194,16 @@ Tensor cumprod(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dt
 }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return ArgExtremum<true>("argmax", self, dim, keepdim);
+  return std::get<1>(ArgExtremum<true>("argmax", "", self, dim, keepdim, false));
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return ArgExtremum<false>("argmin", self, dim, keepdim);
+  return std::get<1>(ArgExtremum<false>("argmin", "", self, dim, keepdim, false));
+}
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ArgExtremum<true>("max", ".dim", self, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ArgExtremum<false>("min", ".dim", self, dim, keepdim, true);
 }
 
 }  // namespace
@@ -198,6 +211,8 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
   m.impl("argmax", &argmax);
   m.impl("argmin", &argmin);
+  m.impl("max.dim", &max_dim);
+  m.impl("min.dim", &min_dim);
   m.impl("cumsum", &cumsum);
   m.impl("cumprod", &cumprod);
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);

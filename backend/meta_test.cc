@@ -54,7 +54,7 @@ TEST(Meta, ReductionsLinalgAndNorms) {
   ExpectMeta(x.sum(), {}, kBFloat16);
   ExpectMeta(M({3}, kBool).sum(), {}, kInt);
   ExpectMeta(x.amax({1}), {4}, kBFloat16);
-  ExpectMeta(std::get<1>(x.max(0, true)), {1, 512}, kInt);
+  ExpectMeta(std::get<1>(x.max(0, true)), {1, 512}, kLong);
   ExpectMeta(x.var({1}), {4}, kBFloat16);
   ExpectMeta(mm(M({4, 3}), M({3, 5})), {4, 5}, kFloat);
   ExpectMeta(matmul(M({2, 1, 3, 4}), M({3, 4, 6})), {2, 3, 3, 6}, kFloat);

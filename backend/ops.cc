@@ -84,6 +84,24 @@ Tensor threshold_backward(T grad_output, T self, S threshold) {
 std::tuple<Tensor, Tensor> max(T self, int64_t dim, bool keepdim) {
   NSIM_CALL("aten::max.dim", Tuple2(T, int64_t, bool), self, dim, keepdim);
 }
+std::tuple<Tensor, Tensor> min(T self, int64_t dim, bool keepdim) {
+  NSIM_CALL("aten::min.dim", Tuple2(T, int64_t, bool), self, dim, keepdim);
+}
+Tensor argmax(T self, std::optional<int64_t> dim, bool keepdim) {
+  NSIM_CALL("aten::argmax", Tensor(T, std::optional<int64_t>, bool), self, dim, keepdim);
+}
+Tensor argmin(T self, std::optional<int64_t> dim, bool keepdim) {
+  NSIM_CALL("aten::argmin", Tensor(T, std::optional<int64_t>, bool), self, dim, keepdim);
+}
+Tensor cumsum(T self, int64_t dim, std::optional<ScalarType> dtype) {
+  NSIM_CALL("aten::cumsum", Tensor(T, int64_t, std::optional<ScalarType>), self, dim, dtype);
+}
+Tensor cumprod(T self, int64_t dim, std::optional<ScalarType> dtype) {
+  NSIM_CALL("aten::cumprod", Tensor(T, int64_t, std::optional<ScalarType>), self, dim, dtype);
+}
+Tensor arange_out(T out, const Scalar& start, const Scalar& end, const Scalar& step) {
+  NSIM_CALL("aten::arange.start_out", Tensor(const Scalar&, const Scalar&, const Scalar&, T), start, end, step, out);
+}
 Tensor var(T self, const IntList& dim, double correction, bool keepdim) {
   using OptS = const std::optional<Scalar>&;
   NSIM_CALL("aten::var.correction", Tensor(T, OptList, OptS, bool), self, dim,

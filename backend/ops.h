@@ -64,6 +64,19 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+// The smallest element along `dim` and its (first) int64 index, NaN first as max's.
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false);
+// The (first) index of the largest / smallest element along `dim` (every
+// dim, flattened, when absent), as int64; NaN counts as the extreme.
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+// The running sum along `dim` (integers and bool give int64 unless `dtype`).
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+// The running product along `dim` (the same dtype rule).
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+// out[i] = start + i * step (ATen's arange); `out` is 1-D with ArangeSize
+// (meta/shape_functions.h) elements. Returns out.
+Tensor arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step = 1);
 Tensor var(const Tensor& self, const IntList& dim, double correction = 1, bool keepdim = false);
 
 // --- linear algebra ---

@@ -1,5 +1,5 @@
 // CPU kernels that write into an existing tensor: copy_ (with broadcasting
-// and dtype conversion) and fill_. Cross-device copies are not here: they
+// and dtype conversion), fill_ and arange.start_out. Cross-device copies are not here: they
 // take the CompositeExplicit copy_ (composite/conversion_ops.cc).
 #include "backend/cpu/loops.h"
 #include "backend/library.h"
@@ -25,9 +25,32 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   return copy_(self, v, false);
 }
 
+// ATen's arange: start + step * i in the dtype's accumulate type (double
+// for float32, float for bf16/fp16, int64 for the integers), stored.
+template <class A>
+void ArangeLoop(const Tensor& out, A start, A step) {
+  const StoreFn<A> store = StorerFor<A>(out.dtype());
+  char* p = static_cast<char*>(out.data_ptr());
+  for (int64_t i = 0; i < out.numel(); ++i) store(p + i * out.stride(0) * out.element_size(), start + step * static_cast<A>(i));
+}
+
+Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
+  CheckArangeOut(start, end, step, out);
+  const ScalarType t = out.dtype();
+  if (IsIntegralType(t, true)) {
+    ArangeLoop<int64_t>(out, start.toLong(), step.toLong());
+  } else if (t == kBFloat16 || t == kHalf) {
+    ArangeLoop<float>(out, static_cast<float>(start.toDouble()), static_cast<float>(step.toDouble()));
+  } else {
+    ArangeLoop<double>(out, start.toDouble(), step.toDouble());
+  }
+  return out;
+}
+
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("arange.start_out", &arange_out);
   m.impl("copy_", &copy_);
   m.impl("fill_.Scalar", &fill_);
 }

@@ -82,44 +82,99 @@ Tensor Reduce(const Tensor& self, const ReduceMetaResult& r) {
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
 
-// Values and (first) indices of the maximum along one dim. The index of each
-// element along `dim` comes from a fourth operand that broadcasts 0..n-1.
-std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  const int64_t d = MaybeWrapDim(dim, self.dim());
-  const ReduceMetaResult r = ReduceMeta("max", self, IntList{d}, keepdim, std::nullopt, ReduceKind::kExtremum);
+
+// The largest (kMax) or smallest element along the reduced dim and its
+// first index, a NaN counting as the extreme (ATen's max.dim / argmax: the
+// first NaN wins). No dim: over the flattened (row-major) input.
+template <bool kMax>
+std::tuple<Tensor, Tensor> ArgExtremum(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const ReduceMetaResult r = ArgReduceMeta(op, self, dim, keepdim);
+  const Tensor x = dim ? self : self.reshape({self.numel()});
+  const int64_t d = dim ? MaybeWrapDim(*dim, self.dim()) : 0;
+  const ReduceMetaResult rx = dim ? r : ReduceMeta(op, x, IntList{0}, false, std::nullopt, ReduceKind::kExtremum);
   return VisitComputeType(self.dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    std::vector<C> values(Numel(r.keepdim_sizes), reduction::Lowest<C>());
-    std::vector<int64_t> indices(values.size(), 0);
-    IntList index_sizes(self.dim(), 1);
+    std::vector<C> best(Numel(rx.keepdim_sizes), C(0));
+    std::vector<int64_t> indices(best.size(), 0);
+    IntList index_sizes(x.dim(), 1);
     std::vector<int64_t> positions;
-    if (self.dim() > 0) {
-      index_sizes[d] = self.size(d);
-      for (int64_t i = 0; i < self.size(d); ++i) positions.push_back(i);
-    } else {
-      positions.push_back(0);
-    }
-    const IntList acc_strides = ContiguousStrides(r.keepdim_sizes);
-    ElementwiseIter it(self.sizes());
-    it.Add(values.data(), r.keepdim_sizes, acc_strides, sizeof(C));
-    it.Add(indices.data(), r.keepdim_sizes, acc_strides, sizeof(int64_t));
-    it.Add(self);
+    if (x.dim() > 0) index_sizes[d] = x.size(d);
+    for (int64_t i = 0; i < (x.dim() > 0 ? x.size(d) : 1); ++i) positions.push_back(i);
+    const IntList acc_strides = ContiguousStrides(rx.keepdim_sizes);
+    ElementwiseIter it(x.sizes());
+    it.Add(best.data(), rx.keepdim_sizes, acc_strides, sizeof(C));
+    it.Add(indices.data(), rx.keepdim_sizes, acc_strides, sizeof(int64_t));
+    it.Add(x);
     it.Add(positions.data(), index_sizes, ContiguousStrides(index_sizes), sizeof(int64_t));
-    const LoadFn<C> load = LoaderFor<C>(self.dtype());
+    const LoadFn<C> load = LoaderFor<C>(x.dtype());
     it.ForEach([&](char* const* p) {
       C& a = *reinterpret_cast<C*>(p[0]);
-      const C x = load(p[2]);
+      const C v = load(p[2]);
       const int64_t pos = *reinterpret_cast<const int64_t*>(p[3]);
       // Row-major order visits pos 0 of each row first, so it seeds the row.
-      if (pos == 0 || (a == a && (x != x || x > a))) {
-        a = x;
+      if (pos == 0 || (a == a && (v != v || (kMax ? v > a : v < a)))) {
+        a = v;
         *reinterpret_cast<int64_t*>(p[1]) = pos;
       }
     });
-    ReduceMetaResult ri = r;
-    ri.out.dtype = kInt;
-    return std::make_tuple(Store(r, values), Store(ri, indices));
+    ReduceMetaResult rv = r;
+    rv.out.dtype = self.dtype();
+    return std::make_tuple(Store(rv, best), Store(r, indices));
   });
+}
+
+// ATen's cumsum / cumprod: the input converted to the result's dtype, summed in order
+// along `dim` in its accumulate type (double for float32, float for
+// bf16/fp16, int64 for the integers), each prefix stored.
+template <class A, bool kProduct>
+void ScanRows(const Tensor& x, const Tensor& out, int64_t d) {
+  const LoadFn<A> load = LoaderFor<A>(x.dtype());
+  const StoreFn<A> store = StorerFor<A>(out.dtype());
+  const int64_t n = x.dim() ? x.size(d) : 1;
+  IntList outer = x.sizes();
+  if (x.dim()) outer[d] = 1;
+  ElementwiseIter it(outer);  // the first element of each row, walking both tensors' strides
+  it.Add(out.data_ptr(), outer, out.strides(), out.element_size());
+  it.Add(x.data_ptr(), outer, x.strides(), x.element_size());
+  const int64_t so = x.dim() ? out.stride(d) * out.element_size() : 0;
+  const int64_t sx = x.dim() ? x.stride(d) * x.element_size() : 0;
+  it.ForEach([&](char* const* p) {
+    A acc = A(kProduct ? 1 : 0);
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (kProduct) acc *= load(p[1] + i * sx);
+      else acc += load(p[1] + i * sx);
+      store(p[0] + i * so, acc);
+    }
+  });
+}
+
+template <bool kProduct>
+Tensor Scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  int64_t d;
+  const TensorMeta m = CumsumMeta(self, dim, dtype, &d);
+  Tensor out = MakeOutput(m);
+  const Tensor x = self.dtype() == m.dtype ? self : self.to(m.dtype);
+  if (out.numel() == 0) return out;
+  if (IsIntegralType(m.dtype, true)) ScanRows<int64_t, kProduct>(x, out, d);
+  else if (m.dtype == kBFloat16 || m.dtype == kHalf) ScanRows<float, kProduct>(x, out, d);
+  else ScanRows<double, kProduct>(x, out, d);
+  return out;
+}
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return Scan<false>(self, dim, dtype); }
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return Scan<true>(self, dim, dtype); }
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return std::get<1>(ArgExtremum<true>("argmax", self, dim, keepdim));
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return std::get<1>(ArgExtremum<false>("argmin", self, dim, keepdim));
+}
+// Values and (first) int64 indices of the maximum / minimum along one dim.
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ArgExtremum<true>("max", self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ArgExtremum<false>("min", self, dim, keepdim);
 }
 
 }  // namespace
@@ -128,6 +183,11 @@ NSIM_LIBRARY_IMPL(aten, CPU, m) {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
+  m.impl("min.dim", &min_dim);
+  m.impl("argmax", &argmax);
+  m.impl("argmin", &argmin);
+  m.impl("cumsum", &cumsum);
+  m.impl("cumprod", &cumprod);
 }
 
 }  // namespace at

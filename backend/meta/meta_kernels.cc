@@ -40,12 +40,32 @@ Tensor gelu(const Tensor& self, const std::string& approximate) { return MakeOut
 #include "backend/reduction_ops.def"
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
+std::tuple<Tensor, Tensor> ExtremumDim(const char* op, const Tensor& self, int64_t dim, bool keepdim) {
+  TensorMeta m = ArgReduceMeta(op, self, dim, keepdim).out;  // int64 indices
+  Tensor indices = MakeOutput(m);
+  m.dtype = self.dtype();
+  return std::make_tuple(MakeOutput(m), indices);
+}
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  TensorMeta m = ReduceMeta("max", self, IntList{MaybeWrapDim(dim, self.dim())}, keepdim,
-                            std::nullopt, ReduceKind::kExtremum).out;
-  Tensor values = MakeOutput(m);
-  m.dtype = kInt;
-  return std::make_tuple(values, MakeOutput(m));
+  return ExtremumDim("max", self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ExtremumDim("min", self, dim, keepdim);
+}
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return MakeOutput(ArgReduceMeta("argmax", self, dim, keepdim).out);
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return MakeOutput(ArgReduceMeta("argmin", self, dim, keepdim).out);
+}
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  int64_t d;
+  return MakeOutput(CumsumMeta(self, dim, dtype, &d));
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return cumsum(self, dim, dtype); }
+Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
+  CheckArangeOut(start, end, step, out);
+  return out;
 }
 Tensor var(const Tensor& self, const std::optional<IntList>& dim, const std::optional<Scalar>&,
            bool keepdim) {
@@ -96,6 +116,12 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
   m.impl("max.dim", &max_dim);
+  m.impl("min.dim", &min_dim);
+  m.impl("argmax", &argmax);
+  m.impl("argmin", &argmin);
+  m.impl("arange.start_out", &arange_out);
+  m.impl("cumsum", &cumsum);
+  m.impl("cumprod", &cumprod);
   m.impl("var.correction", &var);
   m.impl("mm", &mm);
   m.impl("bmm", &bmm);

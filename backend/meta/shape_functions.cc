@@ -1,5 +1,9 @@
 #include "backend/meta/shape_functions.h"
 
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "backend/empty_tensor.h"
 #include "backend/type_promotion.h"
 
@@ -114,6 +118,53 @@ ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optio
     if (keepdim) r.out.sizes.push_back(1);
   }
   return r;
+}
+
+ReduceMetaResult ArgReduceMeta(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim && self.numel() == 0) {
+    throw SimError(std::string(op) + "(): Expected reduction dim to be specified for input.numel() == 0.");
+  }
+  std::optional<IntList> dims;
+  if (dim) dims = IntList{MaybeWrapDim(*dim, self.dim())};
+  ReduceMetaResult r = ReduceMeta(op, self, dims, keepdim, std::nullopt, ReduceKind::kExtremum);
+  r.out.dtype = kLong;
+  return r;
+}
+
+TensorMeta CumsumMeta(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, int64_t* wrapped) {
+  *wrapped = MaybeWrapDim(dim, self.dim());
+  const ScalarType t = dtype ? *dtype : (IsIntegralType(self.dtype(), true) ? kLong : self.dtype());
+  return {self.sizes(), t, self.device()};
+}
+
+int64_t ArangeSize(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype) {
+  const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
+  if (!(xstep > 0 || xstep < 0)) throw SimError("step must be nonzero");
+  if (!std::isfinite(xstart) || !std::isfinite(xend)) {
+    throw SimError("unsupported range: " + std::to_string(xstart) + " -> " + std::to_string(xend));
+  }
+  if (!((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart))) {
+    throw SimError("upper bound and larger bound inconsistent with step sign");
+  }
+  double size_d;
+  if (dtype == kLong && step.toLong() != 0) {  // int64 counts in int64
+    const int64_t s = step.toLong(), sgn = (s > 0) - (s < 0);
+    size_d = std::ceil(static_cast<double>((end.toLong() - start.toLong() + s - sgn) / s));
+  } else {
+    size_d = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
+  }
+  if (!(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()))) {
+    throw SimError("invalid size, possible overflow?");
+  }
+  return static_cast<int64_t>(size_d);
+}
+
+void CheckArangeOut(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
+  const int64_t n = ArangeSize(start, end, step, out.dtype());
+  if (out.dim() != 1 || out.numel() != n) {
+    throw SimError("arange.start_out: out must be 1-D with " + std::to_string(n) + " elements (got " +
+                   std::to_string(out.dim()) + "-D with " + std::to_string(out.numel()) + "); resize it first");
+  }
 }
 
 TensorMeta MmMeta(const Tensor& self, const Tensor& mat2) {

@@ -88,6 +88,22 @@ enum class ReduceKind { kSum, kMean, kExtremum, kVar };
 ReduceMetaResult ReduceMeta(const char* op, const Tensor& self, const std::optional<IntList>& dims,
                             bool keepdim, std::optional<ScalarType> dtype, ReduceKind kind);
 
+// argmax / argmin: an Int64 result over `dim` (every dim when absent; an
+// empty input needs a dim); the dim may not be empty. `op` names errors.
+ReduceMetaResult ArgReduceMeta(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim);
+
+// cumsum, cumprod: the input's shape; `dtype`, else Long for integral (and bool) inputs,
+// else the input's dtype. Wraps `dim` (a 0-dim input takes 0 or -1).
+TensorMeta CumsumMeta(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, int64_t* wrapped);
+
+// --- factories ---
+// The number of elements of arange(start, end, step) into `dtype`, with
+// ATen's checks and messages (RangeFactories.cpp: int64 counts in int64,
+// every other dtype in double).
+int64_t ArangeSize(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype);
+// Throws unless `out` is 1-D with ArangeSize elements (nsim tensors do not resize).
+void CheckArangeOut(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out);
+
 // --- linear algebra ---
 TensorMeta MmMeta(const Tensor& self, const Tensor& mat2);
 TensorMeta BmmMeta(const Tensor& self, const Tensor& mat2);

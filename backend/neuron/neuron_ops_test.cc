@@ -205,7 +205,7 @@ TEST(NeuronOpsErrors, UnsupportedOpsAndDtypesNameTheOpAndDtype) {
   EXPECT_THROW_MSG(i * i, "aten::mul.Tensor is not implemented for the Neuron backend (dtype Int)");
   EXPECT_THROW_MSG(i.sum({0}), "aten::sum.dim_IntList is not implemented for the Neuron backend (dtype Int)");
   const Tensor f = Dev(at::ones({2, 3}));
-  EXPECT_THROW_MSG(f.max(1), "aten::max.dim is not implemented for the Neuron backend (dtype Float)");
+  EXPECT_THROW_MSG(at::argmax(i), "aten::argmax is not implemented for the Neuron backend (dtype Int)");
   // The ALU compares in fp32, inexact for int32 beyond 2^24: orderings are
   // refused (eq / ne compare limbs: NeuronIntegers).
   EXPECT_THROW_MSG(at::lt(i, i), "aten::lt.Tensor is not implemented for the Neuron backend (dtype Int)");

@@ -120,11 +120,16 @@ std::string FunctionalName(const c10::OperatorHandle& op) {
 
 // "aten::mul.out" -> "aten::mul.Tensor": the nsim op of the same name whose
 // arguments are the out variant's minus its out tensors (overloads "out",
-// "..._out" and "Out...", as xlogy.OutTensor).
+// "..._out" and "Out...", as xlogy.OutTensor, or whose results all alias
+// written arguments, as max.dim_max).
 std::string FunctionalForOut(const c10::OperatorHandle& op) {
   const auto& s = op.schema();
   const std::string& o = s.overload_name();
-  if (o != "out" && o.find("_out") == std::string::npos && o.rfind("Out", 0) != 0) return "";
+  // Or any overload whose results all alias written arguments of a
+  // non-in-place op (max.dim_max: values and indices).
+  bool all_written = !s.returns().empty() && s.name().back() != '_';
+  for (const auto& r : s.returns()) all_written &= r.alias_info() != nullptr && r.alias_info()->isWrite();
+  if (o != "out" && o.find("_out") == std::string::npos && o.rfind("Out", 0) != 0 && !all_written) return "";
   // name + whether it is a tensor: add.Tensor and add.Scalar differ only there.
   std::set<std::string> want;
   for (const auto& a : s.arguments()) {
@@ -157,14 +162,18 @@ bool TryOutViaFunctional(const c10::OperatorHandle& op, torch::jit::Stack* stack
     const c10::AliasInfo* ai = args[i].alias_info();
     if (ai && ai->isWrite()) outs.push_back((*stack)[stack->size() - n + i]);
   }
-  TORCH_CHECK(outs.size() == 1, FullName(op), " on neuron: only single-output out= variants are supported");
   RunNsimOp(op, functional, stack, /*returns_functional=*/true);
-  const at::Tensor result = stack->back().toTensor();
-  stack->pop_back();
-  const at::Tensor& out = outs[0].toTensor();
-  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
-  out.copy_(result);
-  stack->push_back(outs[0]);
+  // The functional results, in the order of the out tensors (max.dim_max: values, indices).
+  TORCH_CHECK(stack->size() >= outs.size(), FullName(op), " on neuron: fewer results than out tensors");
+  const std::vector<c10::IValue> results(stack->end() - outs.size(), stack->end());
+  stack->resize(stack->size() - outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const at::Tensor result = results[i].toTensor();
+    const at::Tensor& out = outs[i].toTensor();
+    if (out.sizes() != result.sizes()) out.resize_(result.sizes());
+    out.copy_(result);
+  }
+  for (const c10::IValue& out : outs) stack->push_back(out);
   return true;
 }
 

@@ -304,8 +304,36 @@ Tensor& Zero(Tensor& self) {
   return self;
 }
 
+// arange into a neuron tensor: its size and checks from ATen's own kernel on
+// the Meta device, `out` resized to it, then the simulator's kernel (a
+// GpSimd iota; ranges it cannot compute bit for bit as the CPU are refused
+// naming the op).
+nat::Scalar NsimScalar(const c10::Scalar& s) {
+  if (s.isBoolean()) return nat::Scalar(s.toBool());
+  if (s.isIntegral(false)) return nat::Scalar(s.toLong());
+  return nat::Scalar(s.toDouble());
+}
+
+Tensor& ArangeOut(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step, Tensor& out) {
+  Tensor meta = at::empty({0}, out.options().device(at::kMeta));
+  at::arange_out(meta, start, end, step);
+  if (out.sizes() != meta.sizes()) out.resize_(meta.sizes());
+  static const auto op =
+      nat::FindOp<nat::Tensor(const nat::Scalar&, const nat::Scalar&, const nat::Scalar&, const nat::Tensor&)>(
+          "aten::arange.start_out");
+  try {
+    op.call(NsimScalar(start), NsimScalar(end), NsimScalar(step), ToNsim(out, "aten::arange.start_out", false));
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    TORCH_CHECK_NOT_IMPLEMENTED(false, e.what());
+  }
+  return out;
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("zero_", &Zero);
+  m.impl("arange.start_out", &ArangeOut);
   m.impl("clone", &Clone);
   m.impl("empty.memory_format", &EmptyMemoryFormat);
   m.impl("empty_strided", &EmptyStrided);

@@ -72,6 +72,7 @@ Graph FoldCasts(const Graph& g) {
       case OpKind::kInput: id[v] = out.Input(n.name, n.desc); break;
       case OpKind::kConstant: id[v] = out.Constant(n.scalar, t); break;
       case OpKind::kView: id[v] = out.View(in[0], n.sizes); break;
+      case OpKind::kIota: id[v] = out.Iota(n.sizes, n.scalar, n.step, t); break;
       case OpKind::kMatmul: id[v] = out.Matmul(in[0], in[1], t); break;
       case OpKind::kPowScalar: id[v] = out.Pow(in[0], n.scalar, t); break;
       case OpKind::kCast: id[v] = out.Cast(in[0], t); break;
@@ -79,6 +80,7 @@ Graph FoldCasts(const Graph& g) {
       default:
         if (IsBinary(n.kind)) id[v] = out.Binary(n.kind, in[0], in[1], t, n.scalar);
         else if (IsRowReduce(n.kind)) id[v] = out.RowReduce(n.kind, in[0], t);
+        else if (IsRowScan(n.kind)) id[v] = out.RowScan(n.kind, in[0], t);
         else id[v] = out.Unary(n.kind, in[0], t);
     }
   }

@@ -30,6 +30,10 @@ bool IsLeaf(const StagePlan& p, ValueId v) { return p.stage_of[v] < 0; }
 void CheckDtypes(const Graph& g) {
   for (const Node& n : g.nodes()) {
     if (n.kind == OpKind::kInput || n.kind == OpKind::kConstant || n.kind == OpKind::kView) continue;
+    if (n.kind == OpKind::kIota) {  // GpSimd writes the values as floats: an integer result is a cast of them
+      if (!IsFloat(n.dtype)) throw SimError(std::string("codegen: 'iota' does not support dtype ") + DTypeName(n.dtype) + " on the device");
+      continue;
+    }
     const DType in = g.node(n.inputs[0]).dtype;
     if (n.kind == OpKind::kMatmul) {
       for (ValueId v : n.inputs) {
@@ -222,6 +226,7 @@ Graph WithComputedOutputs(const Graph& g, const StagePlan& p) {
       case OpKind::kInput: rebuilt.Input(n.name, n.desc); break;
       case OpKind::kConstant: rebuilt.Constant(n.scalar, n.dtype); break;
       case OpKind::kView: rebuilt.View(n.inputs[0], n.sizes); break;
+      case OpKind::kIota: rebuilt.Iota(n.sizes, n.scalar, n.step, n.dtype); break;
       case OpKind::kMatmul: rebuilt.Matmul(n.inputs[0], n.inputs[1], n.dtype); break;
       case OpKind::kPowScalar: rebuilt.Pow(n.inputs[0], n.scalar, n.dtype); break;
       case OpKind::kCast: rebuilt.Cast(n.inputs[0], n.dtype); break;
@@ -229,6 +234,7 @@ Graph WithComputedOutputs(const Graph& g, const StagePlan& p) {
       default:
         if (IsBinary(n.kind)) rebuilt.Binary(n.kind, n.inputs[0], n.inputs[1], n.dtype, n.scalar);
         else if (IsRowReduce(n.kind)) rebuilt.RowReduce(n.kind, n.inputs[0], n.dtype);
+        else if (IsRowScan(n.kind)) rebuilt.RowScan(n.kind, n.inputs[0], n.dtype);
         else rebuilt.Unary(n.kind, n.inputs[0], n.dtype);
     }
   }

@@ -32,9 +32,10 @@ constexpr KindInfo kKinds[] = {
     {OpKind::kSquare, "square"},     {OpKind::kGelu, "gelu"},
     {OpKind::kGeluTanh, "gelu_tanh"}, {OpKind::kPowScalar, "pow"},      {OpKind::kCast, "cast"},
     {OpKind::kWhere, "where"},        {OpKind::kView, "view"},
+    {OpKind::kIota, "iota"},
 #define NSIM_REDUCTION_OP(name, Name, ...) {OpKind::kRow##Name, "row_" #name},
 #include "backend/reduction_ops.def"
-    {OpKind::kMatmul, "matmul"},
+    {OpKind::kRowCumsum, "row_cumsum"}, {OpKind::kRowCumprod, "row_cumprod"}, {OpKind::kMatmul, "matmul"},
 };
 
 }  // namespace
@@ -62,6 +63,7 @@ constexpr OpKind kLastRowReduce = kRowReduceKinds[sizeof(kRowReduceKinds) / size
 bool IsBinary(OpKind k) { return k >= kFirstBinary && k <= kLastBinary; }
 bool IsUnary(OpKind k) { return k > kLastBinary && k <= OpKind::kCast; }
 bool IsRowReduce(OpKind k) { return k >= kFirstRowReduce && k <= kLastRowReduce; }
+bool IsRowScan(OpKind k) { return k == OpKind::kRowCumsum || k == OpKind::kRowCumprod; }
 bool IsFloat(DType t) {
   switch (t) {
     case DType::kI32: case DType::kI16: case DType::kI8: case DType::kU8:
@@ -70,7 +72,8 @@ bool IsFloat(DType t) {
   }
 }
 bool IsPointwise(OpKind k) {
-  return IsBinary(k) || IsUnary(k) || k == OpKind::kWhere || k == OpKind::kConstant || k == OpKind::kView;
+  return IsBinary(k) || IsUnary(k) || k == OpKind::kWhere || k == OpKind::kConstant || k == OpKind::kView ||
+         k == OpKind::kIota;
 }
 
 std::vector<int64_t> BroadcastSizes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
@@ -202,6 +205,29 @@ ValueId Graph::View(ValueId a, std::vector<int64_t> sizes) {
   return Add(std::move(n));
 }
 
+ValueId Graph::Iota(std::vector<int64_t> sizes, double base, double step, DType out) {
+  if (sizes.empty()) Fail("'iota' of a 0-dim value");
+  Node n;
+  n.kind = OpKind::kIota;
+  n.dtype = out;
+  n.sizes = std::move(sizes);
+  n.scalar = base;
+  n.step = step;
+  return Add(std::move(n));
+}
+
+ValueId Graph::RowScan(OpKind kind, ValueId a, DType out) {
+  if (!IsRowScan(kind)) Fail(std::string("RowScan() with op '") + OpKindName(kind) + "'");
+  CheckValue(a, OpKindName(kind));
+  if (nodes_[a].sizes.empty()) Fail(std::string("'") + OpKindName(kind) + "' of a 0-dim value");
+  Node n;
+  n.kind = kind;
+  n.inputs = {a};
+  n.dtype = out;
+  n.sizes = nodes_[a].sizes;
+  return Add(std::move(n));
+}
+
 ValueId Graph::RowReduce(OpKind kind, ValueId a, DType out) {
   if (!IsRowReduce(kind)) Fail(std::string("RowReduce() with op '") + OpKindName(kind) + "'");
   CheckValue(a, OpKindName(kind));
@@ -272,6 +298,7 @@ std::string Graph::ToString() const {
         n.kind == OpKind::kSub) {
       os << " scalar=" << n.scalar;
     }
+    if (n.kind == OpKind::kIota) os << " base=" << n.scalar << " step=" << n.step;
     if (n.kind == OpKind::kInput) os << " " << n.name << ": " << n.desc.ToString();
     os << "\n";
   }

@@ -56,10 +56,18 @@ enum class OpKind : uint8_t {
   // Metadata only: the same elements with size-1 dims added or removed
   // (unsqueeze / squeeze / keepdim=False).
   kView,
+  // A leaf computed on the chip (GpSimd iota): scalar + step * i, i the
+  // index along the innermost dim, in double rounded to the node's dtype
+  // (the same for every row). arange, and the column index argmax needs.
+  kIota,
   // Row reductions over the innermost dim, which is kept with size 1.
   // (backend/reduction_ops.def: kRowSum, kRowMean, kRowAmax, ...).
 #define NSIM_REDUCTION_OP(name, Name, ...) kRow##Name,
 #include "backend/reduction_ops.def"
+  // Running sum / product along the innermost dim (same shape): one VectorE
+  // tensor_tensor_scan per row tile, carried in fp32 (aten::cumsum, cumprod).
+  kRowCumsum,
+  kRowCumprod,
   // Matrix product on TensorE, accumulated in fp32.
   kMatmul,
 };
@@ -67,16 +75,18 @@ const char* OpKindName(OpKind k);  // "add", "row_mean", "matmul", ...
 bool IsBinary(OpKind k);
 bool IsUnary(OpKind k);            // includes kPowScalar and kCast
 bool IsRowReduce(OpKind k);
+bool IsRowScan(OpKind k);          // kRowCumsum, kRowCumprod: whole rows, as a reduction
 // The floating element types a graph value takes (every type but the integers and bool).
 bool IsFloat(DType t);
-bool IsPointwise(OpKind k);        // binary, unary, where, constant or view
+bool IsPointwise(OpKind k);        // binary, unary, where, constant, view or iota
 
 struct Node {
   OpKind kind = OpKind::kInput;
   std::vector<ValueId> inputs;
   DType dtype = DType::kF32;
   std::vector<int64_t> sizes;  // logical shape of the result
-  double scalar = 0;           // alpha (add/sub), exponent (pow), value (constant)
+  double scalar = 0;           // alpha (add/sub), exponent (pow), value (constant), base (iota)
+  double step = 0;             // kIota: the difference of consecutive elements
   std::string name;            // kInput: the HBM tensor's name in the kernel
   TensorDesc desc;             // kInput: the view read
 };
@@ -103,8 +113,12 @@ class Graph {
   // cond ? a : b elementwise, the three broadcast together.
   ValueId Where(ValueId cond, ValueId a, ValueId b, DType out);
   ValueId View(ValueId a, std::vector<int64_t> sizes);
+  // base + step * i along the innermost dim of `sizes` (at least one dim).
+  ValueId Iota(std::vector<int64_t> sizes, double base, double step, DType out);
   // kRowSum, kRowMean, kRowAmax, ...
   ValueId RowReduce(OpKind kind, ValueId a, DType out);
+  // kRowCumsum, kRowCumprod: the shape of `a`.
+  ValueId RowScan(OpKind kind, ValueId a, DType out);
   ValueId Matmul(ValueId a, ValueId b, DType out);
   void Output(ValueId v, const std::string& name, const TensorDesc& desc);
 

@@ -296,7 +296,37 @@ bool DirectActivation(OpKind kind, ActFunc* func) {
   }
 }
 
+// One GpSimd iota: the tile's columns start at col0 of the innermost dim;
+// every partition (row) holds the same values.
+void LowerIota(TileScope& s, const Node& node, const AccessPattern& dst) {
+  Instruction in = MakeInstruction(EngineId::kGpSimd, Opcode::kIota);
+  in.dst = dst;
+  in.base = node.scalar + node.step * static_cast<double>(s.col0());
+  in.partition_step = 0;
+  in.free_step = node.step;
+  s.sched().Add(std::move(in));
+}
+
+// dst[p, i] = (x[p, i] op dst[p, i - 1]) + 0, from 0 (sum) or 1 (product):
+// one tensor_tensor_scan over the whole row (the stage keeps rows whole),
+// carried in fp32 as ATen's bf16 cumsum / cumprod accumulate in float.
+void LowerRowScan(TileScope& s, OpKind kind, const Operand& x, const AccessPattern& dst) {
+  if (x.kind != Operand::kFull) return EmitCopy(s, dst, Expand(s, x, true, 0));  // a row of one element
+  const AccessPattern zeros = Expand(s, Operand::Imm(0.0), false, 1);
+  Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorTensorScan);
+  in.dst = dst;
+  in.src0 = x.ap;
+  in.src1 = zeros;
+  const bool sum = kind == OpKind::kRowCumsum;
+  in.alu0 = sum ? AluOp::kAdd : AluOp::kMul;
+  in.alu1 = AluOp::kAdd;
+  in.scalar0 = Imm(sum ? 0.0 : 1.0);
+  s.sched().Add(std::move(in));
+}
+
 void LowerPointwise(TileScope& s, const Node& node, const std::vector<Operand>& in, const AccessPattern& dst) {
+  if (node.kind == OpKind::kIota) return LowerIota(s, node, dst);
+  if (IsRowScan(node.kind)) return LowerRowScan(s, node.kind, in.at(0), dst);
   if (IsBinary(node.kind)) return LowerBinary(s, node, in.at(0), in.at(1), dst);
   if (IsUnary(node.kind)) return LowerUnary(s, node, in.at(0), dst);
   if (node.kind == OpKind::kWhere) return LowerWhere(s, in.at(0), in.at(1), in.at(2), dst);

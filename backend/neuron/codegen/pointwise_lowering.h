@@ -34,6 +34,7 @@ class TileScope {
   virtual Scheduler& sched() = 0;
   virtual int64_t partitions() const = 0;
   virtual int64_t cols() const = 0;  // free size of full operands
+  virtual int64_t col0() const = 0;  // index of the tile's first column along the innermost dim
   // An fp32 scratch tile of the node being lowered: [p, cols] or [p, 1];
   // `slot` tells several temporaries of one node apart.
   virtual AccessPattern Temp(bool column, int slot) = 0;
@@ -52,7 +53,7 @@ void EmitCopy(TileScope& s, const AccessPattern& dst, const AccessPattern& src);
 // The activation function a unary node maps to directly, if any.
 bool DirectActivation(OpKind kind, ActFunc* func);
 
-// dst = node(in...) for a binary or unary node (not kView/kConstant).
+// dst = node(in...) for a binary, unary, where or iota node (not kView/kConstant).
 // `dst` is [p, 1] when no operand is full, else [p, cols].
 void LowerPointwise(TileScope& s, const Node& node, const std::vector<Operand>& in, const AccessPattern& dst);
 

@@ -77,6 +77,7 @@ class AxisPlan {
     const int a = axis_[v];
     const int rank = static_cast<int>(n.sizes.size());
     if (n.kind == OpKind::kInput || n.kind == OpKind::kConstant) return true;
+    if (n.kind == OpKind::kIota) return a != rank - 1 || Fail("an iota split along its index");
     if (IsBinary(n.kind)) return AskBroadcast(n.inputs[0], n.sizes, a) && AskBroadcast(n.inputs[1], n.sizes, a);
     if (IsUnary(n.kind)) return Ask(n.inputs[0], a);
     if (n.kind == OpKind::kWhere) {
@@ -88,7 +89,7 @@ class AxisPlan {
       const int ax = MatchingAxis(n.sizes, a, g_.node(n.inputs[0]).sizes);
       return ax < 0 ? Fail("a view moves the split rows") : Ask(n.inputs[0], ax);
     }
-    if (IsRowReduce(n.kind)) {
+    if (IsRowReduce(n.kind) || IsRowScan(n.kind)) {
       if (a >= 0 && a == rank - 1) return Fail("the rows would be split along a reduced dim");
       return Ask(n.inputs[0], a);
     }
@@ -135,12 +136,16 @@ Graph Rebuild(const Graph& g, const AxisPlan& plan, const RowShare& share) {
       id[v] = out.Cast(in(0), n.dtype);
     } else if (n.kind == OpKind::kWhere) {
       id[v] = out.Where(in(0), in(1), in(2), n.dtype);
+    } else if (n.kind == OpKind::kIota) {
+      id[v] = out.Iota(SliceSizes(n.sizes, a, share), n.scalar, n.step, n.dtype);
     } else if (IsUnary(n.kind)) {
       id[v] = out.Unary(n.kind, in(0), n.dtype);
     } else if (n.kind == OpKind::kView) {
       id[v] = out.View(in(0), SliceSizes(n.sizes, a, share));
     } else if (IsRowReduce(n.kind)) {
       id[v] = out.RowReduce(n.kind, in(0), n.dtype);
+    } else if (IsRowScan(n.kind)) {
+      id[v] = out.RowScan(n.kind, in(0), n.dtype);
     } else if (n.kind == OpKind::kMatmul) {
       id[v] = out.Matmul(in(0), in(1), n.dtype);
     } else {

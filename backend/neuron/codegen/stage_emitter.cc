@@ -57,6 +57,7 @@ class StageEmitter : public TileScope {
   Scheduler& sched() override { return L_.sched; }
   int64_t partitions() const override { return tile_->partitions; }
   int64_t cols() const override { return tile_->ncols; }
+  int64_t col0() const override { return tile_->c0; }
   AccessPattern Temp(bool column, int slot) override {
     const int buf = tile_->index % nbuf_;
     int& t = temps_[std::make_tuple(current_, slot, column, buf)];

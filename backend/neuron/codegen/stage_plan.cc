@@ -29,10 +29,11 @@ bool TryJoin(const Graph& g, const Node& n, Stage* s) {
   if (s->kind == StageKind::kMatmul) return !IsRowReduce(n.kind) && n.sizes == s->space;
   std::vector<int64_t> grown;
   if (!Broadcasts(s->space, need, &grown)) return false;
-  if (IsRowReduce(n.kind) && grown != need) return false;  // must reduce the space's last dim
+  const bool whole_rows = IsRowReduce(n.kind) || IsRowScan(n.kind);
+  if (whole_rows && grown != need) return false;  // must reduce (scan) the space's last dim
   if (grown != s->space && s->has_reduction) return false;  // would change what was reduced
   s->space = grown;
-  s->has_reduction |= IsRowReduce(n.kind);
+  s->has_reduction |= whole_rows;
   return true;
 }
 
@@ -46,6 +47,10 @@ StagePlan PlanStages(const Graph& g) {
     if (n.kind == OpKind::kInput || n.kind == OpKind::kConstant) continue;
     int latest = -1;
     for (ValueId in : n.inputs) latest = std::max(latest, p.stage_of[in]);
+    // An iota reads nothing: it is computed in the latest stage its shape fits.
+    if (n.kind == OpKind::kIota && !p.stages.empty() && p.stages.back().kind == StageKind::kPointwise) {
+      latest = static_cast<int>(p.stages.size()) - 1;
+    }
     if (n.kind == OpKind::kView) {  // an alias: lives where its input does
       p.stage_of[v] = latest;
       if (latest >= 0) p.stages[latest].nodes.push_back(v);
@@ -60,7 +65,7 @@ StagePlan PlanStages(const Graph& g) {
     s.kind = n.kind == OpKind::kMatmul ? StageKind::kMatmul : StageKind::kPointwise;
     s.nodes = {v};
     s.space = NeededSpace(g, n);
-    s.has_reduction = IsRowReduce(n.kind);
+    s.has_reduction = IsRowReduce(n.kind) || IsRowScan(n.kind);
     p.stage_of[v] = static_cast<int>(p.stages.size());
     p.stages.push_back(std::move(s));
   }

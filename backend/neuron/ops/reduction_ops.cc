@@ -108,9 +108,113 @@ Tensor Reduce(const std::string& op, const Tensor& self, const at::ReduceMetaRes
 #undef NSIM_REDUCTION_DTYPE
 #undef NSIM_REDUCTION_PLAIN
 
+// argmax / argmin along the rows of [kept..., n]: m = the row's max (min),
+// which is NaN when the row holds one (VectorE max/min propagate NaN); the
+// hits are x == m or NaN; each hit's column index (a GpSimd iota), n
+// elsewhere, and the row's min of those is the first hit, as ATen's
+// kernels pick it. Indices are exact in fp32 (n <= MaxRow < 2^24); the
+// int64 result is written as its two int32 words (the high word 0).
+// `values`, when defined, gets m too (max.dim / min.dim).
+Graph ArgGraph(OpKind extremum, const RowLayout& l, const Tensor& lo, const Tensor& hi, const Tensor& values) {
+  Graph g;
+  const ValueId x = g.Input("x", l.desc);
+  const ValueId m = g.RowReduce(extremum, x, DType::kF32);
+  if (values.defined()) g.Output(g.Cast(m, at::ToSimDType(values.dtype())), "values", DescOf(values));
+  const ValueId hit = g.Binary(OpKind::kLogicalOr, g.Binary(OpKind::kEq, x, m, DType::kBool),
+                               g.Unary(OpKind::kIsnan, x, DType::kBool), DType::kBool);
+  const ValueId index = g.Iota({l.n}, 0, 1, DType::kF32);
+  const ValueId first = g.RowReduce(OpKind::kRowAmin, g.Where(hit, index, g.Constant(static_cast<double>(l.n)), DType::kF32),
+                                    DType::kF32);
+  g.Output(g.Cast(first, DType::kI32), "lo", DescOf(lo));
+  g.Output(g.Cast(g.Binary(OpKind::kMul, first, g.Constant(0), DType::kF32), DType::kI32), "hi", DescOf(hi));
+  return g;
+}
+
+template <bool kMax>
+std::tuple<Tensor, Tensor> ArgExtremum(const char* name, const char* overload, const Tensor& self,
+                                       std::optional<int64_t> dim, bool keepdim, bool with_values) {
+  const std::string op = std::string("aten::") + name + overload;
+  RequireFloat(op, self.dtype());
+  RequireDeviceType(op, self.dtype());
+  const at::ReduceMetaResult r = at::ArgReduceMeta(name, self, dim, keepdim);
+  Tensor out = at::MakeOutput(r.out);
+  const RowLayout l = RowsOver(self, ReducedDims(r));
+  const int64_t max_row = MaxRow(CoreOf(self.device()));
+  if (l.n > max_row) {
+    throw SimError(op + ": a reduced dim of " + std::to_string(l.n) + " elements is longer than one SBUF row (" +
+                   std::to_string(max_row) + ") on the device");
+  }
+  at::TensorMeta vm = r.out;
+  vm.dtype = self.dtype();
+  Tensor values = with_values ? at::MakeOutput(vm) : Tensor();
+  if (out.numel() == 0) return {values, out};
+  const Tensor lo = ReinterpretAs(out, at::kInt, 0), hi = ReinterpretAs(out, at::kInt, 1);
+  GraphOperands ops{{{"x", l.tensor}}, {{"lo", lo}, {"hi", hi}}};
+  if (with_values) ops.outputs.push_back({"values", values});
+  LaunchGraph(op, ops, [&] { return ArgGraph(kMax ? OpKind::kRowAmax : OpKind::kRowAmin, l, lo, hi, values); });
+  return {values, out};
+}
+
+// cumsum / cumprod along `dim`: the dim moved last ([kept..., n]), one
+// VectorE scan per row tile carried in fp32, written back through the same
+// permutation of the output. Floating results only (integer sums need
+// int64 on the device).
+Tensor Scan(const std::string& op, OpKind kind, const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  int64_t d;
+  const at::TensorMeta m = at::CumsumMeta(self, dim, dtype, &d);
+  RequireFloat(op, m.dtype);
+  RequireDeviceType(op, self.dtype());
+  Tensor out = at::MakeOutput(m);
+  if (out.numel() == 0) return out;
+  const Tensor x = self.dtype() == m.dtype ? self : self.to(m.dtype);
+  if (self.dim() == 0) return out.copy_(x), out;
+  const RowLayout l = RowsOver(x, {d});
+  const int64_t max_row = MaxRow(CoreOf(self.device()));
+  if (l.n > max_row) {
+    throw SimError(op + ": a dim of " + std::to_string(l.n) + " elements is longer than one SBUF row (" +
+                   std::to_string(max_row) + ") on the device");
+  }
+  at::IntList perm;
+  for (int64_t i = 0; i < self.dim(); ++i) if (i != d) perm.push_back(i);
+  perm.push_back(d);
+  const Tensor dst = out.permute(perm);
+  LaunchGraph(op, {{{"x", l.tensor}}, {{"out", dst}}}, [&] {
+    Graph g;
+    codegen::TensorDesc o = DescOf(dst);
+    g.Output(g.RowScan(kind, g.Input("x", l.desc), o.dtype), "out", o);
+    return g;
+  });
+  return out;
+}
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  return Scan("aten::cumsum", OpKind::kRowCumsum, self, dim, dtype);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  return Scan("aten::cumprod", OpKind::kRowCumprod, self, dim, dtype);
+}
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return std::get<1>(ArgExtremum<true>("argmax", "", self, dim, keepdim, false));
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return std::get<1>(ArgExtremum<false>("argmin", "", self, dim, keepdim, false));
+}
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ArgExtremum<true>("max", ".dim", self, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return ArgExtremum<false>("min", ".dim", self, dim, keepdim, true);
+}
+
 }  // namespace
 
 NSIM_LIBRARY_IMPL(aten, Neuron, m) {
+  m.impl("argmax", &argmax);
+  m.impl("argmin", &argmin);
+  m.impl("max.dim", &max_dim);
+  m.impl("min.dim", &min_dim);
+  m.impl("cumsum", &cumsum);
+  m.impl("cumprod", &cumprod);
 #define NSIM_REDUCTION_OP(name, Name, form, overload, ...) m.impl(#name overload, &name);
 #include "backend/reduction_ops.def"
 }

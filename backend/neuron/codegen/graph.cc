@@ -216,8 +216,8 @@ ValueId Graph::Iota(std::vector<int64_t> sizes, double base, double step, DType 
   return Add(std::move(n));
 }
 
-ValueId Graph::RowScan(OpKind kind, ValueId a, DType out) {
-  if (!IsRowScan(kind)) Fail(std::string("RowScan() with op '") + OpKindName(kind) + "'");
+Node Graph::RowNode(OpKind kind, bool kind_ok, const char* what, ValueId a, DType out) const {
+  if (!kind_ok) Fail(std::string(what) + "() with op '" + OpKindName(kind) + "'");
   CheckValue(a, OpKindName(kind));
   if (nodes_[a].sizes.empty()) Fail(std::string("'") + OpKindName(kind) + "' of a 0-dim value");
   Node n;
@@ -225,18 +225,15 @@ ValueId Graph::RowScan(OpKind kind, ValueId a, DType out) {
   n.inputs = {a};
   n.dtype = out;
   n.sizes = nodes_[a].sizes;
-  return Add(std::move(n));
+  return n;
+}
+
+ValueId Graph::RowScan(OpKind kind, ValueId a, DType out) {
+  return Add(RowNode(kind, IsRowScan(kind), "RowScan", a, out));
 }
 
 ValueId Graph::RowReduce(OpKind kind, ValueId a, DType out) {
-  if (!IsRowReduce(kind)) Fail(std::string("RowReduce() with op '") + OpKindName(kind) + "'");
-  CheckValue(a, OpKindName(kind));
-  if (nodes_[a].sizes.empty()) Fail(std::string("'") + OpKindName(kind) + "' of a 0-dim value");
-  Node n;
-  n.kind = kind;
-  n.inputs = {a};
-  n.dtype = out;
-  n.sizes = nodes_[a].sizes;
+  Node n = RowNode(kind, IsRowReduce(kind), "RowReduce", a, out);
   n.sizes.back() = 1;
   return Add(std::move(n));
 }

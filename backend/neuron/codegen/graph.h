@@ -132,6 +132,8 @@ class Graph {
 
  private:
   ValueId Add(Node n);
+  // A node over whole rows of `a` (a scan or a reduction), its sizes those of `a`.
+  Node RowNode(OpKind kind, bool kind_ok, const char* what, ValueId a, DType out) const;
   void CheckValue(ValueId v, const char* op) const;
   void CheckName(const std::string& name) const;
   std::vector<Node> nodes_;

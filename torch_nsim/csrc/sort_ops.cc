@@ -66,7 +66,7 @@ Tensor Place(const Tensor& v, const Tensor& rank) {
   for (int64_t r0 = 0; r0 < n; r0 += b) {
     const int64_t m = std::min(b, n - r0);
     const Tensor at_pos = at::eq(rank.unsqueeze(2), pos.narrow(0, r0, m).reshape({1, 1, m}));  // [R, i, r]
-    parts.push_back(at::sum(at::where(at_pos, v.unsqueeze(2), Wrapped(0.0)), {1}));
+    parts.push_back(at::sum(at::where(at_pos, v.unsqueeze(2), Wrapped(-0.0)), {1}));
   }
   return parts.size() == 1 ? parts[0] : at::cat(parts, 1);
 }

@@ -4,7 +4,10 @@
 // a where() select and a row sum (one nonzero term, so exact). The weights
 // are selected the same way; ignore_index rows weigh 0. The products and the
 // reductions run in fp32 on the device and are rounded once to the input
-// dtype (ATen's CPU kernel: scalar_t products, accumulation in acc_type).
+// dtype. The CPU's kernel sums bf16 losses and weights in bf16, rounding each
+// step of its cascade, so a bf16 mean or sum here is the closer one to the
+// exact value (test_sort_loss checks that); fp32 agrees within OpInfo's
+// tolerance, 'none' (loss and gradient) bit for bit.
 // Out-of-range targets are refused as the CPU does (one device check, read
 // on the host).
 #include <optional>

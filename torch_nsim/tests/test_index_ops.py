@@ -130,3 +130,31 @@ def test_cumsum_dtype_out_and_0_dim():
 def test_integer_cumsum_is_refused_by_name():
     with pytest.raises(Exception, match="cumsum"):
         torch.cumsum(torch.arange(5, dtype=torch.int32, device="neuron"), 0)
+
+
+def _same_bits(got, want):
+    """Equal including where the NaNs are and the signs of zeros."""
+    got = got.cpu()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert torch.equal(got.nan_to_num(0), want.nan_to_num(0)) and torch.equal(got.isnan(), want.isnan())
+    assert torch.equal(got.signbit(), want.signbit()), (got, want)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32])
+def test_gather_matches_cpu(dtype, index_dtype):
+    x = ROWS.to(dtype)  # NaN and infinities are picked, never multiplied
+    i1 = torch.tensor([[5, 0, 5], [1, 4, 3], [0, 0, 1], [2, 2, 2], [5, 4, 3]]).to(index_dtype)
+    i0 = torch.tensor([[4, 0, 1, 3, 2, 1]]).to(index_dtype)
+    mark()
+    _same_bits(torch.gather(x.to("neuron"), 1, i1.to("neuron")), torch.gather(x, 1, i1))
+    assert executions(), "ran no device kernel"
+    _same_bits(torch.gather(x.to("neuron"), 0, i0.to("neuron")), torch.gather(x, 0, i0))
+    out = torch.empty(0, dtype=dtype, device="neuron")
+    torch.gather(x.to("neuron"), -1, i1.to("neuron"), out=out)
+    _same_bits(out, torch.gather(x, -1, i1))
+
+
+def test_gather_refuses_an_index_out_of_range_by_name():
+    with pytest.raises(RuntimeError, match=r"aten::gather: index out of bounds for dimension 1 with size 6"):
+        torch.gather(ROWS.to("neuron"), 1, torch.tensor([[6]] * 5).to("neuron"))

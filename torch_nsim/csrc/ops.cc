@@ -258,6 +258,37 @@ Tensor IndexSelect(const Tensor& self, int64_t dim, const Tensor& index) {
   return out;
 }
 
+// masked_select: the broadcast mask is read to the host (the result's size
+// depends on it, as index_select reads its indices), then each run of
+// selected elements of the row-major broadcast self is one device copy: the
+// values are copied, exact in every dtype, in the CPU's order.
+Tensor MaskedSelect(const Tensor& self, const Tensor& mask) {
+  TORCH_CHECK(mask.scalar_type() == c10::kBool, "aten::masked_select on neuron: expected a bool mask, got ",
+              mask.scalar_type());
+  const std::vector<int64_t> shape = at::infer_size(self.sizes(), mask.sizes());
+  const Tensor m = mask.to(c10::kCPU).expand(shape).contiguous().reshape({-1});
+  const bool* p = m.const_data_ptr<bool>();
+  const int64_t n = m.numel();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += p[i];
+  Tensor out = at::empty({count}, self.options());
+  if (count == 0) return out;
+  const Tensor flat = self.expand(shape).contiguous().view({-1});
+  for (int64_t i = 0, o = 0; i < n;) {
+    if (!p[i]) { ++i; continue; }
+    int64_t e = i;
+    while (e < n && p[e]) ++e;
+    out.narrow(0, o, e - i).copy_(flat.narrow(0, i, e - i));
+    o += e - i;
+    i = e;
+  }
+  return out;
+}
+
+Tensor& MaskedSelectOut(const Tensor& self, const Tensor& mask, Tensor& out) {
+  return CopyToOut(MaskedSelect(self, mask), out);
+}
+
 // A lookup of rows of `weight`: the indices are read to the host (any
 // integer dtype; the device computes no Long), then index_select.
 Tensor Embedding(const Tensor& weight, const Tensor& indices, c10::SymInt, bool, bool) {
@@ -358,6 +389,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("vdot.out", &DotOut);
   m.impl("fill_.Tensor", &FillTensor);
   m.impl("index_select", &IndexSelect);
+  m.impl("masked_select", &MaskedSelect);
+  m.impl("masked_select.out", &MaskedSelectOut);
   m.impl("embedding", &Embedding);
   m.impl("embedding_dense_backward", &EmbeddingDenseBackward);
 }

@@ -285,6 +285,28 @@ Tensor MaskedSelect(const Tensor& self, const Tensor& mask) {
   return out;
 }
 
+// nonzero / nonzero_static: the truth (x != 0, NaN included) computed on the
+// device, read to the host as masked_select reads its mask, and each true
+// element's int64 coordinates listed there in row-major order (the host's
+// bookkeeping, as index_select's indices), then copied to the device.
+Tensor DeviceTruthOnHost(const Tensor& self) {
+  const Tensor truth = self.scalar_type() == c10::kBool ? self : at::ne(self, 0);
+  return truth.to(c10::kCPU);
+}
+Tensor Nonzero(const Tensor& self) { return at::nonzero(DeviceTruthOnHost(self)).to(self.device()); }
+Tensor NonzeroStatic(const Tensor& self, int64_t size, int64_t fill_value) {
+  return at::nonzero_static(DeviceTruthOnHost(self), size, fill_value).to(self.device());
+}
+Tensor& NonzeroOut(const Tensor& self, Tensor& out) { return CopyToOut(Nonzero(self), out); }
+
+// narrow_copy: the narrowed view copied on the device.
+Tensor NarrowCopy(const Tensor& self, int64_t dim, c10::SymInt start, c10::SymInt length) {
+  return self.narrow_symint(dim, std::move(start), std::move(length)).clone(c10::MemoryFormat::Contiguous);
+}
+Tensor& NarrowCopyOut(const Tensor& self, int64_t dim, c10::SymInt start, c10::SymInt length, Tensor& out) {
+  return CopyToOut(NarrowCopy(self, dim, std::move(start), std::move(length)), out);
+}
+
 Tensor& MaskedSelectOut(const Tensor& self, const Tensor& mask, Tensor& out) {
   return CopyToOut(MaskedSelect(self, mask), out);
 }
@@ -391,6 +413,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", &IndexSelect);
   m.impl("masked_select", &MaskedSelect);
   m.impl("masked_select.out", &MaskedSelectOut);
+  m.impl("nonzero", &Nonzero);
+  m.impl("nonzero.out", &NonzeroOut);
+  m.impl("nonzero_static", &NonzeroStatic);
+  m.impl("narrow_copy", &NarrowCopy);
+  m.impl("narrow_copy.out", &NarrowCopyOut);
   m.impl("embedding", &Embedding);
   m.impl("embedding_dense_backward", &EmbeddingDenseBackward);
 }

@@ -160,3 +160,27 @@ def test_masked_select_empty_and_full_masks():
 def test_masked_select_refuses_a_non_bool_mask_naming_the_op():
     with pytest.raises(RuntimeError, match="aten::masked_select on neuron: expected a bool mask"):
         torch.masked_select(torch.ones(3).to("neuron"), torch.ones(3, dtype=torch.uint8).to("neuron"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.bool])
+def test_nonzero_and_nonzero_static_match_cpu(dtype):
+    # NaN is true, -0.0 false; int64 coordinates in row-major order; the
+    # static form pads with fill_value or truncates, as on the CPU.
+    x = torch.tensor([[0.0, NAN, -0.0, 2.0], [-INF, 0.0, 0.0, 1e-30], [0.0, 0.0, 0.0, 0.0]]).to(dtype)
+    want = torch.nonzero(x)
+    got = torch.nonzero(x.to("neuron"))
+    assert got.device.type == "neuron" and got.dtype == torch.int64
+    assert torch.equal(got.cpu(), want)
+    assert torch.equal(torch.argwhere(x.to("neuron")).cpu(), torch.argwhere(x))
+    for size in (2, 9):
+        assert torch.equal(torch.nonzero_static(x.to("neuron"), size=size, fill_value=-7).cpu(),
+                           torch.nonzero_static(x, size=size, fill_value=-7))
+
+
+def test_narrow_copy_matches_cpu():
+    x = torch.randn(5, 7, generator=torch.Generator().manual_seed(0))
+    want = torch.narrow_copy(x, 1, 2, 4)
+    assert torch.equal(torch.narrow_copy(x.to("neuron"), 1, 2, 4).cpu(), want)
+    out = torch.empty(0).to("neuron")
+    torch.narrow_copy(x.to("neuron"), 1, 2, 4, out=out)
+    assert torch.equal(out.cpu(), want) and out.is_contiguous()

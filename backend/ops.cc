@@ -35,11 +35,15 @@ using Tuple3 = std::tuple<Tensor, Tensor, Tensor>;
   Tensor name(T self, S other) { NSIM_CALL("aten::" #name ".Scalar", Tensor(T, S), self, other); }
 #define NSIM_BINARY_PLAIN(name) \
   Tensor name(T self, T other) { NSIM_CALL("aten::" #name, Tensor(T, T), self, other); }
+#define NSIM_BINARY_EXPONENT(name)                                                                        \
+  Tensor name(T self, T exponent) { NSIM_CALL("aten::" #name ".Tensor_Tensor", Tensor(T, T), self, exponent); } \
+  Tensor name(S self, T exponent) { NSIM_CALL("aten::" #name ".Scalar", Tensor(S, T), self, exponent); }
 #define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
 Tensor rsub(T self, S other, S alpha) { NSIM_CALL("aten::rsub.Scalar", Tensor(T, S, S), self, other, alpha); }
 Tensor pow(T self, S exponent) { NSIM_CALL("aten::pow.Tensor_Scalar", Tensor(T, S), self, exponent); }
 

@@ -31,11 +31,15 @@ namespace at {
   Tensor name(const Tensor& self, const Tensor& other);    \
   Tensor name(const Tensor& self, const Scalar& other);
 #define NSIM_BINARY_PLAIN(name) Tensor name(const Tensor& self, const Tensor& other);
+#define NSIM_BINARY_EXPONENT(name)                          \
+  Tensor name(const Tensor& self, const Tensor& exponent); \
+  Tensor name(const Scalar& self, const Tensor& exponent);
 #define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
 Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);  // other - alpha * self
 Tensor pow(const Tensor& self, const Scalar& exponent);
 

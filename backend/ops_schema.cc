@@ -21,11 +21,15 @@ NSIM_LIBRARY(aten, m) {
   m.def(n ".Tensor(Tensor self, Tensor other) -> Tensor");     \
   m.def(n ".Scalar(Tensor self, Scalar other) -> Tensor");
 #define NSIM_BINARY_PLAIN(n) m.def(n "(Tensor self, Tensor other) -> Tensor");
+#define NSIM_BINARY_EXPONENT(n)                                       \
+  m.def(n ".Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor");  \
+  m.def(n ".Scalar(Scalar self, Tensor exponent) -> Tensor");
 #define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(#name)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
   m.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
   m.def("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor");
 

@@ -97,11 +97,13 @@ class Tensor {
   Tensor name(const Tensor& other) const;  \
   Tensor name(const Scalar& other) const;
 #define NSIM_BINARY_PLAIN(name) Tensor name(const Tensor& other) const;
+#define NSIM_BINARY_EXPONENT NSIM_BINARY_PLAIN
 #define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
   Tensor pow(const Scalar& exponent) const;
 #define NSIM_UNARY_OP(name, ...) Tensor name() const;
 #include "backend/unary_ops.def"

@@ -152,11 +152,13 @@ Tensor Tensor::expand(const IntList& size) const {
   Tensor Tensor::name(const Scalar& o) const { return at::name(*this, o); }
 #define NSIM_BINARY_PLAIN(name) \
   Tensor Tensor::name(const Tensor& o) const { return at::name(*this, o); }
+#define NSIM_BINARY_EXPONENT NSIM_BINARY_PLAIN
 #define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
 Tensor Tensor::pow(const Scalar& e) const { return at::pow(*this, e); }
 #define NSIM_UNARY_OP(name, ...) \
   Tensor Tensor::name() const { return at::name(*this); }

@@ -22,11 +22,16 @@ namespace {
     return name(self, WrappedScalarTensor(other));             \
   }
 #define NSIM_BINARY_PLAIN(name)
+#define NSIM_BINARY_EXPONENT(name)                                     \
+  Tensor name##_scalar(const Scalar& self, const Tensor& exponent) {  \
+    return name(WrappedScalarTensor(self), exponent);                \
+  }
 #define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
 Tensor rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub(WrappedScalarTensor(other), self, alpha);
 }
@@ -95,11 +100,13 @@ NSIM_LIBRARY_IMPL(aten, CompositeExplicit, m) {
 #define NSIM_BINARY_ALPHA(name) m.impl(#name ".Scalar", &name##_scalar);
 #define NSIM_BINARY_SCALAR(name) m.impl(#name ".Scalar", &name##_scalar);
 #define NSIM_BINARY_PLAIN(name)
+#define NSIM_BINARY_EXPONENT(name) m.impl(#name ".Scalar", &name##_scalar);
 #define NSIM_BINARY_OP(name, Name, form, ...) NSIM_BINARY_##form(name)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
   m.impl("rsub.Scalar", &rsub_scalar);
   m.impl("square", &square_kernel);
 #define NSIM_REDUCTION_DTYPE(name) m.impl(#name, &name##_all);

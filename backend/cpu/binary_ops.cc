@@ -51,11 +51,16 @@ Tensor BinaryKernel(const Tensor& a, const Tensor& b, Promotion p, const Op& op)
     return BinaryKernel(a, b, Promotion::P, Name##Op{1.0});  \
   }
 #define NSIM_BINARY_PLAIN NSIM_BINARY_SCALAR
+#define NSIM_BINARY_EXPONENT(name, Name, P)                  \
+  Tensor name##_tensor(const Tensor& a, const Tensor& b) {   \
+    return BinaryKernel(a, b, Promotion::P, Name##Op{1.0});   \
+  }
 #define NSIM_BINARY_OP(name, Name, form, promotion, ...) NSIM_BINARY_##form(name, Name, promotion)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
 
 // PyTorch special-cases common exponents (exact x*x for 2, sqrt for 0.5, ...).
 float PowFloat(float x, double e) {

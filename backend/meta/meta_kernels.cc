@@ -103,11 +103,13 @@ NSIM_LIBRARY_IMPL(aten, Meta, m) {
 #define NSIM_BINARY_ALPHA(name, P) m.impl(#name ".Tensor", &binary_alpha<Promotion::P>);
 #define NSIM_BINARY_SCALAR(name, P) m.impl(#name ".Tensor", &binary<Promotion::P>);
 #define NSIM_BINARY_PLAIN(name, P) m.impl(#name, &binary<Promotion::P>);
+#define NSIM_BINARY_EXPONENT(name, P) m.impl(#name ".Tensor_Tensor", &binary<Promotion::P>);
 #define NSIM_BINARY_OP(name, Name, form, promotion, ...) NSIM_BINARY_##form(name, promotion)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
   m.impl("pow.Tensor_Scalar", &pow);
 #define NSIM_UNARY_OP(name, Name, ...) m.impl(#name, &unary_meta<unary::k##Name>);
 #include "backend/unary_ops.def"

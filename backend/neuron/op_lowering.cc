@@ -20,9 +20,23 @@ double Alpha(const OpOperands& op, size_t i) {
   return a.isScalar() ? a.toDouble() : 1.0;
 }
 
+// A number operand rounded to a bfloat16 / float16 `other`, as ATen casts
+// it before a comparison or pow (add, mul, ... take the number unrounded).
+ValueId RoundedNumber(Graph& g, ValueId number, ValueId other) {
+  const codegen::Node& n = g.node(number);
+  const DType t = g.node(other).dtype;
+  if (n.kind != OpKind::kConstant || g.node(other).kind == OpKind::kConstant || !IsFloat16Bit(t)) return number;
+  return g.Constant(RoundTo(t, static_cast<float>(n.scalar)));
+}
+
 template <OpKind K>
 ValueId Binary(Graph& g, OpOperands& op) {
-  return g.Binary(K, op.Operand(0), op.Operand(1), op.out_dtype(), Alpha(op, 2));
+  ValueId a = op.Operand(0), b = op.Operand(1);
+  if (K == OpKind::kPow) {
+    a = RoundedNumber(g, a, b);
+    b = RoundedNumber(g, b, a);
+  }
+  return g.Binary(K, a, b, op.out_dtype(), Alpha(op, 2));
 }
 
 // A comparison computes in its operands' dtype: a number compared with a
@@ -31,14 +45,8 @@ ValueId Binary(Graph& g, OpOperands& op) {
 template <OpKind K>
 ValueId Compare(Graph& g, OpOperands& op) {
   ValueId a = op.Operand(0), b = op.Operand(1);
-  auto rounded = [&g](ValueId number, ValueId other) {
-    const codegen::Node& n = g.node(number);
-    const DType t = g.node(other).dtype;
-    if (n.kind != OpKind::kConstant || g.node(other).kind == OpKind::kConstant || !IsFloat16Bit(t)) return number;
-    return g.Constant(RoundTo(t, static_cast<float>(n.scalar)));
-  };
-  a = rounded(a, b);
-  b = rounded(b, a);
+  a = RoundedNumber(g, a, b);
+  b = RoundedNumber(g, b, a);
   return g.Binary(K, a, b, op.out_dtype());
 }
 
@@ -106,6 +114,8 @@ const std::map<std::string, OpEmitter>& Table() {
   {"aten::" #name ".Tensor", &E<OpKind::k##Name>}, {"aten::" #name ".Scalar", &E<OpKind::k##Name>},
 #define NSIM_BINARY_SCALAR NSIM_BINARY_ALPHA
 #define NSIM_BINARY_PLAIN(name, Name, E) {"aten::" #name, &E<OpKind::k##Name>},
+#define NSIM_BINARY_EXPONENT(name, Name, E) \
+  {"aten::" #name ".Tensor_Tensor", &E<OpKind::k##Name>}, {"aten::" #name ".Scalar", &E<OpKind::k##Name>},
 #define NSIM_EMITTER_kResultType Binary
 #define NSIM_EMITTER_kIntToFloat Binary
 #define NSIM_EMITTER_kNoBool Binary
@@ -117,6 +127,7 @@ const std::map<std::string, OpEmitter>& Table() {
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
 #undef NSIM_BINARY_FORM
 #undef NSIM_EMITTER_kResultType
 #undef NSIM_EMITTER_kIntToFloat

@@ -1,6 +1,6 @@
 // Pointwise ops torch_nsim composes from the simulator's device kernels
 // (registered for PrivateUse1; the simulator has no op of their own): sinh,
-// sinc, trunc, div with rounding_mode='trunc', round (+decimals), signbit,
+// sinc, lgamma, trunc, div with rounding_mode='trunc', round (+decimals), signbit,
 // logit, nan_to_num, special_entr, softshrink, hardshrink, logaddexp2,
 // bitwise and/or/xor of bools, linalg_cross. Each step is a device kernel,
 // timed by the model like any other; a bf16 input is computed in fp32 and
@@ -57,6 +57,42 @@ Tensor Sinc(const Tensor& self) {
   const Tensor x = Fp32(self);
   const Tensor px = at::mul(x, Wrapped(M_PI));
   return As(at::masked_fill(at::sin(px).div(px), at::eq(x, Wrapped(0.0)), 1.0), self);
+}
+
+// log Gamma(y) for y >= 0.5, in fp32: Stirling's series at z = y + 8
+// (truncation below 1e-10 there), less log(y (y+1) ... (y+7)) taken as two
+// products of four (no overflow below 4e9); from y = 1e6 on, the series at y.
+Tensor LgammaAtLeastHalf(const Tensor& y) {
+  const Tensor small = at::lt(y, Wrapped(1e6));
+  const Tensor z = at::where(small, at::add(y, Wrapped(8.0)), y);
+  const Tensor r = at::reciprocal(z), r2 = at::mul(r, r);
+  // 1/(12 z) - 1/(360 z^3) + 1/(1260 z^5), Horner in 1/z^2
+  const Tensor series = at::mul(r, at::add(at::mul(r2, at::add(at::mul(r2, Wrapped(1.0 / 1260)), Wrapped(-1.0 / 360))),
+                                           Wrapped(1.0 / 12)));
+  const Tensor stirling = at::add(at::sub(at::mul(at::sub(z, Wrapped(0.5)), at::log(z)), z),
+                                  at::add(series, Wrapped(0.9189385332046728)));  // + log(2 pi) / 2
+  auto prod4 = [&](double k) {
+    Tensor p = at::add(y, Wrapped(k));
+    for (double i = 1; i < 4; ++i) p = at::mul(p, at::add(y, Wrapped(k + i)));
+    return at::log(p);
+  };
+  const Tensor shift = at::add(prod4(0), prod4(4));
+  return at::where(small, at::sub(stirling, shift), stirling);
+}
+
+// lgamma in fp32 (bf16 widened, rounded once, as ATen's kernel): x >= 0.5
+// directly, below by reflection, log(pi / |sin(pi x)|) - lgamma(1 - x), with
+// sin taken at x - round(x) (exact; |pi r| <= pi/2 keeps sin's relative
+// error where it is small); +inf at the poles (0, -1, ...) and at +-inf.
+Tensor Lgamma(const Tensor& self) {
+  CheckFloating(self, "aten::lgamma");
+  const Tensor x = Fp32(self);
+  const Tensor reflect = at::lt(x, Wrapped(0.5));
+  const Tensor positive = LgammaAtLeastHalf(at::where(reflect, at::rsub(x, 1.0), x));
+  const Tensor sin = at::abs(at::sin(at::mul(at::sub(x, at::round(x)), Wrapped(M_PI))));
+  const Tensor reflected = at::sub(at::log(at::div(at::full_like(sin, M_PI), sin)), positive);
+  const Tensor r = at::where(reflect, reflected, positive);
+  return As(at::masked_fill(r, at::eq(at::abs(x), Wrapped(INFINITY)), INFINITY), self);
 }
 
 }  // namespace
@@ -248,6 +284,9 @@ Tensor LinalgCross(const Tensor& self, const Tensor& other, int64_t dim) {
 
 Tensor& SinhOut(const Tensor& self, Tensor& out) { return CopyToOut(Sinh(self), out); }
 Tensor& SincOut(const Tensor& self, Tensor& out) { return CopyToOut(Sinc(self), out); }
+Tensor& LgammaOut(const Tensor& self, Tensor& out) { return CopyToOut(Lgamma(self), out); }
+// mvlgamma is ATen's composite of lgamma_ and sum; its out= variant is not.
+Tensor& MvlgammaOut(const Tensor& self, int64_t p, Tensor& out) { return CopyToOut(at::mvlgamma(self, p), out); }
 Tensor& TruncOut(const Tensor& self, Tensor& out) { return CopyToOut(Trunc(self), out); }
 Tensor& RoundOut(const Tensor& self, Tensor& out) { return CopyToOut(Round(self), out); }
 Tensor& RoundDecimalsOut(const Tensor& self, int64_t decimals, Tensor& out) {
@@ -298,6 +337,7 @@ Tensor& DivScalarMode_(Tensor& a, const c10::Scalar& b, std::optional<c10::strin
 }
 Tensor& Sinh_(Tensor& self) { return self.copy_(Sinh(self)); }
 Tensor& Sinc_(Tensor& self) { return self.copy_(Sinc(self)); }
+Tensor& Lgamma_(Tensor& self) { return self.copy_(Lgamma(self)); }
 Tensor& Trunc_(Tensor& self) { return self.copy_(Trunc(self)); }
 Tensor& Round_(Tensor& self) { return self.copy_(Round(self)); }
 Tensor& RoundDecimals_(Tensor& self, int64_t decimals) { return self.copy_(RoundDecimals(self, decimals)); }
@@ -316,6 +356,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sinc", &Sinc);
   m.impl("sinc.out", &SincOut);
   m.impl("sinc_", &Sinc_);
+  m.impl("lgamma", &Lgamma);
+  m.impl("lgamma.out", &LgammaOut);
+  m.impl("lgamma_", &Lgamma_);
+  m.impl("mvlgamma.out", &MvlgammaOut);
   m.impl("trunc", &Trunc);
   m.impl("trunc.out", &TruncOut);
   m.impl("trunc_", &Trunc_);

@@ -258,6 +258,59 @@ Tensor IndexSelect(const Tensor& self, int64_t dim, const Tensor& index) {
   return out;
 }
 
+// masked_select: the broadcast mask is read to the host (the result's size
+// depends on it, as index_select reads its indices), then each run of
+// selected elements of the row-major broadcast self is one device copy: the
+// values are copied, exact in every dtype, in the CPU's order.
+Tensor MaskedSelect(const Tensor& self, const Tensor& mask) {
+  TORCH_CHECK(mask.scalar_type() == c10::kBool, "aten::masked_select on neuron: expected a bool mask, got ",
+              mask.scalar_type());
+  const std::vector<int64_t> shape = at::infer_size(self.sizes(), mask.sizes());
+  const Tensor m = mask.to(c10::kCPU).expand(shape).contiguous().reshape({-1});
+  const bool* p = m.const_data_ptr<bool>();
+  const int64_t n = m.numel();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += p[i];
+  Tensor out = at::empty({count}, self.options());
+  if (count == 0) return out;
+  const Tensor flat = self.expand(shape).contiguous().view({-1});
+  for (int64_t i = 0, o = 0; i < n;) {
+    if (!p[i]) { ++i; continue; }
+    int64_t e = i;
+    while (e < n && p[e]) ++e;
+    out.narrow(0, o, e - i).copy_(flat.narrow(0, i, e - i));
+    o += e - i;
+    i = e;
+  }
+  return out;
+}
+
+// nonzero / nonzero_static: the truth (x != 0, NaN included) computed on the
+// device, read to the host as masked_select reads its mask, and each true
+// element's int64 coordinates listed there in row-major order (the host's
+// bookkeeping, as index_select's indices), then copied to the device.
+Tensor DeviceTruthOnHost(const Tensor& self) {
+  const Tensor truth = self.scalar_type() == c10::kBool ? self : at::ne(self, 0);
+  return truth.to(c10::kCPU);
+}
+Tensor Nonzero(const Tensor& self) { return at::nonzero(DeviceTruthOnHost(self)).to(self.device()); }
+Tensor NonzeroStatic(const Tensor& self, int64_t size, int64_t fill_value) {
+  return at::nonzero_static(DeviceTruthOnHost(self), size, fill_value).to(self.device());
+}
+Tensor& NonzeroOut(const Tensor& self, Tensor& out) { return CopyToOut(Nonzero(self), out); }
+
+// narrow_copy: the narrowed view copied on the device.
+Tensor NarrowCopy(const Tensor& self, int64_t dim, c10::SymInt start, c10::SymInt length) {
+  return self.narrow_symint(dim, std::move(start), std::move(length)).clone(c10::MemoryFormat::Contiguous);
+}
+Tensor& NarrowCopyOut(const Tensor& self, int64_t dim, c10::SymInt start, c10::SymInt length, Tensor& out) {
+  return CopyToOut(NarrowCopy(self, dim, std::move(start), std::move(length)), out);
+}
+
+Tensor& MaskedSelectOut(const Tensor& self, const Tensor& mask, Tensor& out) {
+  return CopyToOut(MaskedSelect(self, mask), out);
+}
+
 // A lookup of rows of `weight`: the indices are read to the host (any
 // integer dtype; the device computes no Long), then index_select.
 Tensor Embedding(const Tensor& weight, const Tensor& indices, c10::SymInt, bool, bool) {
@@ -358,6 +411,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("vdot.out", &DotOut);
   m.impl("fill_.Tensor", &FillTensor);
   m.impl("index_select", &IndexSelect);
+  m.impl("masked_select", &MaskedSelect);
+  m.impl("masked_select.out", &MaskedSelectOut);
+  m.impl("nonzero", &Nonzero);
+  m.impl("nonzero.out", &NonzeroOut);
+  m.impl("nonzero_static", &NonzeroStatic);
+  m.impl("narrow_copy", &NarrowCopy);
+  m.impl("narrow_copy.out", &NarrowCopyOut);
   m.impl("embedding", &Embedding);
   m.impl("embedding_dense_backward", &EmbeddingDenseBackward);
 }

@@ -257,3 +257,31 @@ def test_refusals_name_the_op():
         F.softshrink(n, -1.0)
     with pytest.raises(RuntimeError, match="Halving dimension must be even"):
         F.glu(torch.ones(3, device="neuron"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_lgamma_matches_cpu_within_opinfo_tolerance(dtype):
+    # Stirling's series at y + 8 less log of the shift's product for y >= 0.5,
+    # reflection below (sin at x - round(x)): within OpInfo's tolerance of
+    # the CPU (fp32 rtol 1.3e-6, atol 1e-5; bf16 rtol 1.6e-2), +inf at the
+    # poles and at +-inf, NaN kept; lgamma_, out= and mvlgamma as well.
+    x = torch.cat([torch.linspace(-9, 9, 2001), torch.linspace(0.9, 2.1, 301),
+                   torch.tensor([0.0, -0.0, -1.0, -2.0, 1.0, 2.0, 0.5, 1e-6, -1e-6, -2.5, -0.999, -1.001,
+                                 1e5, 1e7, 1e30, float("inf"), float("-inf"), float("nan")])]).to(dtype)
+    want = torch.lgamma(x)
+    tol = dict(rtol=1.3e-6, atol=1e-5) if dtype == torch.float32 else dict(rtol=1.6e-2, atol=1e-5)
+    got = torch.lgamma(x.to("neuron")).cpu()
+    torch.testing.assert_close(got, want, equal_nan=True, **tol)
+    inplace = x.to("neuron")
+    inplace.lgamma_()
+    torch.testing.assert_close(inplace.cpu(), want, equal_nan=True, **tol)
+    out = torch.empty(0, dtype=dtype).to("neuron")
+    torch.lgamma(x.to("neuron"), out=out)
+    torch.testing.assert_close(out.cpu(), want, equal_nan=True, **tol)
+    y = x[torch.isfinite(x) & (x > 2)].reshape(-1)
+    torch.testing.assert_close(torch.mvlgamma(y.to("neuron"), 3).cpu(), torch.mvlgamma(y, 3), **tol)
+
+
+def test_lgamma_refuses_integers_naming_the_op():
+    with pytest.raises(NotImplementedError, match="aten::lgamma on neuron"):
+        torch.lgamma(torch.tensor([1, 2]).to("neuron"))

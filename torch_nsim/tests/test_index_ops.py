@@ -1,8 +1,9 @@
 """Index-producing ops on the device against PyTorch's CPU kernels, exactly:
 argmax / argmin and max.dim / min.dim (int64, the first index of ties, the
-first NaN wins, -0.0 ties +0.0, any dim, keepdim, out=), cumsum / cumprod, and arange (the values the CPU computes,
+first NaN wins, -0.0 ties +0.0, any dim, keepdim, out=), cumsum / cumprod, arange (the values the CPU computes,
 every dtype; ranges the device cannot compute bit for bit are refused
-naming the op). Each runs as device kernels, timed."""
+naming the op) and masked_select (the CPU's values in its order). Each runs
+as device kernels, timed."""
 import pytest
 import torch
 
@@ -158,3 +159,56 @@ def test_gather_matches_cpu(dtype, index_dtype):
 def test_gather_refuses_an_index_out_of_range_by_name():
     with pytest.raises(RuntimeError, match=r"aten::gather: index out of bounds for dimension 1 with size 6"):
         torch.gather(ROWS.to("neuron"), 1, torch.tensor([[6]] * 5).to("neuron"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32, torch.bool])
+def test_masked_select_matches_cpu(dtype):
+    # The broadcast mask read on the host, each run of selected elements one
+    # device copy: the CPU's values (bit for bit, NaN and -0.0 included) in its order.
+    g = torch.Generator().manual_seed(0)
+    x = (torch.randn(6, 1, 9, generator=g) * 10).to(dtype)
+    if dtype == torch.float32:
+        x[0, 0, :3] = torch.tensor([float("nan"), -0.0, float("-inf")])
+    mask = torch.rand(4, 9, generator=g) > 0.4  # broadcast against x: [6, 4, 9]
+    want = torch.masked_select(x, mask)
+    got = torch.masked_select(x.to("neuron"), mask.to("neuron")).cpu()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert torch.equal(got.view(torch.uint8), want.view(torch.uint8))
+    out = torch.empty(0, dtype=dtype).to("neuron")
+    torch.masked_select(x.to("neuron"), mask.to("neuron"), out=out)
+    assert torch.equal(out.cpu().view(torch.uint8), want.view(torch.uint8))
+
+
+def test_masked_select_empty_and_full_masks():
+    x = torch.arange(12.0).reshape(3, 4)
+    for mask in (torch.zeros(3, 4, dtype=torch.bool), torch.ones(4, dtype=torch.bool)):
+        assert torch.equal(torch.masked_select(x.to("neuron"), mask.to("neuron")).cpu(), torch.masked_select(x, mask))
+
+
+def test_masked_select_refuses_a_non_bool_mask_naming_the_op():
+    with pytest.raises(RuntimeError, match="aten::masked_select on neuron: expected a bool mask"):
+        torch.masked_select(torch.ones(3).to("neuron"), torch.ones(3, dtype=torch.uint8).to("neuron"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.bool])
+def test_nonzero_and_nonzero_static_match_cpu(dtype):
+    # NaN is true, -0.0 false; int64 coordinates in row-major order; the
+    # static form pads with fill_value or truncates, as on the CPU.
+    x = torch.tensor([[0.0, NAN, -0.0, 2.0], [-INF, 0.0, 0.0, 1e-30], [0.0, 0.0, 0.0, 0.0]]).to(dtype)
+    want = torch.nonzero(x)
+    got = torch.nonzero(x.to("neuron"))
+    assert got.device.type == "neuron" and got.dtype == torch.int64
+    assert torch.equal(got.cpu(), want)
+    assert torch.equal(torch.argwhere(x.to("neuron")).cpu(), torch.argwhere(x))
+    for size in (2, 9):
+        assert torch.equal(torch.nonzero_static(x.to("neuron"), size=size, fill_value=-7).cpu(),
+                           torch.nonzero_static(x, size=size, fill_value=-7))
+
+
+def test_narrow_copy_matches_cpu():
+    x = torch.randn(5, 7, generator=torch.Generator().manual_seed(0))
+    want = torch.narrow_copy(x, 1, 2, 4)
+    assert torch.equal(torch.narrow_copy(x.to("neuron"), 1, 2, 4).cpu(), want)
+    out = torch.empty(0).to("neuron")
+    torch.narrow_copy(x.to("neuron"), 1, 2, 4, out=out)
+    assert torch.equal(out.cpu(), want) and out.is_contiguous()

@@ -66,17 +66,79 @@ def test_the_binary_table_is_read():
 @pytest.mark.parametrize("name,form", BINARY_OPS)
 def test_binary_table_op_matches_cpu_eager_and_compiled(name, form, dtype):
     packet = getattr(torch.ops.aten, name)
-    op = packet.default if form == "PLAIN" else packet.Tensor
+    overload = {"PLAIN": "default", "EXPONENT": "Tensor_Tensor"}.get(form, "Tensor")
+    op = getattr(packet, overload)
     g = torch.Generator().manual_seed(0)
     x = (torch.randn(8, 64, generator=g) * 4).to(dtype)
     y = (torch.rand(64, generator=g) * 4 + 0.25).to(dtype)  # a row, broadcast; no division by ~0
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == torch.float32 else dict(rtol=1.6e-2, atol=1e-2)
+    tol["equal_nan"] = True  # pow of a negative base: NaN on both
     want = op(x, y)
     torch.testing.assert_close(op(x.to("neuron"), y.to("neuron")).cpu(), want, **tol)
     got = compiled_once(lambda a, b: op(a, b), x.to("neuron"), y.to("neuron"))
     torch.testing.assert_close(got.cpu(), want, **tol)
-    if form != "PLAIN":  # the .Scalar overload
+    if form == "EXPONENT":  # the .Scalar overload: a number base
+        torch.testing.assert_close(packet.Scalar(0.75, x.to("neuron")).cpu(), packet.Scalar(0.75, x), **tol)
+    elif form != "PLAIN":  # the .Scalar overload
         torch.testing.assert_close(packet.Scalar(x.to("neuron"), 0.75).cpu(), packet.Scalar(x, 0.75), **tol)
+
+
+POW_BASES = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, -8.0, 0.5, 3.7, -3.7, float("inf"), float("-inf"), float("nan"), 1e-30]
+POW_EXPONENTS = [0.0, -0.0, 1.0, 2.0, 3.0, -1.0, -2.0, -3.0, 0.5, 1 / 3, 2.5, 31.0, float("inf"), float("-inf"),
+                 float("nan")]
+
+
+def bits(t):
+    return t.view(torch.int16 if t.dtype == torch.bfloat16 else torch.int32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_pow_tensor_tensor_special_values_match_cpu_bit_for_bit(dtype):
+    # C99's pow on every pair: 0^0 = 1, (-2)^3 = -8, (-2)^0.5 = NaN, (-0)^-1 =
+    # -inf, 1^NaN = 1, (-1)^inf = 1, ... eagerly and compiled. These results
+    # are exact, so the CPU's Sleef vector path and the device's powf agree
+    # bit for bit (elsewhere they differ by up to one fp32 ulp: below).
+    x = torch.tensor(POW_BASES).repeat_interleave(len(POW_EXPONENTS)).to(dtype)
+    y = torch.tensor(POW_EXPONENTS).repeat(len(POW_BASES)).to(dtype)
+    want = torch.pow(x, y)
+    got = torch.pow(x.to("neuron"), y.to("neuron")).cpu()
+    same = (bits(got) == bits(want)) | (got.isnan() & want.isnan())
+    assert same.all(), list(zip(x[~same].tolist(), y[~same].tolist(), got[~same].tolist(), want[~same].tolist()))
+    compiled = compiled_once(lambda a, b: torch.pow(a, b) * 1.0, x.to("neuron"), y.to("neuron")).cpu()
+    assert ((bits(compiled) == bits(want)) | (compiled.isnan() & want.isnan())).all()
+
+
+def test_pow_tensor_tensor_within_one_ulp_of_cpu_and_bf16_exact():
+    # fp32: the device's pow is C's powf (correctly rounded here); the CPU's
+    # vector kernel is Sleef's powf (within 1 ulp), so a few in a thousand
+    # differ by one ulp, never more. bf16 is computed in fp32 and rounded once
+    # on both: equal.
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4096, generator=g) * 3
+    y = torch.randn(4096, generator=g) * 4
+    x[::7], y[::5] = x[::7].round(), y[::5].round()  # integer exponents of negative bases
+    got = torch.pow(x.to("neuron"), y.to("neuron")).cpu()
+    want = torch.pow(x, y)
+    both_nan = got.isnan() & want.isnan()
+    assert (bits(got) - bits(want))[~both_nan].abs().max() <= 1
+    xb, yb = x.bfloat16(), y.bfloat16()
+    gotb = torch.pow(xb.to("neuron"), yb.to("neuron")).cpu()
+    wantb = torch.pow(xb, yb)
+    assert ((bits(gotb) == bits(wantb)) | (gotb.isnan() & wantb.isnan())).all()
+
+
+def test_pow_number_base_rounds_to_bf16_as_aten():
+    # pow.Scalar(0.3, bf16 tensor): ATen casts 0.3 to bf16 (0.30078125)
+    # before powf; eager and compiled do the same.
+    y = torch.linspace(-20, 20, 256).bfloat16()
+    want = torch.pow(0.3, y)
+    assert torch.equal(torch.pow(0.3, y.to("neuron")).cpu(), want)
+    assert torch.equal(compiled_once(lambda t: torch.pow(0.3, t) * 1.0, y.to("neuron")).cpu(), want)
+
+
+def test_pow_integer_tensors_are_refused_naming_the_op():
+    with pytest.raises(Exception, match="pow"):
+        torch.pow(torch.tensor([2, 3]).to("neuron"), torch.tensor([2, 2]).to("neuron"))
 
 
 def test_hardsigmoid_matches_numpy():

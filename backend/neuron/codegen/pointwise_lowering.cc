@@ -49,7 +49,10 @@ void EmitAlu(TileScope& s, const AccessPattern& dst, const Operand& a, const Ope
     EmitTensorScalar(s, dst, b.ap, op, AsScalar(a));
   } else if (op == AluOp::kSub) {  // a - b == (b * -1) + a, exactly
     EmitTensorScalar(s, dst, b.ap, AluOp::kMul, Imm(-1.0), AluOp::kAdd, AsScalar(a));
-  } else {  // divide / pow with the scalar first: give a b's shape
+  } else if (op == AluOp::kDivide || op == AluOp::kPow) {  // the scalar first: the reversed op (NKI's reverse1=),
+    // the same value as a b-shaped copy of a (memset) divided / raised by b, in one instruction
+    EmitTensorScalar(s, dst, b.ap, op == AluOp::kDivide ? AluOp::kRDivide : AluOp::kRPow, AsScalar(a));
+  } else {  // another non-commutative op with the scalar first: give a b's shape
     EmitTensorTensor(s, dst, Expand(s, a, !bf, 9), b.ap, op);
   }
 }

@@ -90,11 +90,19 @@ Tensor Binary(const char* op, const Tensor& a, const Tensor& b, at::Promotion p,
   }
 #define NSIM_BINARY_PLAIN(name, P) \
   Tensor name(const Tensor& a, const Tensor& b) { return Binary("aten::" #name, a, b, at::Promotion::P); }
+// pow: ATen's iterator casts both operands to the result type before
+// powf (a float32 number with a bfloat16 tensor is rounded to bfloat16).
+#define NSIM_BINARY_EXPONENT(name, P)                                                                  \
+  Tensor name##_tensor(const Tensor& a, const Tensor& b) {                                            \
+    const at::ScalarType t = at::BinaryMeta(a, b, at::Promotion::P).dtype;                           \
+    return Binary("aten::" #name ".Tensor_Tensor", InComputeType(a, t), InComputeType(b, t), at::Promotion::P); \
+  }
 #define NSIM_BINARY_OP(name, Name, form, promotion, ...) NSIM_BINARY_##form(name, promotion)
 #include "backend/binary_ops.def"
 #undef NSIM_BINARY_ALPHA
 #undef NSIM_BINARY_SCALAR
 #undef NSIM_BINARY_PLAIN
+#undef NSIM_BINARY_EXPONENT
 
 template <const at::UnarySpec& kSpec>
 Tensor unary(const Tensor& self) {

@@ -17,6 +17,7 @@
 #include <ATen/core/Reduction.h>
 #include <torch/library.h>
 
+#include "torch_nsim/csrc/out_variant.h"
 #include "torch_nsim/csrc/wrapped_number.h"
 
 namespace torch_nsim {
@@ -135,16 +136,6 @@ Tensor NllLoss2dBackward(const Tensor& grad_output, const Tensor& self, const Te
       NllLossBackward(g, ToRows(self), target.reshape({-1}), weight, reduction, ignore_index, total_weight);
   const Tensor r = rows.reshape({self.size(0), self.size(2), self.size(3), self.size(1)}).movedim(-1, 1);
   return r.contiguous();
-}
-
-std::tuple<Tensor&, Tensor&> CopyPair(const std::tuple<Tensor, Tensor>& r, Tensor& a, Tensor& b) {
-  const Tensor& x = std::get<0>(r);
-  const Tensor& y = std::get<1>(r);
-  if (a.sizes() != x.sizes()) a.resize_(x.sizes());
-  if (b.sizes() != y.sizes()) b.resize_(y.sizes());
-  a.copy_(x);
-  b.copy_(y);
-  return {a, b};
 }
 
 std::tuple<Tensor&, Tensor&> NllLossForwardOut(const Tensor& self, const Tensor& target,

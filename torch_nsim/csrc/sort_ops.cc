@@ -17,6 +17,7 @@
 #include <ATen/WrapDimUtils.h>
 #include <torch/library.h>
 
+#include "torch_nsim/csrc/out_variant.h"
 #include "torch_nsim/csrc/wrapped_number.h"
 
 namespace torch_nsim {
@@ -110,16 +111,6 @@ std::tuple<Tensor, Tensor> Topk(const Tensor& self, c10::SymInt k_sym, int64_t d
   auto [v, i] = SortRows(self, dim, largest, "aten::topk");
   if (self.dim() == 0) return {v, i};
   return {v.narrow(d, 0, k).contiguous(), i.narrow(d, 0, k).contiguous()};
-}
-
-std::tuple<Tensor&, Tensor&> CopyPair(const std::tuple<Tensor, Tensor>& r, Tensor& a, Tensor& b) {
-  const Tensor& x = std::get<0>(r);
-  const Tensor& y = std::get<1>(r);
-  if (a.sizes() != x.sizes()) a.resize_(x.sizes());
-  if (b.sizes() != y.sizes()) b.resize_(y.sizes());
-  a.copy_(x);
-  b.copy_(y);
-  return {a, b};
 }
 
 std::tuple<Tensor&, Tensor&> SortStableOut(const Tensor& self, std::optional<bool> stable, int64_t dim,

@@ -128,6 +128,14 @@ def test_cumsum_dtype_out_and_0_dim():
     _same(torch.cumprod(torch.tensor(3.0, device="neuron"), 0), torch.tensor(3.0))
 
 
+
+def test_cumsum_of_one_element_rows_adds_to_zero_as_the_cpu():
+    """The scan starts from 0, so a row of one -0.0 sums to +0.0 (a copy of x would keep -0.0)."""
+    x = torch.tensor([[-0.0], [2.5], [float("nan")]])
+    got = torch.cumsum(x.to("neuron"), 1).cpu()
+    want = torch.cumsum(x, 1)
+    assert torch.equal(got.signbit(), want.signbit()) and torch.equal(got.isnan(), want.isnan())
+
 def test_integer_cumsum_is_refused_by_name():
     with pytest.raises(Exception, match="cumsum"):
         torch.cumsum(torch.arange(5, dtype=torch.int32, device="neuron"), 0)

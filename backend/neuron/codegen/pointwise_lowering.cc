@@ -26,15 +26,19 @@ AluOp AluOf(OpKind k) {
   }
 }
 
-// A column or full tile holding an immediate (memset), or a column
-// broadcast along the free dim (memset 0, then add the column).
-AccessPattern Expand(TileScope& s, const Operand& o, bool column, int slot) {
+// `o` in the shape of a [p, cols] (or [p, 1] when `column`) tile, for
+// instructions whose operands must all have the destination's shape: a
+// full operand as it is, an immediate memset into a temporary, a column
+// broadcast along the row as 1 * column (exact for every value, -0, inf
+// and NaN included, unlike 0 + column).
+AccessPattern Shaped(TileScope& s, const Operand& o, bool column, int slot) {
+  if (o.kind == Operand::kFull || (column && o.kind == Operand::kColumn)) return o.ap;
   const AccessPattern t = s.Temp(column, slot);
   Instruction set = MakeInstruction(EngineId::kVector, Opcode::kMemset);
   set.dst = t;
-  set.scalar0 = Imm(o.kind == Operand::kImm ? o.imm : 0.0);
+  set.scalar0 = Imm(o.kind == Operand::kImm ? o.imm : 1.0);
   s.sched().Add(std::move(set));
-  if (o.kind == Operand::kColumn) EmitTensorScalar(s, t, t, AluOp::kAdd, Column(o.ap));
+  if (o.kind == Operand::kColumn) EmitTensorScalar(s, t, t, AluOp::kMul, Column(o.ap));
   return t;
 }
 
@@ -53,7 +57,7 @@ void EmitAlu(TileScope& s, const AccessPattern& dst, const Operand& a, const Ope
     // the same value as a b-shaped copy of a (memset) divided / raised by b, in one instruction
     EmitTensorScalar(s, dst, b.ap, op == AluOp::kDivide ? AluOp::kRDivide : AluOp::kRPow, AsScalar(a));
   } else {  // another non-commutative op with the scalar first: give a b's shape
-    EmitTensorTensor(s, dst, Expand(s, a, !bf, 9), b.ap, op);
+    EmitTensorTensor(s, dst, Shaped(s, a, !bf, 9), b.ap, op);
   }
 }
 
@@ -83,7 +87,7 @@ void LowerBinary(TileScope& s, const Node& n, Operand a, Operand b, const Access
     if (b.kind == Operand::kImm) {
       b.imm = 1.0f / static_cast<float>(b.imm);
     } else {
-      const AccessPattern r = Expand(s, Operand::Imm(1.0), true, 7);
+      const AccessPattern r = Shaped(s, Operand::Imm(1.0), true, 7);
       EmitTensorTensor(s, r, r, b.ap, AluOp::kDivide);
       b.ap = r;
     }
@@ -145,7 +149,7 @@ void LowerLog1p(TileScope& s, const Operand& x, const AccessPattern& dst) {
 }
 
 void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst) {
-  if (x.kind == Operand::kImm) x = Operand::Column(Expand(s, x, true, 8));
+  if (x.kind == Operand::kImm) x = Operand::Column(Shaped(s, x, true, 8));
   ActFunc f;
   if (DirectActivation(n.kind, &f)) return EmitActivation(s, dst, x.ap, f, Imm(1), Imm(0));
   switch (n.kind) {
@@ -204,22 +208,6 @@ void LowerUnary(TileScope& s, const Node& n, Operand x, const AccessPattern& dst
     case OpKind::kCast: return EmitCopy(s, dst, x.ap);
     default: throw SimError(std::string("codegen: '") + OpKindName(n.kind) + "' is not a unary op");
   }
-}
-
-// `o` in the shape of a [p, cols] (or [p, 1] when `column`) tile, for
-// instructions whose operands must all have the destination's shape: a
-// full operand as it is, an immediate memset into a temporary, a column
-// broadcast along the row as 1 * column (exact for every value, -0, inf
-// and NaN included, unlike 0 + column).
-AccessPattern Shaped(TileScope& s, const Operand& o, bool column, int slot) {
-  if (o.kind == Operand::kFull || (column && o.kind == Operand::kColumn)) return o.ap;
-  const AccessPattern t = s.Temp(column, slot);
-  Instruction set = MakeInstruction(EngineId::kVector, Opcode::kMemset);
-  set.dst = t;
-  set.scalar0 = Imm(o.kind == Operand::kImm ? o.imm : 1.0);
-  s.sched().Add(std::move(set));
-  if (o.kind == Operand::kColumn) EmitTensorScalar(s, t, t, AluOp::kMul, Column(o.ap));
-  return t;
 }
 
 // cond ? a : b as the ISA selects: b copied into dst, then a copied over
@@ -314,8 +302,11 @@ void LowerIota(TileScope& s, const Node& node, const AccessPattern& dst) {
 // one tensor_tensor_scan over the whole row (the stage keeps rows whole),
 // carried in fp32 as ATen's bf16 cumsum / cumprod accumulate in float.
 void LowerRowScan(TileScope& s, OpKind kind, const Operand& x, const AccessPattern& dst) {
-  if (x.kind != Operand::kFull) return EmitCopy(s, dst, Expand(s, x, true, 0));  // a row of one element
-  const AccessPattern zeros = Expand(s, Operand::Imm(0.0), false, 1);
+  if (x.kind != Operand::kFull) {  // a row of one element: 0 + x, as the scan from 0 (-0 gives +0, as the CPU)
+    const AccessPattern zero = Shaped(s, Operand::Imm(0.0), true, 0);
+    return EmitTensorScalar(s, dst, zero, AluOp::kAdd, x.kind == Operand::kColumn ? Column(x.ap) : Imm(x.imm));
+  }
+  const AccessPattern zeros = Shaped(s, Operand::Imm(0.0), false, 1);
   Instruction in = MakeInstruction(EngineId::kVector, Opcode::kTensorTensorScan);
   in.dst = dst;
   in.src0 = x.ap;
@@ -338,7 +329,7 @@ void LowerPointwise(TileScope& s, const Node& node, const std::vector<Operand>& 
 
 void LowerRowReduce(TileScope& s, const Node& node, const Operand& in, const AccessPattern& dst) {
   // A reduction over a size-1 dim is the value itself.
-  if (in.kind == Operand::kImm) return EmitCopy(s, dst, Expand(s, in, true, 0));
+  if (in.kind == Operand::kImm) return EmitCopy(s, dst, Shaped(s, in, true, 0));
   if (in.kind == Operand::kColumn) return EmitCopy(s, dst, in.ap);
   Instruction r = MakeInstruction(EngineId::kVector, Opcode::kTensorReduce);
   r.dst = dst;
